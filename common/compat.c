@@ -1,0 +1,223 @@
+#include "compat.h"
+
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "elfread.h"
+#include "tables.h"
+
+int compat_dir_cuda(const char *dir)
+{
+	int found = 0;
+	for (const char *p = dir; (p = strstr(p, "cuda-")); p++) {
+		if (p != dir && p[-1] != '/')
+			continue;
+		const char *v = p + 5;
+		int cuda = cuda_parse(v, true);
+		size_t n = strspn(v, "0123456789.");
+		if (cuda > 0 && (v[n] == '/' || v[n] == '\0'))
+			found = cuda;	/* the last such component is the package's */
+	}
+	return found;
+}
+
+/* "libcuda.so.570.86.10" -> 570.86.10.  Jetson's "libcuda.so.1.1" is no driver. */
+static bool driver_from_name(const char *name, struct driver_version *out)
+{
+	static const char prefix[] = "libcuda.so.";
+	const char *slash = strrchr(name, '/');
+	if (slash)
+		name = slash + 1;
+	return strncmp(name, prefix, sizeof prefix - 1) == 0 &&
+	       driver_parse(name + sizeof prefix - 1, out) == 0 && out->major >= 100;
+}
+
+static void lib_driver(const char *libpath, const char *dirpath, struct candidate *c)
+{
+	char target[CL_PATH_MAX];
+	ssize_t n = readlink(libpath, target, sizeof target - 1);
+	if (n > 0) {
+		target[n] = '\0';
+		c->has_lib_driver = driver_from_name(target, &c->lib_driver);
+		return;
+	}
+	if (errno != EINVAL)
+		return;
+	/* Not a link (copied packages, some store layouts): look for the versioned file. */
+	DIR *d = opendir(dirpath);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d)) && !c->has_lib_driver)
+		c->has_lib_driver = driver_from_name(e->d_name, &c->lib_driver);
+	closedir(d);
+}
+
+/* CUDA version from version.json ("cuda": {"version": "12.2.140"}) or
+ * version.txt ("CUDA Version 12.2.140") in the directory above. */
+static int version_file_cuda(const char *root, const char *dir)
+{
+	char path[CL_PATH_MAX], buf[8192];
+	const char *slash = strrchr(dir, '/');
+	if (!slash || (size_t)(slash - dir) + 20 > sizeof path)
+		return 0;
+	int plen = (int)(slash - dir);
+
+	snprintf(path, sizeof path, "%.*s/version.json", plen, dir);
+	if (read_small(root, path, buf, sizeof buf) > 0) {
+		const char *p = strstr(buf, "\"cuda\"");
+		p = p ? strstr(p, "\"version\"") : NULL;
+		p = p ? strchr(p + 9, '"') : NULL;
+		if (p)
+			return cuda_parse(p + 1, true) > 0 ? cuda_parse(p + 1, true) : 0;
+	}
+	snprintf(path, sizeof path, "%.*s/version.txt", plen, dir);
+	if (read_small(root, path, buf, sizeof buf) > 0 &&
+	    strncmp(buf, "CUDA Version ", 13) == 0) {
+		int v = cuda_parse(buf + 13, true);
+		return v > 0 ? v : 0;
+	}
+	return 0;
+}
+
+void compat_examine(const char *root, const char *dir, const char *origin,
+		    struct candidate *c)
+{
+	char dirpath[CL_PATH_MAX], libpath[CL_PATH_MAX], why[128] = "";
+
+	memset(c, 0, sizeof *c);
+	snprintf(c->dir, sizeof c->dir, "%s", dir);
+	c->origin = origin;
+	const char *base = strrchr(dir, '/');
+	c->orin_only = base && strcmp(base + 1, "compat_orin") == 0;
+
+	if (path_join(dirpath, sizeof dirpath, root, dir) < 0 ||
+	    snprintf(libpath, sizeof libpath, "%s/libcuda.so.1", dirpath) >= (int)sizeof libpath) {
+		snprintf(c->lib_problem, sizeof c->lib_problem, "path too long");
+		return;
+	}
+	if (strpbrk(dirpath, ":;")) {
+		snprintf(c->lib_problem, sizeof c->lib_problem,
+			 "path contains ':' or ';', which a search list cannot hold");
+		return;
+	}
+
+	int fd = rooted_open(NULL, libpath);
+	if (fd < 0) {
+		snprintf(c->lib_problem, sizeof c->lib_problem, "libcuda.so.1: %s",
+			 strerror(-fd));
+	} else {
+		struct elf_file ef;
+		if (elf_open_fd(&ef, fd, why, sizeof why) < 0) {
+			snprintf(c->lib_problem, sizeof c->lib_problem, "libcuda.so.1: %s", why);
+		} else {
+			c->has_lib = true;
+			c->elf_class = ef.cls;
+			c->elf_machine = ef.machine;
+			char desc[4096];
+			long n = elf_find_note(&ef, COMPAT_NOTE_SECTION, COMPAT_NOTE_OWNER,
+					       desc, sizeof desc, why, sizeof why);
+			if (n < 0 || (size_t)n >= sizeof desc) {
+				diag("compat %s: note unreadable: %s", dir,
+				     n < 0 ? why : "descriptor too long");
+			} else if (n > 0) {
+				if (notejson_parse(desc, (size_t)n, &c->note, why, sizeof why) == 0)
+					c->has_note = true;
+				else
+					diag("compat %s: %s", dir, why);
+			}
+		}
+		close(fd);
+		lib_driver(libpath, dirpath, c);
+	}
+
+	if (c->has_note && c->note.cuda > 0) {
+		c->cuda = c->note.cuda;
+		c->cuda_from = "note";
+	} else if (c->has_lib_driver && tables_branch_cuda(c->lib_driver.major) > 0) {
+		c->cuda = tables_branch_cuda(c->lib_driver.major);
+		c->cuda_from = "file name";
+	} else if ((c->cuda = compat_dir_cuda(dir)) > 0) {
+		c->cuda_from = "directory";
+	} else if ((c->cuda = version_file_cuda(root, dir)) > 0) {
+		c->cuda_from = "version file";
+	}
+}
+
+static int push(struct candidates *out, const char *root, const char *dir,
+		const char *origin)
+{
+	for (size_t i = 0; i < out->n; i++)
+		if (strcmp(out->v[i].dir, dir) == 0)
+			return 0;
+	if (out->n == out->cap) {
+		size_t cap = out->cap ? out->cap * 2 : 8;
+		struct candidate *v = realloc(out->v, cap * sizeof *v);
+		if (!v)
+			return -1;
+		out->v = v;
+		out->cap = cap;
+	}
+	compat_examine(root, dir, origin, &out->v[out->n++]);
+	return 0;
+}
+
+int compat_discover(const char *root, const char *const *dirs, int n_dirs,
+		    const char *const *patterns, int n_patterns, const char *pattern_origin,
+		    struct candidates *out)
+{
+	memset(out, 0, sizeof *out);
+	for (int i = 0; i < n_dirs; i++) {
+		if (dirs[i][0] != '/') {
+			diag("compat %s: not an absolute path, ignored", dirs[i]);
+			continue;
+		}
+		if (!rooted_is_dir(root, dirs[i])) {
+			diag("compat %s: not a directory, ignored", dirs[i]);
+			continue;
+		}
+		if (push(out, root, dirs[i], "CUDALOAD_COMPAT_PATH") < 0)
+			return -1;
+	}
+
+	size_t rl = root ? strlen(root) : 0;
+	while (rl && root[rl - 1] == '/')
+		rl--;
+	for (int i = 0; i < n_patterns; i++) {
+		char pat[CL_PATH_MAX];
+		glob_t g;
+		if (patterns[i][0] != '/' ||
+		    path_join(pat, sizeof pat, root, patterns[i]) < 0)
+			continue;
+		/* glob sorts, so equal versions keep a stable order. */
+		if (glob(pat, GLOB_MARK, NULL, &g) != 0)
+			continue;
+		int rc = 0;
+		for (size_t k = 0; k < g.gl_pathc && rc == 0; k++) {
+			/* GLOB_MARK ends directories (and links to them) with '/' */
+			char *path = g.gl_pathv[k];
+			size_t len = strlen(path);
+			if (len <= rl + 1 || path[len - 1] != '/')
+				continue;
+			path[len - 1] = '\0';
+			rc = push(out, root, path + rl, pattern_origin);
+		}
+		globfree(&g);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+void compat_free(struct candidates *c)
+{
+	free(c->v);
+	memset(c, 0, sizeof *c);
+}

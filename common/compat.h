@@ -1,0 +1,61 @@
+/*
+ * compat: finding forward-compatibility packages and what each one is.
+ *
+ * A candidate is a directory that should hold a compat libcuda.so.1.  For
+ * each we read, without loading it, the ELF class and machine of its
+ * libcuda, the .note.cuda.fwd_compatibility JSON, the driver version in the
+ * library's file name, and the cuda-X.Y directory name, and settle its CUDA
+ * version from the most trusted of them.  Whether it is usable is the
+ * decision's job (decide.h).
+ */
+#ifndef CUDALOAD_COMPAT_H
+#define CUDALOAD_COMPAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "notejson.h"
+#include "sys.h"
+#include "version.h"
+
+#define COMPAT_NOTE_SECTION ".note.cuda.fwd_compatibility"
+#define COMPAT_NOTE_OWNER "NVIDIA Corporation"
+
+struct candidate {
+	char dir[CL_PATH_MAX];		/* as on the target, without the root */
+	const char *origin;		/* "CUDALOAD_COMPAT_PATH", "config", "default" */
+	bool has_lib;			/* libcuda.so.1 found and is ELF */
+	char lib_problem[128];		/* why not, or "" */
+	int elf_class, elf_machine;
+	bool has_note;
+	struct compat_note note;
+	bool has_lib_driver;		/* driver version from the file name */
+	struct driver_version lib_driver;
+	int cuda;			/* 0 if nothing tells */
+	const char *cuda_from;		/* "note", "file name", "directory", "version file" */
+	bool orin_only;			/* compat_orin: CUDA 13 for Orin */
+	bool usable;			/* set by decide() */
+	char reason[192];		/* set by decide() */
+};
+
+struct candidates {
+	struct candidate *v;
+	size_t n, cap;
+};
+
+/* Read one directory into c (dir as on the target, looked up under root). */
+void compat_examine(const char *root, const char *dir, const char *origin,
+		    struct candidate *c);
+
+/* Candidates from explicit dirs first, then glob patterns; duplicates and
+ * non-directories dropped.  -1 only when out of memory. */
+int compat_discover(const char *root, const char *const *dirs, int n_dirs,
+		    const char *const *patterns, int n_patterns, const char *pattern_origin,
+		    struct candidates *out);
+
+void compat_free(struct candidates *c);
+
+/* Version of "cuda-X.Y" in a path, or 0. */
+int compat_dir_cuda(const char *dir);
+
+#endif

@@ -1,0 +1,308 @@
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "diag.h"
+
+#define CONFIG_MAX_SIZE (64 * 1024)
+
+const char *const config_default_compat[] = {
+	"/usr/local/cuda-*/compat",
+	"/usr/local/cuda-*/compat_orin",
+	"/usr/local/cuda/compat",
+};
+const int config_default_compat_n = 3;
+
+int policy_parse(const char *text, enum policy *out)
+{
+	if (strcmp(text, "auto") == 0)
+		*out = POLICY_AUTO;
+	else if (strcmp(text, "compat") == 0)
+		*out = POLICY_COMPAT;
+	else if (strcmp(text, "system") == 0)
+		*out = POLICY_SYSTEM;
+	else
+		return -1;
+	return 0;
+}
+
+const char *policy_name(enum policy p)
+{
+	return p == POLICY_COMPAT ? "compat" : p == POLICY_SYSTEM ? "system" : "auto";
+}
+
+const char *mode_name(enum mode m)
+{
+	return m == MODE_CHAIN ? "chain" : "exec";
+}
+
+static int mode_parse(const char *text, enum mode *out)
+{
+	if (strcmp(text, "exec") == 0)
+		*out = MODE_EXEC;
+	else if (strcmp(text, "chain") == 0)
+		*out = MODE_CHAIN;
+	else
+		return -1;
+	return 0;
+}
+
+const char *env_get(char *const *envp, const char *name)
+{
+	size_t n = strlen(name);
+	for (; envp && *envp; envp++)
+		if (strncmp(*envp, name, n) == 0 && (*envp)[n] == '=')
+			return *envp + n + 1;
+	return NULL;
+}
+
+static void add(char **list, int *n, const char *value, const char *what)
+{
+	if (*n >= CONFIG_MAX_LIST) {
+		diag("too many %s entries, '%s' ignored", what, value);
+		return;
+	}
+	char *copy = strdup(value);
+	if (copy)
+		list[(*n)++] = copy;
+}
+
+void settings_from_env(struct settings *s, char *const *envp, bool secure)
+{
+	memset(s, 0, sizeof *s);
+	s->secure = secure;
+	s->policy_from = "default";
+	for (int i = 0; i < config_default_compat_n; i++)
+		add(s->compat, &s->n_compat, config_default_compat[i], "compat");
+	if (secure)
+		return;	/* an unprivileged user must not steer a privileged program */
+
+	const char *v;
+	if ((v = env_get(envp, "CUDALOAD_DEBUG")) && *v && strcmp(v, "0") != 0)
+		s->debug = true;
+	diag_on = s->debug;
+	if ((v = env_get(envp, "CUDALOAD_POLICY"))) {
+		if (policy_parse(v, &s->policy) == 0) {
+			s->policy_from = "CUDALOAD_POLICY";
+			s->policy_locked = true;
+		} else {
+			fprintf(stderr, "cudaload: CUDALOAD_POLICY=%s: not auto, compat or system; ignored\n", v);
+		}
+	}
+	if ((v = env_get(envp, "CUDALOAD_MODE"))) {
+		if (mode_parse(v, &s->mode) == 0)
+			s->mode_locked = true;
+		else
+			fprintf(stderr, "cudaload: CUDALOAD_MODE=%s: not exec or chain; ignored\n", v);
+	}
+	if ((v = env_get(envp, "CUDALOAD_ROOT")) && *v) {
+		if (strlen(v) >= sizeof s->root)
+			fprintf(stderr, "cudaload: CUDALOAD_ROOT: too long; ignored\n");
+		else
+			strcpy(s->root, v);
+	}
+	if ((v = env_get(envp, "CUDALOAD_LDSO")) && *v)
+		s->ldso_env = strdup(v);
+	if ((v = env_get(envp, "CUDALOAD_COMPAT_PATH"))) {
+		const char *p = v;
+		while (*p) {
+			size_t n = strcspn(p, ":");
+			if (n > 0 && n < CL_PATH_MAX) {
+				char dir[CL_PATH_MAX];
+				memcpy(dir, p, n);
+				dir[n] = '\0';
+				add(s->compat_env, &s->n_compat_env, dir, "CUDALOAD_COMPAT_PATH");
+			}
+			p += n;
+			if (*p == ':')
+				p++;
+		}
+	}
+}
+
+static char *strip(char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	size_t n = strlen(s);
+	while (n && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+	return s;
+}
+
+static void bad_line(const char *name, int lineno, const char *msg)
+{
+	fprintf(stderr, "cudaload: %s:%d: %s\n", name, lineno, msg);
+}
+
+void settings_parse_config(struct settings *s, const char *text, const char *name)
+{
+	char line[CL_PATH_MAX + 64];
+	int lineno = 0;
+
+	while (*text) {
+		size_t n = strcspn(text, "\n");
+		lineno++;
+		if (n >= sizeof line) {
+			bad_line(name, lineno, "line too long; skipped");
+			text += n + (text[n] == '\n');
+			continue;
+		}
+		memcpy(line, text, n);
+		line[n] = '\0';
+		text += n + (text[n] == '\n');
+
+		char *hash = strchr(line, '#');
+		if (hash)
+			*hash = '\0';
+		char *l = strip(line);
+		if (!*l)
+			continue;
+		char *eq = strchr(l, '=');
+		if (!eq) {
+			bad_line(name, lineno, "expected 'key = value'; skipped");
+			continue;
+		}
+		*eq = '\0';
+		char *key = strip(l), *value = strip(eq + 1);
+		if (!*value) {
+			bad_line(name, lineno, "empty value; skipped");
+		} else if (strcmp(key, "policy") == 0) {
+			enum policy p;
+			if (policy_parse(value, &p) < 0)
+				bad_line(name, lineno, "policy must be auto, compat or system; skipped");
+			else if (!s->policy_locked) {
+				s->policy = p;
+				s->policy_from = "config";
+			}
+		} else if (strcmp(key, "mode") == 0) {
+			enum mode m;
+			if (mode_parse(value, &m) < 0)
+				bad_line(name, lineno, "mode must be exec or chain; skipped");
+			else if (!s->mode_locked)
+				s->mode = m;
+		} else if (strcmp(key, "compat") == 0 || strcmp(key, "driver_dir") == 0) {
+			bool compat = key[0] == 'c';
+			if (value[0] != '/') {
+				bad_line(name, lineno, "path must be absolute; skipped");
+				continue;
+			}
+			if (compat && !s->compat_from_config) {
+				/* the first compat line replaces the defaults */
+				for (int i = 0; i < s->n_compat; i++)
+					free(s->compat[i]);
+				s->n_compat = 0;
+				s->compat_from_config = true;
+			}
+			if (compat)
+				add(s->compat, &s->n_compat, value, "compat");
+			else
+				add(s->driver_dirs, &s->n_driver_dirs, value, "driver_dir");
+		} else if (strncmp(key, "ldso.", 5) == 0 && key[5]) {
+			if (strlen(key + 5) >= sizeof s->ldso[0].machine || value[0] != '/') {
+				bad_line(name, lineno, "ldso.<machine> needs a machine name and an absolute path; skipped");
+			} else if (s->n_ldso >= CONFIG_MAX_LDSO) {
+				bad_line(name, lineno, "too many ldso entries; skipped");
+			} else {
+				struct ldso_entry *e = &s->ldso[s->n_ldso];
+				strcpy(e->machine, key + 5);
+				if ((e->path = strdup(value)))
+					s->n_ldso++;
+			}
+		} else {
+			char msg[160];
+			snprintf(msg, sizeof msg, "unknown key '%.40s'; skipped", key);
+			bad_line(name, lineno, msg);
+		}
+	}
+}
+
+/* Read a config file.  In secure mode, only one root owns and only it may write. */
+static bool read_config(struct settings *s, const char *path, bool must_exist)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		if (must_exist || errno != ENOENT)
+			fprintf(stderr, "cudaload: %s: %s; config ignored\n", path, strerror(errno));
+		return false;
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		fprintf(stderr, "cudaload: %s: not a regular file; config ignored\n", path);
+		close(fd);
+		return true;
+	}
+	if (s->secure && (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)))) {
+		diag("%s: not root-owned or writable by others; ignored in secure mode", path);
+		close(fd);
+		return true;
+	}
+	char *buf = malloc(CONFIG_MAX_SIZE + 1);
+	size_t got = 0;
+	ssize_t n = 0;
+	while (buf && got < CONFIG_MAX_SIZE &&
+	       (n = read(fd, buf + got, CONFIG_MAX_SIZE - got)) > 0)
+		got += (size_t)n;
+	close(fd);
+	if (!buf || n < 0) {
+		fprintf(stderr, "cudaload: %s: cannot read; config ignored\n", path);
+	} else {
+		buf[got] = '\0';
+		if (got == CONFIG_MAX_SIZE)
+			fprintf(stderr, "cudaload: %s: larger than %d bytes; the rest is ignored\n",
+				path, CONFIG_MAX_SIZE);
+		if (strlen(buf) != got)
+			fprintf(stderr, "cudaload: %s: contains a NUL byte; read up to it\n", path);
+		snprintf(s->config_path, sizeof s->config_path, "%s", path);
+		settings_parse_config(s, buf, path);
+		diag("config %s", path);
+	}
+	free(buf);
+	return true;
+}
+
+void settings_load_config(struct settings *s, char *const *envp, const char *self_dir)
+{
+	char path[CL_PATH_MAX];
+	const char *v = s->secure ? NULL : env_get(envp, "CUDALOAD_CONFIG");
+
+	if (v && *v) {
+		read_config(s, v, true);
+		return;
+	}
+	if (path_join(path, sizeof path, s->secure ? NULL : s->root, "/etc/cudaload.conf") == 0 &&
+	    read_config(s, path, false))
+		return;
+	if (!s->secure && self_dir &&
+	    snprintf(path, sizeof path, "%s/../etc/cudaload.conf", self_dir) < (int)sizeof path)
+		read_config(s, path, false);
+}
+
+const char *settings_ldso_for(const struct settings *s, const char *machine)
+{
+	for (int i = s->n_ldso - 1; i >= 0; i--)
+		if (machine && strcmp(s->ldso[i].machine, machine) == 0)
+			return s->ldso[i].path;
+	return NULL;
+}
+
+void settings_free(struct settings *s)
+{
+	free(s->ldso_env);
+	for (int i = 0; i < s->n_compat_env; i++)
+		free(s->compat_env[i]);
+	for (int i = 0; i < s->n_compat; i++)
+		free(s->compat[i]);
+	for (int i = 0; i < s->n_driver_dirs; i++)
+		free(s->driver_dirs[i]);
+	for (int i = 0; i < s->n_ldso; i++)
+		free(s->ldso[i].path);
+	memset(s, 0, sizeof *s);
+}

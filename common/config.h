@@ -1,0 +1,77 @@
+/*
+ * config: settings from the config file and the CUDALOAD_* environment.
+ *
+ * Precedence: command line > environment > config file > defaults.  In
+ * secure mode (AT_SECURE) the environment is ignored entirely and only the
+ * default config file is read, and only when root owns it and neither group
+ * nor others may write it.  A bad line is reported with file and line number
+ * and skipped; a config problem never stops the program from running.
+ */
+#ifndef CUDALOAD_CONFIG_H
+#define CUDALOAD_CONFIG_H
+
+#include <stdbool.h>
+
+#include "sys.h"
+
+enum policy { POLICY_AUTO, POLICY_COMPAT, POLICY_SYSTEM };
+enum mode { MODE_EXEC, MODE_CHAIN };
+
+#define CONFIG_MAX_LIST 64
+#define CONFIG_MAX_LDSO 8
+
+struct ldso_entry {
+	char machine[16];		/* "aarch64" */
+	char *path;
+};
+
+struct settings {
+	bool secure;
+	bool debug;
+	enum policy policy;
+	const char *policy_from;	/* "default", "config", "CUDALOAD_POLICY", "--policy" */
+	enum mode mode;
+	bool policy_locked, mode_locked;	/* set by a stronger source than the file */
+	char root[CL_PATH_MAX];		/* CUDALOAD_ROOT, or "" */
+	char config_path[CL_PATH_MAX];	/* the file read, or "" */
+	char *ldso_env;			/* CUDALOAD_LDSO, or NULL */
+	char *compat_env[CONFIG_MAX_LIST];	/* CUDALOAD_COMPAT_PATH entries */
+	int n_compat_env;
+	char *compat[CONFIG_MAX_LIST];	/* config "compat" entries, else the defaults */
+	int n_compat;
+	bool compat_from_config;
+	char *driver_dirs[CONFIG_MAX_LIST];
+	int n_driver_dirs;
+	struct ldso_entry ldso[CONFIG_MAX_LDSO];
+	int n_ldso;
+};
+
+/* Default compat globs (DESIGN §5). */
+extern const char *const config_default_compat[];
+extern const int config_default_compat_n;
+
+/* Environment settings (none when secure).  envp is the process environment. */
+void settings_from_env(struct settings *s, char *const *envp, bool secure);
+
+/* Read the config: CUDALOAD_CONFIG if set (not in secure mode), else
+ * /etc/cudaload.conf under the root, else ../etc/cudaload.conf beside
+ * self_dir (the directory holding the cudaload binary; may be NULL).
+ * Environment values already set take precedence over the file's. */
+void settings_load_config(struct settings *s, char *const *envp, const char *self_dir);
+
+/* Parse config text (exposed for tests); `name` is used in messages. */
+void settings_parse_config(struct settings *s, const char *text, const char *name);
+
+int policy_parse(const char *text, enum policy *out);
+const char *policy_name(enum policy p);
+const char *mode_name(enum mode m);
+
+/* Value of NAME in envp, or NULL. */
+const char *env_get(char *const *envp, const char *name);
+
+/* The configured loader for a machine name, or NULL. */
+const char *settings_ldso_for(const struct settings *s, const char *machine);
+
+void settings_free(struct settings *s);
+
+#endif

@@ -1,0 +1,166 @@
+#include "decide.h"
+
+#include <elf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "elfread.h"
+#include "tables.h"
+
+__attribute__((format(printf, 2, 3)))
+static bool refuse(struct candidate *c, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(c->reason, sizeof c->reason, fmt, ap);
+	va_end(ap);
+	c->usable = false;
+	return false;
+}
+
+static const char *machine_str(int machine, char *buf, size_t cap)
+{
+	const char *name = elf_machine_name(machine);
+	if (name)
+		return name;
+	snprintf(buf, cap, "machine %d", machine);
+	return buf;
+}
+
+/* Checks every policy applies: a library the program can load at all. */
+static bool loadable(struct candidate *c, int prog_class, int prog_machine)
+{
+	char a[24], b[24];
+	if (!c->has_lib)
+		return refuse(c, "no usable libcuda.so.1 (%s)", c->lib_problem);
+	if (c->elf_machine != prog_machine || c->elf_class != prog_class)
+		return refuse(c, "libcuda is %s ELF%d, the program is %s ELF%d",
+			      machine_str(c->elf_machine, a, sizeof a),
+			      c->elf_class == ELFCLASS64 ? 64 : 32,
+			      machine_str(prog_machine, b, sizeof b),
+			      prog_class == ELFCLASS64 ? 64 : 32);
+	return true;
+}
+
+static bool tegra_allows(const struct host *h, struct candidate *c)
+{
+	char v[16];
+	bool orin = strcmp(h->soc, "tegra234") == 0;
+
+	if (c->has_lib_driver)
+		return refuse(c, "data-center compat package (driver %d) on a Jetson",
+			      c->lib_driver.major);
+	if (c->orin_only && !orin)
+		return refuse(c, "compat_orin is for Orin (tegra234), this is %s", h->soc);
+	if (!c->orin_only && orin && c->cuda >= 13000)
+		return refuse(c, "CUDA %s compat for Orin ships as compat_orin; this one is for Thor",
+			      cuda_format(c->cuda, v, sizeof v));
+	switch (tables_jetson_compat(h->l4t.major, c->cuda)) {
+	case 1:
+		snprintf(c->reason, sizeof c->reason, "CUDA %s is supported on L4T r%d",
+			 cuda_format(c->cuda, v, sizeof v), h->l4t.major);
+		return true;
+	case 0:
+		return refuse(c, "NVIDIA does not support CUDA %s compat on L4T r%d",
+			      cuda_format(c->cuda, v, sizeof v), h->l4t.major);
+	default:
+		return refuse(c, "L4T r%d is not in the compat table", h->l4t.major);
+	}
+}
+
+static bool dgpu_allows(const struct host *h, struct candidate *c)
+{
+	char v[16];
+	int branch = h->driver.major;
+
+	if (c->has_note && c->note.has_drivers) {
+		char list[160] = "";
+		for (int i = 0; i < c->note.n_drivers; i++) {
+			if (c->note.drivers[i] == branch) {
+				snprintf(c->reason, sizeof c->reason,
+					 "its note lists the host branch %d", branch);
+				return true;
+			}
+			size_t n = strlen(list);
+			snprintf(list + n, sizeof list - n, "%s%d", i ? "," : "", c->note.drivers[i]);
+		}
+		return refuse(c, "its note lists driver branches %s, not the host's %d", list, branch);
+	}
+	if (!c->has_lib_driver)
+		return refuse(c, "no note and no driver version in the file name");
+	if (c->lib_driver.major <= branch)
+		return refuse(c, "its driver %d is not newer than the host's %d",
+			      c->lib_driver.major, branch);
+	int newest = tables_dgpu_compat_max(branch);
+	if (!newest)
+		return refuse(c, "NVIDIA does not support forward compatibility on branch %d", branch);
+	if (c->cuda > newest)
+		return refuse(c, "branch %d takes compat up to CUDA %s", branch,
+			      cuda_format(newest, v, sizeof v));
+	snprintf(c->reason, sizeof c->reason, "branch %d takes CUDA %s compat", branch,
+		 cuda_format(c->cuda, v, sizeof v));
+	return true;
+}
+
+static bool auto_allows(const struct host *h, struct candidate *c)
+{
+	char v[16], w[16];
+
+	if (h->platform == PLATFORM_NONE)
+		return refuse(c, "no NVIDIA GPU");
+	if (!h->cuda)
+		return refuse(c, "host driver unknown: %s", h->problem);
+	if (!c->cuda)
+		return refuse(c, "no CUDA version (no note, no versioned file name, no cuda-X.Y directory)");
+	if (c->cuda <= h->cuda)
+		return refuse(c, "CUDA %s is not newer than the host driver's %s",
+			      cuda_format(c->cuda, v, sizeof v), cuda_format(h->cuda, w, sizeof w));
+	return h->platform == PLATFORM_TEGRA ? tegra_allows(h, c) : dgpu_allows(h, c);
+}
+
+void decide(const struct host *h, struct candidates *cands, enum policy policy,
+	    int prog_class, int prog_machine, struct decision *out)
+{
+	char v[16], w[16];
+
+	memset(out, 0, sizeof *out);
+	out->chosen = -1;
+	for (size_t i = 0; i < cands->n; i++) {
+		struct candidate *c = &cands->v[i];
+		c->usable = false;
+		c->reason[0] = '\0';
+		if (!loadable(c, prog_class, prog_machine))
+			continue;
+		if (policy == POLICY_SYSTEM) {
+			refuse(c, "policy system");
+			continue;
+		}
+		if (policy == POLICY_COMPAT) {
+			snprintf(c->reason, sizeof c->reason, "policy compat");
+			c->usable = true;
+		} else {
+			c->usable = auto_allows(h, c);
+		}
+		/* newest wins; on a tie the earlier (higher-priority) one stays */
+		if (c->usable && (out->chosen < 0 || c->cuda > cands->v[out->chosen].cuda))
+			out->chosen = (int)i;
+	}
+
+	if (out->chosen >= 0) {
+		const struct candidate *c = &cands->v[out->chosen];
+		out->use_compat = true;
+		snprintf(out->reason, sizeof out->reason, "compat CUDA %s in %s: %s",
+			 cuda_format(c->cuda, v, sizeof v), c->dir, c->reason);
+	} else if (policy == POLICY_SYSTEM) {
+		snprintf(out->reason, sizeof out->reason, "policy system");
+	} else if (h->platform == PLATFORM_NONE || (!h->cuda && policy == POLICY_AUTO)) {
+		snprintf(out->reason, sizeof out->reason, "system driver: %s", h->problem);
+	} else if (cands->n == 0) {
+		snprintf(out->reason, sizeof out->reason, "system driver: no compat package found");
+	} else {
+		snprintf(out->reason, sizeof out->reason,
+			 "system driver: no compat package is usable with the host's CUDA %s",
+			 cuda_format(h->cuda, w, sizeof w));
+	}
+}

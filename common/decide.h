@@ -1,0 +1,27 @@
+/*
+ * decide: which libcuda the program gets.
+ *
+ * A pure function of the host facts, the candidates, the policy and the
+ * program's ELF class and machine.  It marks every candidate usable or not
+ * with the reason, and returns the choice with its reason, so that
+ * --explain, CUDALOAD_DEBUG and the tests all read what the hand-over uses.
+ */
+#ifndef CUDALOAD_DECIDE_H
+#define CUDALOAD_DECIDE_H
+
+#include <stdbool.h>
+
+#include "compat.h"
+#include "config.h"
+#include "probe.h"
+
+struct decision {
+	bool use_compat;
+	int chosen;		/* index into the candidates, -1 for the system driver */
+	char reason[320];
+};
+
+void decide(const struct host *h, struct candidates *c, enum policy policy,
+	    int prog_class, int prog_machine, struct decision *out);
+
+#endif

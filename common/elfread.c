@@ -1,0 +1,427 @@
+#include "elfread.h"
+
+#include <elf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "record.h"
+
+/* Bounds for tables read whole: far above any real file, low enough that a
+ * poked count cannot make us allocate or read much. */
+#define MAX_SECTIONS 4096
+#define MAX_SHSTRTAB (256 * 1024)
+#define MAX_NOTE_SECTION (64 * 1024)
+#define MAX_DYNAMIC (64 * 1024)
+#define MAX_VERDEFS 256
+
+static void say(char *why, size_t cap, const char *msg)
+{
+	if (why && cap)
+		snprintf(why, cap, "%s", msg);
+}
+
+static uint16_t get16(const struct elf_file *ef, const unsigned char *p)
+{
+	return ef->big_endian ? (uint16_t)(p[0] << 8 | p[1])
+			      : (uint16_t)(p[1] << 8 | p[0]);
+}
+
+static uint32_t get32(const struct elf_file *ef, const unsigned char *p)
+{
+	uint32_t v = 0;
+	for (int i = 0; i < 4; i++)
+		v |= (uint32_t)p[ef->big_endian ? i : 3 - i] << (8 * (3 - i));
+	return v;
+}
+
+static uint64_t get64(const struct elf_file *ef, const unsigned char *p)
+{
+	uint64_t hi = get32(ef, p + (ef->big_endian ? 0 : 4));
+	uint64_t lo = get32(ef, p + (ef->big_endian ? 4 : 0));
+	return hi << 32 | lo;
+}
+
+/* A word is 4 bytes in ELF32, 8 in ELF64. */
+static uint64_t getword(const struct elf_file *ef, const unsigned char *p)
+{
+	return ef->cls == ELFCLASS64 ? get64(ef, p) : get32(ef, p);
+}
+
+/* Is [off, off+len) inside the file? */
+static bool in_file(const struct elf_file *ef, uint64_t off, uint64_t len)
+{
+	return off <= ef->size && len <= ef->size - off;
+}
+
+int elf_open_fd(struct elf_file *ef, int fd, char *why, size_t whycap)
+{
+	unsigned char h[sizeof(Elf64_Ehdr)];
+	struct stat st;
+
+	memset(ef, 0, sizeof *ef);
+	ef->fd = fd;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		say(why, whycap, "not a regular file");
+		return -1;
+	}
+	ef->size = (uint64_t)st.st_size;
+	if (ef->size < EI_NIDENT || pread_full(fd, h, EI_NIDENT, 0) < 0) {
+		say(why, whycap, "too short for an ELF header");
+		return -1;
+	}
+	if (memcmp(h, ELFMAG, SELFMAG) != 0) {
+		say(why, whycap, "not an ELF file");
+		return -1;
+	}
+	ef->cls = h[EI_CLASS];
+	if (ef->cls != ELFCLASS32 && ef->cls != ELFCLASS64) {
+		say(why, whycap, "unknown ELF class");
+		return -1;
+	}
+	if (h[EI_DATA] != ELFDATA2LSB && h[EI_DATA] != ELFDATA2MSB) {
+		say(why, whycap, "unknown ELF byte order");
+		return -1;
+	}
+	ef->big_endian = h[EI_DATA] == ELFDATA2MSB;
+
+	size_t ehsize = ef->cls == ELFCLASS64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
+	if (!in_file(ef, 0, ehsize) || pread_full(fd, h, ehsize, 0) < 0) {
+		say(why, whycap, "truncated ELF header");
+		return -1;
+	}
+	ef->type = get16(ef, h + 16);
+	ef->machine = get16(ef, h + 18);
+	if (ef->cls == ELFCLASS64) {
+		ef->entry = get64(ef, h + 24);
+		ef->phoff = get64(ef, h + 32);
+		ef->shoff = get64(ef, h + 40);
+		ef->phentsize = get16(ef, h + 54);
+		ef->phnum = get16(ef, h + 56);
+		ef->shentsize = get16(ef, h + 58);
+		ef->shnum = get16(ef, h + 60);
+		ef->shstrndx = get16(ef, h + 62);
+	} else {
+		ef->entry = get32(ef, h + 24);
+		ef->phoff = get32(ef, h + 28);
+		ef->shoff = get32(ef, h + 32);
+		ef->phentsize = get16(ef, h + 42);
+		ef->phnum = get16(ef, h + 44);
+		ef->shentsize = get16(ef, h + 46);
+		ef->shnum = get16(ef, h + 48);
+		ef->shstrndx = get16(ef, h + 50);
+	}
+	return 0;
+}
+
+int elf_split_interp(const char *bytes, size_t len, char *interp, size_t icap,
+		     char *recorded, size_t rcap)
+{
+	const char *nul = memchr(bytes, '\0', len);
+	if (!nul)
+		return -1;
+	size_t il = (size_t)(nul - bytes);
+	if (il + 1 > icap)
+		return -1;
+	memcpy(interp, bytes, il + 1);
+	recorded[0] = '\0';
+
+	const char *rest = nul + 1;
+	size_t restlen = len - il - 1;
+	size_t ml = sizeof RECORD_MAGIC - 1;
+	if (restlen > ml && memcmp(rest, RECORD_MAGIC, ml) == 0) {
+		const char *orig = rest + ml;
+		const char *end = memchr(orig, '\0', restlen - ml);
+		size_t ol = end ? (size_t)(end - orig) : 0;
+		if (end && ol > 0 && ol + 1 <= rcap) {
+			memcpy(recorded, orig, ol);
+			recorded[ol] = '\0';
+		}
+	}
+	return 0;
+}
+
+int elf_read_program(const struct elf_file *ef, struct elf_program *out,
+		     char *why, size_t whycap)
+{
+	size_t want = ef->cls == ELFCLASS64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
+
+	memset(out, 0, sizeof *out);
+	if (ef->phnum == 0)
+		return 0;
+	if (ef->phentsize < want || ef->phnum > ELF_MAX_PHDRS) {
+		say(why, whycap, "bad program header size or count");
+		return -1;
+	}
+	uint64_t tablen = (uint64_t)ef->phnum * ef->phentsize;
+	if (!in_file(ef, ef->phoff, tablen)) {
+		say(why, whycap, "program headers lie outside the file");
+		return -1;
+	}
+	unsigned char *tab = malloc(tablen);
+	if (!tab || pread_full(ef->fd, tab, tablen, (off_t)ef->phoff) < 0) {
+		free(tab);
+		say(why, whycap, "cannot read program headers");
+		return -1;
+	}
+	for (unsigned i = 0; i < ef->phnum; i++) {
+		const unsigned char *p = tab + (size_t)i * ef->phentsize;
+		struct elf_phdr *ph = &out->ph[i];
+		ph->type = get32(ef, p);
+		if (ef->cls == ELFCLASS64) {
+			ph->flags = get32(ef, p + 4);
+			ph->offset = get64(ef, p + 8);
+			ph->vaddr = get64(ef, p + 16);
+			ph->filesz = get64(ef, p + 32);
+			ph->memsz = get64(ef, p + 40);
+			ph->align = get64(ef, p + 48);
+		} else {
+			ph->offset = get32(ef, p + 4);
+			ph->vaddr = get32(ef, p + 8);
+			ph->filesz = get32(ef, p + 16);
+			ph->memsz = get32(ef, p + 20);
+			ph->flags = get32(ef, p + 24);
+			ph->align = get32(ef, p + 28);
+		}
+	}
+	out->n = ef->phnum;
+	free(tab);
+
+	for (unsigned i = 0; i < out->n; i++) {
+		const struct elf_phdr *ph = &out->ph[i];
+		if (ph->type == PT_DYNAMIC)
+			out->has_dynamic = true;
+		if (ph->type != PT_INTERP || out->has_interp)
+			continue;
+		/* Same limits as fs/binfmt_elf.c. */
+		if (ph->filesz < 2 || ph->filesz > CL_PATH_MAX ||
+		    !in_file(ef, ph->offset, ph->filesz)) {
+			say(why, whycap, "PT_INTERP has a bad size or offset");
+			return -1;
+		}
+		char buf[CL_PATH_MAX];
+		if (pread_full(ef->fd, buf, ph->filesz, (off_t)ph->offset) < 0 ||
+		    buf[ph->filesz - 1] != '\0' ||
+		    elf_split_interp(buf, ph->filesz, out->interp, sizeof out->interp,
+				     out->recorded, sizeof out->recorded) < 0) {
+			say(why, whycap, "PT_INTERP is not NUL-terminated");
+			return -1;
+		}
+		out->has_interp = true;
+	}
+	return 0;
+}
+
+/* Read a whole section (bounded) into a fresh buffer with a NUL after it. */
+static unsigned char *read_section(const struct elf_file *ef, uint64_t off,
+				   uint64_t size, uint64_t limit)
+{
+	if (size > limit || !in_file(ef, off, size))
+		return NULL;
+	unsigned char *buf = malloc(size + 1);
+	if (!buf)
+		return NULL;
+	if (size && pread_full(ef->fd, buf, size, (off_t)off) < 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[size] = '\0';
+	return buf;
+}
+
+struct shdr {
+	uint32_t name, type;
+	uint64_t offset, size;
+};
+
+static struct shdr shdr_at(const struct elf_file *ef, const unsigned char *p)
+{
+	struct shdr s;
+	s.name = get32(ef, p);
+	s.type = get32(ef, p + 4);
+	if (ef->cls == ELFCLASS64) {
+		s.offset = get64(ef, p + 24);
+		s.size = get64(ef, p + 32);
+	} else {
+		s.offset = get32(ef, p + 16);
+		s.size = get32(ef, p + 20);
+	}
+	return s;
+}
+
+/* Walk the notes in buf; copy the descriptor of the first one owned by `owner`. */
+static long scan_notes(const struct elf_file *ef, const unsigned char *buf, uint64_t len,
+		       const char *owner, char *desc, size_t cap, char *why, size_t whycap)
+{
+	size_t ol = strlen(owner) + 1;
+	uint64_t pos = 0;
+
+	while (len - pos >= 12) {
+		uint64_t namesz = get32(ef, buf + pos);
+		uint64_t descsz = get32(ef, buf + pos + 4);
+		uint64_t name_pad = (namesz + 3) & ~(uint64_t)3;
+		uint64_t desc_pad = (descsz + 3) & ~(uint64_t)3;
+		pos += 12;
+		if (name_pad > len - pos || desc_pad > len - pos - name_pad) {
+			/* the descriptor may lack its final padding */
+			if (name_pad > len - pos || descsz > len - pos - name_pad) {
+				say(why, whycap, "note runs past the end of its section");
+				return -1;
+			}
+			desc_pad = descsz;
+		}
+		const unsigned char *name = buf + pos;
+		const unsigned char *d = name + name_pad;
+		if (namesz == ol && memcmp(name, owner, ol) == 0) {
+			size_t n = descsz < cap - 1 ? (size_t)descsz : cap - 1;
+			memcpy(desc, d, n);
+			desc[n] = '\0';
+			return (long)descsz;
+		}
+		pos += name_pad + desc_pad;
+	}
+	return 0;
+}
+
+long elf_find_note(const struct elf_file *ef, const char *section,
+		   const char *owner, char *desc, size_t cap,
+		   char *why, size_t whycap)
+{
+	size_t want = ef->cls == ELFCLASS64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+	long result = 0;
+
+	if (cap == 0)
+		return -1;
+	desc[0] = '\0';
+	if (ef->shnum == 0 || ef->shoff == 0)
+		return 0;	/* stripped of section headers: no note to find */
+	if (ef->shentsize < want || ef->shnum > MAX_SECTIONS ||
+	    ef->shstrndx >= ef->shnum) {
+		say(why, whycap, "bad section header size, count or string index");
+		return -1;
+	}
+	uint64_t tablen = (uint64_t)ef->shnum * ef->shentsize;
+	unsigned char *tab = read_section(ef, ef->shoff, tablen, tablen);
+	if (!tab) {
+		say(why, whycap, "section headers lie outside the file");
+		return -1;
+	}
+	struct shdr strs = shdr_at(ef, tab + (size_t)ef->shstrndx * ef->shentsize);
+	unsigned char *names = read_section(ef, strs.offset, strs.size, MAX_SHSTRTAB);
+	if (!names) {
+		free(tab);
+		say(why, whycap, "section name table lies outside the file");
+		return -1;
+	}
+	for (unsigned i = 0; i < ef->shnum; i++) {
+		struct shdr s = shdr_at(ef, tab + (size_t)i * ef->shentsize);
+		if (s.type != SHT_NOTE || s.name >= strs.size ||
+		    strcmp((const char *)names + s.name, section) != 0)
+			continue;
+		unsigned char *notes = read_section(ef, s.offset, s.size, MAX_NOTE_SECTION);
+		if (!notes) {
+			say(why, whycap, "note section is too large or lies outside the file");
+			result = -1;
+			break;
+		}
+		result = scan_notes(ef, notes, s.size, owner, desc, cap, why, whycap);
+		free(notes);
+		break;
+	}
+	free(names);
+	free(tab);
+	return result;
+}
+
+/* File offset of a virtual address, through the PT_LOAD that maps it. */
+static bool vaddr_to_offset(const struct elf_program *prog, uint64_t vaddr,
+			    uint64_t *off)
+{
+	for (unsigned i = 0; i < prog->n; i++) {
+		const struct elf_phdr *ph = &prog->ph[i];
+		if (ph->type == PT_LOAD && vaddr >= ph->vaddr &&
+		    vaddr - ph->vaddr < ph->filesz) {
+			*off = ph->offset + (vaddr - ph->vaddr);
+			return true;
+		}
+	}
+	return false;
+}
+
+int elf_glibc_minor(const struct elf_file *ef, const struct elf_program *prog)
+{
+	const struct elf_phdr *dyn = NULL;
+	for (unsigned i = 0; i < prog->n; i++)
+		if (prog->ph[i].type == PT_DYNAMIC)
+			dyn = &prog->ph[i];
+	if (!dyn)
+		return 0;
+
+	unsigned char *d = read_section(ef, dyn->offset, dyn->filesz, MAX_DYNAMIC);
+	if (!d)
+		return -1;
+	size_t w = ef->cls == ELFCLASS64 ? 8 : 4;
+	uint64_t verdef = 0, verdefnum = 0, strtab = 0, strsz = 0;
+	for (uint64_t p = 0; p + 2 * w <= dyn->filesz; p += 2 * w) {
+		uint64_t tag = getword(ef, d + p), val = getword(ef, d + p + w);
+		if (tag == DT_NULL)
+			break;
+		if (tag == DT_VERDEF)
+			verdef = val;
+		else if (tag == DT_VERDEFNUM)
+			verdefnum = val;
+		else if (tag == DT_STRTAB)
+			strtab = val;
+		else if (tag == DT_STRSZ)
+			strsz = val;
+	}
+	free(d);
+	uint64_t vd_off, str_off;
+	if (!verdef || !strtab)
+		return 0;
+	if (verdefnum > MAX_VERDEFS || strsz > MAX_SHSTRTAB ||
+	    !vaddr_to_offset(prog, verdef, &vd_off) ||
+	    !vaddr_to_offset(prog, strtab, &str_off))
+		return -1;
+	unsigned char *strs = read_section(ef, str_off, strsz, MAX_SHSTRTAB);
+	if (!strs)
+		return -1;
+
+	int best = 0;
+	uint64_t pos = vd_off;
+	for (uint64_t i = 0; i < verdefnum; i++) {
+		unsigned char vd[20], aux[8];
+		if (!in_file(ef, pos, sizeof vd) || pread_full(ef->fd, vd, sizeof vd, (off_t)pos) < 0)
+			break;
+		uint32_t vd_aux = get32(ef, vd + 12), vd_next = get32(ef, vd + 16);
+		if (in_file(ef, pos + vd_aux, sizeof aux) &&
+		    pread_full(ef->fd, aux, sizeof aux, (off_t)(pos + vd_aux)) == 0) {
+			uint32_t name = get32(ef, aux);
+			int minor;
+			char tail;
+			if (name < strsz &&
+			    sscanf((const char *)strs + name, "GLIBC_2.%d%c", &minor, &tail) == 1 &&
+			    minor > best)
+				best = minor;
+		}
+		if (vd_next == 0)
+			break;
+		pos += vd_next;
+	}
+	free(strs);
+	return best;
+}
+
+const char *elf_machine_name(int machine)
+{
+	switch (machine) {
+	case EM_X86_64: return "x86_64";
+	case EM_AARCH64: return "aarch64";
+	case EM_386: return "i386";
+	case EM_ARM: return "arm";
+	case EM_PPC64: return "ppc64";
+	case EM_RISCV: return "riscv";
+	default: return NULL;
+	}
+}

@@ -1,0 +1,76 @@
+/*
+ * elfread: a bounds-checked reader of the few ELF facts cudaload needs.
+ *
+ * Reads through pread on an fd, only the bytes it needs (libcuda is tens of
+ * MB): the header, the program headers, PT_INTERP with the cudaload record,
+ * one note section, and the highest GLIBC_2.x version a loader defines.
+ * Both classes and both byte orders are understood.  Every offset and count
+ * taken from the file is checked against the file size before use; a bad
+ * file yields -1 and a one-line reason in `why`, never a crash.
+ */
+#ifndef CUDALOAD_ELFREAD_H
+#define CUDALOAD_ELFREAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sys.h"
+
+struct elf_file {
+	int fd;
+	uint64_t size;		/* file size, the bound for every offset */
+	int cls;		/* ELFCLASS32 / ELFCLASS64 */
+	bool big_endian;
+	int type;		/* ET_EXEC, ET_DYN, ... */
+	int machine;		/* EM_* */
+	uint64_t phoff, shoff;
+	unsigned phnum, phentsize, shnum, shentsize, shstrndx;
+	uint64_t entry;
+};
+
+/* The program headers we care about, normalized. */
+struct elf_phdr {
+	uint32_t type, flags;
+	uint64_t offset, vaddr, filesz, memsz, align;
+};
+
+#define ELF_MAX_PHDRS 256
+
+struct elf_program {
+	struct elf_phdr ph[ELF_MAX_PHDRS];
+	unsigned n;
+	bool has_interp;
+	bool has_dynamic;
+	char interp[CL_PATH_MAX];	/* up to the first NUL */
+	char recorded[CL_PATH_MAX];	/* original interpreter from the record, or "" */
+};
+
+/* Read and check the ELF header of an open file. */
+int elf_open_fd(struct elf_file *ef, int fd, char *why, size_t whycap);
+
+/* Program headers, PT_INTERP and the record after its first NUL. */
+int elf_read_program(const struct elf_file *ef, struct elf_program *out,
+		     char *why, size_t whycap);
+
+/* Descriptor of the first note owned by `owner` in the section named
+ * `section`.  Returns its length (copied up to cap-1, NUL-terminated),
+ * 0 when there is no such note, -1 on a malformed file. */
+long elf_find_note(const struct elf_file *ef, const char *section,
+		   const char *owner, char *desc, size_t cap,
+		   char *why, size_t whycap);
+
+/* Highest N for which the file defines symbol version GLIBC_2.N through
+ * DT_VERDEF; 0 when it defines none, -1 on a malformed file. */
+int elf_glibc_minor(const struct elf_file *ef, const struct elf_program *prog);
+
+/* Interpret PT_INTERP bytes (not necessarily NUL-terminated): copy the
+ * interpreter string and the recorded original, if any.  -1 if the segment
+ * has no NUL (the kernel refuses such a file). */
+int elf_split_interp(const char *bytes, size_t len, char *interp, size_t icap,
+		     char *recorded, size_t rcap);
+
+/* Name of an e_machine value ("x86_64", "aarch64", ...) or NULL. */
+const char *elf_machine_name(int machine);
+
+#endif

@@ -1,0 +1,88 @@
+#include "ldso.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "elfread.h"
+
+const char *ldso_standard(int machine, int cls)
+{
+	switch (machine) {
+	case EM_X86_64: return cls == ELFCLASS64 ? "/lib64/ld-linux-x86-64.so.2" : "/libx32/ld-linux-x32.so.2";
+	case EM_AARCH64: return "/lib/ld-linux-aarch64.so.1";
+	case EM_386: return "/lib/ld-linux.so.2";
+	case EM_ARM: return "/lib/ld-linux-armhf.so.3";
+	case EM_PPC64: return "/lib64/ld64.so.2";
+	case EM_RISCV: return "/lib/ld-linux-riscv64-lp64d.so.1";
+	default: return NULL;
+	}
+}
+
+int ldso_minor_from_name(const char *path)
+{
+	int minor = 0;
+	for (const char *p = path; (p = strstr(p, "2.")); p++) {
+		/* "ld-2.31.so" or "glibc-2.40" */
+		bool ld = p >= path + 3 && strncmp(p - 3, "ld-", 3) == 0;
+		bool glibc = p >= path + 6 && strncmp(p - 6, "glibc-", 6) == 0;
+		int m;
+		char tail;
+		if ((ld || glibc) && sscanf(p + 2, "%d%c", &m, &tail) == 2 &&
+		    (tail == '.' || tail == '-' || tail == '/') && m > minor)
+			minor = m;
+	}
+	return minor;
+}
+
+int ldso_inspect(struct ldso_info *l, const struct stat *self, char *why, size_t whycap)
+{
+	struct elf_file ef;
+	struct elf_program prog;
+	struct stat st;
+
+	int fd = open(l->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		snprintf(why, whycap, "%s", strerror(e));
+		return e == ENOENT || e == ENOTDIR || e == ELOOP || e == ENAMETOOLONG ? -ENOENT : -EACCES;
+	}
+	if (fstat(fd, &st) == 0 && self && st.st_dev == self->st_dev && st.st_ino == self->st_ino) {
+		close(fd);
+		snprintf(why, whycap, "is cudaload itself, not a dynamic loader");
+		return -ELOOP;
+	}
+	if (elf_open_fd(&ef, fd, why, whycap) < 0 ||
+	    elf_read_program(&ef, &prog, why, whycap) < 0) {
+		close(fd);
+		return -ENOEXEC;
+	}
+	l->machine = ef.machine;
+	l->cls = ef.cls;
+	if (strstr(l->path, "ld-musl-")) {
+		l->kind = LDSO_MUSL;
+	} else {
+		int minor = elf_glibc_minor(&ef, &prog);
+		char target[CL_PATH_MAX];
+		ssize_t n = readlink(l->path, target, sizeof target - 1);
+		int by_name = ldso_minor_from_name(l->path);
+		if (n > 0) {
+			target[n] = '\0';
+			if (ldso_minor_from_name(target) > by_name)
+				by_name = ldso_minor_from_name(target);
+			if (strstr(target, "musl"))
+				l->kind = LDSO_MUSL;
+		}
+		if (l->kind != LDSO_MUSL && (minor > 0 || by_name > 0)) {
+			l->kind = LDSO_GLIBC;
+			/* the symbol versions only give a lower bound */
+			l->glibc_minor = by_name > minor ? by_name : minor;
+		}
+	}
+	close(fd);
+	l->argv0 = l->kind == LDSO_MUSL || (l->kind == LDSO_GLIBC && l->glibc_minor >= 33);
+	return 0;
+}

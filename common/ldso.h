@@ -1,0 +1,41 @@
+/*
+ * ldso: the real dynamic loader cudaload hands over to.
+ *
+ * Where it comes from (in order): CUDALOAD_LDSO, config ldso.<machine>, the
+ * original interpreter recorded by cudaload-patch, the program's own
+ * PT_INTERP when that is not cudaload, the standard path for the program's
+ * machine.  What it supports is read from the file, not by running it:
+ * glibc >= 2.33 and musl take --argv0; glibc <= 2.32 would take an unknown
+ * option for the program name (DESIGN §3), so it gets none.
+ */
+#ifndef CUDALOAD_LDSO_H
+#define CUDALOAD_LDSO_H
+
+#include <stdbool.h>
+#include <sys/stat.h>
+
+#include "sys.h"
+
+enum ldso_kind { LDSO_UNKNOWN, LDSO_GLIBC, LDSO_MUSL };
+
+struct ldso_info {
+	char path[CL_PATH_MAX];
+	const char *from;
+	enum ldso_kind kind;
+	int glibc_minor;	/* 0 when unknown */
+	bool argv0;		/* takes --argv0 */
+	int machine, cls;
+};
+
+/* The conventional loader path for a machine and class, or NULL. */
+const char *ldso_standard(int machine, int cls);
+
+/* Open and read l->path.  0 on success; -ENOENT / -EACCES / -ENOEXEC with a
+ * reason in why; -ELOOP when the file is cudaload itself (self: its stat). */
+int ldso_inspect(struct ldso_info *l, const struct stat *self, char *why, size_t whycap);
+
+/* glibc minor version from a file name such as "ld-2.31.so" or a Nix store
+ * path ".../glibc-2.40-66/lib/ld-linux-x86-64.so.2"; 0 if none. */
+int ldso_minor_from_name(const char *path);
+
+#endif

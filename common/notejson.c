@@ -1,0 +1,234 @@
+#include "notejson.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "version.h"
+
+#define MAX_DEPTH 16
+#define MAX_STRING 128
+
+struct parser {
+	const char *p, *end;
+	const char *err;
+};
+
+static void ws(struct parser *ps)
+{
+	while (ps->p < ps->end && (*ps->p == ' ' || *ps->p == '\t' ||
+				   *ps->p == '\n' || *ps->p == '\r'))
+		ps->p++;
+}
+
+static bool fail(struct parser *ps, const char *msg)
+{
+	if (!ps->err)
+		ps->err = msg;
+	return false;
+}
+
+static bool eat(struct parser *ps, char c)
+{
+	ws(ps);
+	if (ps->p < ps->end && *ps->p == c) {
+		ps->p++;
+		return true;
+	}
+	return false;
+}
+
+/* A string; escapes are kept as written (keys and versions need none).
+ * Longer strings are skipped whole and returned truncated. */
+static bool string(struct parser *ps, char *out, size_t cap)
+{
+	size_t n = 0;
+	if (!eat(ps, '"'))
+		return fail(ps, "expected a string");
+	while (ps->p < ps->end && *ps->p != '"') {
+		unsigned char c = (unsigned char)*ps->p;
+		if (c < 0x20)
+			return fail(ps, "control character in a string");
+		if (c == '\\') {
+			if (++ps->p >= ps->end)
+				break;
+		}
+		if (n + 1 < cap)
+			out[n++] = *ps->p;
+		ps->p++;
+	}
+	if (ps->p >= ps->end)
+		return fail(ps, "unterminated string");
+	ps->p++;
+	out[n] = '\0';
+	return true;
+}
+
+/* An integer (fractions and exponents are accepted and truncated). */
+static bool number(struct parser *ps, long *out)
+{
+	ws(ps);
+	const char *s = ps->p;
+	long v = 0;
+	bool neg = false, digits = false;
+	if (s < ps->end && *s == '-') {
+		neg = true;
+		s++;
+	}
+	while (s < ps->end && *s >= '0' && *s <= '9') {
+		if (v > 100000000)
+			return fail(ps, "number too large");
+		v = v * 10 + (*s++ - '0');
+		digits = true;
+	}
+	if (!digits)
+		return fail(ps, "expected a value");
+	if (s < ps->end && *s == '.')
+		for (s++; s < ps->end && *s >= '0' && *s <= '9'; s++)
+			;
+	if (s < ps->end && (*s == 'e' || *s == 'E'))
+		return fail(ps, "exponent in a number");
+	ps->p = s;
+	*out = neg ? -v : v;
+	return true;
+}
+
+static bool literal(struct parser *ps, const char *word)
+{
+	size_t n = strlen(word);
+	if ((size_t)(ps->end - ps->p) >= n && memcmp(ps->p, word, n) == 0) {
+		ps->p += n;
+		return true;
+	}
+	return fail(ps, "unknown literal");
+}
+
+static bool value(struct parser *ps, int depth);
+
+static bool skip_container(struct parser *ps, int depth, char close, bool keyed)
+{
+	if (depth > MAX_DEPTH)
+		return fail(ps, "nested too deeply");
+	if (eat(ps, close))
+		return true;
+	do {
+		if (keyed) {
+			char key[MAX_STRING];
+			if (!string(ps, key, sizeof key) || !eat(ps, ':'))
+				return fail(ps, "expected \"key\":");
+		}
+		if (!value(ps, depth + 1))
+			return false;
+	} while (eat(ps, ','));
+	return eat(ps, close) || fail(ps, keyed ? "expected ',' or '}'" : "expected ',' or ']'");
+}
+
+static bool value(struct parser *ps, int depth)
+{
+	char s[MAX_STRING];
+	long n;
+	ws(ps);
+	if (ps->p >= ps->end)
+		return fail(ps, "unexpected end");
+	switch (*ps->p) {
+	case '"': return string(ps, s, sizeof s);
+	case '{': ps->p++; return skip_container(ps, depth, '}', true);
+	case '[': ps->p++; return skip_container(ps, depth, ']', false);
+	case 't': return literal(ps, "true");
+	case 'f': return literal(ps, "false");
+	case 'n': return literal(ps, "null");
+	default: return number(ps, &n);
+	}
+}
+
+/* "driver": [535, 550, ...]; entries may also be strings such as "570". */
+static bool drivers(struct parser *ps, struct compat_note *out)
+{
+	out->has_drivers = true;
+	if (!eat(ps, '['))
+		return fail(ps, "\"driver\" is not a list");
+	if (eat(ps, ']'))
+		return true;
+	do {
+		long v;
+		char s[MAX_STRING];
+		ws(ps);
+		if (ps->p < ps->end && *ps->p == '"') {
+			struct driver_version dv;
+			if (!string(ps, s, sizeof s))
+				return false;
+			if (driver_parse(s, &dv) == 0)
+				v = dv.major;
+			else if (sscanf(s, "%ld", &v) != 1)
+				return fail(ps, "\"driver\" entry is not a branch number");
+		} else if (!number(ps, &v)) {
+			return false;
+		}
+		if (v <= 0 || v > 100000)
+			return fail(ps, "\"driver\" entry out of range");
+		if (out->n_drivers < NOTE_MAX_DRIVERS)
+			out->drivers[out->n_drivers++] = (int)v;
+	} while (eat(ps, ','));
+	return eat(ps, ']') || fail(ps, "expected ',' or ']' in \"driver\"");
+}
+
+int notejson_parse(const char *text, size_t len, struct compat_note *out,
+		   char *why, size_t whycap)
+{
+	struct parser ps = { text, text + len, NULL };
+	memset(out, 0, sizeof *out);
+
+	/* Descriptors are often NUL-padded. */
+	while (ps.end > ps.p && ps.end[-1] == '\0')
+		ps.end--;
+
+	if (!eat(&ps, '{')) {
+		fail(&ps, "not a JSON object");
+		goto bad;
+	}
+	if (!eat(&ps, '}')) {
+		do {
+			char key[MAX_STRING];
+			if (!string(&ps, key, sizeof key) || !eat(&ps, ':')) {
+				fail(&ps, "expected \"key\":");
+				goto bad;
+			}
+			ws(&ps);
+			if (strcasecmp(key, "CUDA version") == 0) {
+				char v[MAX_STRING];
+				if (!string(&ps, v, sizeof v))
+					goto bad;
+				out->cuda = cuda_parse(v, false);
+				if (out->cuda < 0) {
+					fail(&ps, "\"CUDA version\" is not a version");
+					goto bad;
+				}
+			} else if (strcasecmp(key, "driver") == 0) {
+				if (!drivers(&ps, out))
+					goto bad;
+			} else if (strcasecmp(key, "format") == 0) {
+				long f;
+				if (!number(&ps, &f))
+					goto bad;
+				out->format = (int)f;
+			} else if (!value(&ps, 1)) {
+				goto bad;
+			}
+		} while (eat(&ps, ','));
+		if (!eat(&ps, '}')) {
+			fail(&ps, "expected ',' or '}'");
+			goto bad;
+		}
+	}
+	ws(&ps);
+	if (ps.p != ps.end) {
+		fail(&ps, "text after the object");
+		goto bad;
+	}
+	return 0;
+bad:
+	if (why && whycap)
+		snprintf(why, whycap, "note JSON: %s at byte %ld", ps.err,
+			 (long)(ps.p - text));
+	return -1;
+}

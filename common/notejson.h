@@ -1,0 +1,30 @@
+/*
+ * notejson: the JSON descriptor of NVIDIA's .note.cuda.fwd_compatibility.
+ *
+ *   {"format":1,"CUDA version":"12.9","driver":[535,550,570],"device":[...]}
+ *
+ * A small strict parser for one object: keys are matched ignoring case,
+ * unknown keys and nested values are skipped, depth and lengths are bounded.
+ * Anything that is not well-formed JSON is rejected with a reason.
+ */
+#ifndef CUDALOAD_NOTEJSON_H
+#define CUDALOAD_NOTEJSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define NOTE_MAX_DRIVERS 64
+
+struct compat_note {
+	int format;			/* 0 when absent */
+	int cuda;			/* "CUDA version", version.h encoding; 0 when absent */
+	bool has_drivers;		/* a "driver" list was present */
+	int drivers[NOTE_MAX_DRIVERS];	/* host driver branches the compat supports */
+	int n_drivers;
+};
+
+/* Parse len bytes of text.  0, or -1 with a reason in why. */
+int notejson_parse(const char *text, size_t len, struct compat_note *out,
+		   char *why, size_t whycap);
+
+#endif

@@ -1,0 +1,68 @@
+#include "plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+
+bool plan_dir_expressible(const char *dir)
+{
+	return !strpbrk(dir, ":;");
+}
+
+struct list {
+	char *s;
+	size_t len, cap;
+};
+
+static bool append(struct list *l, const char *part, size_t n)
+{
+	if (l->len + n + 2 > l->cap) {
+		size_t cap = (l->len + n + 2) * 2;
+		char *s = realloc(l->s, cap);
+		if (!s)
+			return false;
+		l->s = s;
+		l->cap = cap;
+	}
+	if (l->len)
+		l->s[l->len++] = ':';
+	memcpy(l->s + l->len, part, n);
+	l->len += n;
+	l->s[l->len] = '\0';
+	return true;
+}
+
+static bool append_dir(struct list *l, const char *root, const char *dir)
+{
+	char full[CL_PATH_MAX];
+	if (path_join(full, sizeof full, root, dir) < 0) {
+		diag("%s: path too long, left out of the search list", dir);
+		return true;
+	}
+	if (!plan_dir_expressible(full)) {
+		diag("%s: contains ':' or ';', cannot be in a search list; left out", full);
+		return true;
+	}
+	return append(l, full, strlen(full));
+}
+
+char *plan_library_path(const char *root, const struct decision *d,
+			const struct candidates *c, const struct host *h,
+			const char *user_llp, bool secure)
+{
+	struct list l = { 0 };
+
+	if (!d->use_compat || d->chosen < 0 || (size_t)d->chosen >= c->n)
+		return NULL;
+	bool ok = append_dir(&l, root, c->v[d->chosen].dir);
+	for (int i = 0; ok && i < h->n_driver_dirs; i++)
+		ok = append_dir(&l, root, h->driver_dirs[i]);
+	if (ok && user_llp && *user_llp && !secure)
+		ok = append(&l, user_llp, strlen(user_llp));	/* verbatim: same syntax */
+	if (!ok || !l.s) {
+		free(l.s);
+		return NULL;
+	}
+	return l.s;
+}

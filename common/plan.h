@@ -1,0 +1,28 @@
+/*
+ * plan: the library search list handed to ld.so.
+ *
+ * With a compat package: its directory, then the host driver directories it
+ * needs, then the user's LD_LIBRARY_PATH (dropped in secure mode), all as
+ * seen from the real root (CUDALOAD_ROOT prefixed).  With the system driver
+ * there is no list: ld.so runs exactly as it would without cudaload.
+ * A directory containing ':' or ';' cannot be written in the list and is
+ * skipped with a message.
+ */
+#ifndef CUDALOAD_PLAN_H
+#define CUDALOAD_PLAN_H
+
+#include <stdbool.h>
+
+#include "compat.h"
+#include "decide.h"
+#include "probe.h"
+
+/* malloc'd list, or NULL when the system driver is chosen (or on ENOMEM). */
+char *plan_library_path(const char *root, const struct decision *d,
+			const struct candidates *c, const struct host *h,
+			const char *user_llp, bool secure);
+
+/* Can this directory be written into a search list? */
+bool plan_dir_expressible(const char *dir);
+
+#endif

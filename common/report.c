@@ -1,0 +1,165 @@
+#include "report.h"
+
+#include <elf.h>
+#include <string.h>
+
+#include "elfread.h"
+
+static void json_str(FILE *f, const char *s)
+{
+	if (!s) {
+		fputs("null", f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static const char *or_null(const char *s)
+{
+	return s && *s ? s : NULL;
+}
+
+static const char *cuda_or_null(int cuda, char *buf, size_t cap)
+{
+	return cuda > 0 ? cuda_format(cuda, buf, cap) : NULL;
+}
+
+static const char *compat_dir(const struct report *r)
+{
+	const struct decision *d = r->decision;
+	return d->use_compat ? r->candidates->v[d->chosen].dir : NULL;
+}
+
+void report_json(FILE *f, const struct report *r)
+{
+	const struct host *h = r->host;
+	char v[16];
+
+	fputs("{\"platform\":", f);
+	json_str(f, platform_name(h->platform));
+	fputs(",\"soc\":", f);
+	json_str(f, or_null(h->soc));
+	fputs(",\"model\":", f);
+	json_str(f, or_null(h->model));
+	fputs(",\"l4t\":", f);
+	json_str(f, or_null(h->l4t_str));
+	fputs(",\"gpu\":", f);
+	if (h->have_gpu)
+		fprintf(f, "{\"node\":\"%s\",\"arch\":%u,\"impl\":%u,\"rev\":%u}", h->gpu.node,
+			(unsigned)h->gpu.arch, (unsigned)h->gpu.impl, (unsigned)h->gpu.rev);
+	else
+		fputs("null", f);
+	fputs(",\"host_driver\":", f);
+	json_str(f, or_null(h->driver_str));
+	fputs(",\"host_cuda\":", f);
+	json_str(f, cuda_or_null(h->cuda, v, sizeof v));
+	fputs(",\"host_problem\":", f);
+	json_str(f, or_null(h->problem));
+	fputs(",\"driver_dirs\":[", f);
+	for (int i = 0; i < h->n_driver_dirs; i++) {
+		if (i)
+			fputc(',', f);
+		json_str(f, h->driver_dirs[i]);
+	}
+	fputs("],\"candidates\":[", f);
+	for (size_t i = 0; i < r->candidates->n; i++) {
+		const struct candidate *c = &r->candidates->v[i];
+		fputs(i ? ",{\"dir\":" : "{\"dir\":", f);
+		json_str(f, c->dir);
+		fputs(",\"cuda\":", f);
+		json_str(f, cuda_or_null(c->cuda, v, sizeof v));
+		fputs(",\"cuda_from\":", f);
+		json_str(f, c->cuda_from);
+		fputs(",\"machine\":", f);
+		json_str(f, c->has_lib ? elf_machine_name(c->elf_machine) : NULL);
+		fputs(",\"origin\":", f);
+		json_str(f, c->origin);
+		fprintf(f, ",\"usable\":%s,\"reason\":", c->usable ? "true" : "false");
+		json_str(f, c->reason);
+		fputc('}', f);
+	}
+	fputs("],\"policy\":", f);
+	json_str(f, policy_name(r->settings->policy));
+	fputs(",\"decision\":", f);
+	json_str(f, r->decision->use_compat ? "compat" : "system");
+	fputs(",\"compat_dir\":", f);
+	json_str(f, compat_dir(r));
+	fputs(",\"reason\":", f);
+	json_str(f, r->decision->reason);
+	fputs(",\"program\":", f);
+	json_str(f, r->program);
+	fputs(",\"ldso\":", f);
+	json_str(f, r->ldso && !r->ldso_problem ? r->ldso->path : NULL);
+	fputs(",\"ldso_problem\":", f);
+	json_str(f, r->ldso_problem);
+	fputs(",\"argv0\":", f);
+	fputs(r->ldso && !r->ldso_problem && r->ldso->argv0 ? "true" : "false", f);
+	fputs(",\"library_path\":", f);
+	json_str(f, r->library_path);
+	fputs(",\"mode\":", f);
+	json_str(f, mode_name(r->settings->mode));
+	fputs(",\"config\":", f);
+	json_str(f, or_null(r->settings->config_path));
+	fputs("}\n", f);
+}
+
+void report_text(FILE *f, const struct report *r)
+{
+	const struct host *h = r->host;
+	char v[16];
+
+	fprintf(f, "platform:     %s\n", platform_name(h->platform));
+	if (h->platform == PLATFORM_TEGRA) {
+		fprintf(f, "soc:          %s%s%s\n", h->soc, h->model[0] ? " — " : "", h->model);
+		fprintf(f, "L4T:          %s\n", h->l4t_str[0] ? h->l4t_str : "unknown");
+		if (h->have_gpu)
+			fprintf(f, "gpu:          %s arch 0x%x impl 0x%x\n", h->gpu.node,
+				(unsigned)h->gpu.arch, (unsigned)h->gpu.impl);
+		else
+			fprintf(f, "gpu:          %s\n", h->gpu_problem);
+	}
+	if (h->platform == PLATFORM_DGPU)
+		fprintf(f, "driver:       %s\n", h->driver_str);
+	fprintf(f, "host CUDA:    %s\n", h->cuda ? cuda_format(h->cuda, v, sizeof v) : "unknown");
+	if (h->problem[0])
+		fprintf(f, "problem:      %s\n", h->problem);
+	for (int i = 0; i < h->n_driver_dirs; i++)
+		fprintf(f, "driver dir:   %s\n", h->driver_dirs[i]);
+	fprintf(f, "policy:       %s (%s)\n", policy_name(r->settings->policy),
+		r->settings->policy_from);
+	if (r->settings->config_path[0])
+		fprintf(f, "config:       %s\n", r->settings->config_path);
+	if (r->candidates->n == 0)
+		fprintf(f, "candidates:   none found\n");
+	for (size_t i = 0; i < r->candidates->n; i++) {
+		const struct candidate *c = &r->candidates->v[i];
+		fprintf(f, "candidate:    %s\n", c->dir);
+		fprintf(f, "              CUDA %s%s%s%s, %s: %s\n",
+			c->cuda ? cuda_format(c->cuda, v, sizeof v) : "unknown",
+			c->cuda_from ? " (from " : "", c->cuda_from ? c->cuda_from : "",
+			c->cuda_from ? ")" : "", c->usable ? "usable" : "refused", c->reason);
+	}
+	fprintf(f, "decision:     %s\n", r->decision->use_compat ? "compat" : "system");
+	fprintf(f, "reason:       %s\n", r->decision->reason);
+	if (r->program)
+		fprintf(f, "program:      %s\n", r->program);
+	if (r->ldso_problem)
+		fprintf(f, "loader:       %s: %s\n", r->ldso ? r->ldso->path : "?", r->ldso_problem);
+	else if (r->ldso)
+		fprintf(f, "loader:       %s (%s%s)\n", r->ldso->path, r->ldso->from,
+			r->ldso->argv0 ? ", takes --argv0" : "");
+	fprintf(f, "library path: %s\n", r->library_path ? r->library_path : "(unchanged)");
+	fprintf(f, "mode:         %s\n", mode_name(r->settings->mode));
+}

@@ -1,0 +1,30 @@
+/*
+ * report: a decision rendered for people (--explain) or tools (--explain
+ * --json, DESIGN §7 keys).  Reads the same structs the hand-over uses.
+ */
+#ifndef CUDALOAD_REPORT_H
+#define CUDALOAD_REPORT_H
+
+#include <stdio.h>
+
+#include "compat.h"
+#include "config.h"
+#include "decide.h"
+#include "ldso.h"
+#include "probe.h"
+
+struct report {
+	const struct settings *settings;
+	const struct host *host;
+	const struct candidates *candidates;
+	const struct decision *decision;
+	const char *program;		/* NULL when none was given */
+	const struct ldso_info *ldso;	/* NULL when none was needed */
+	const char *ldso_problem;	/* why the loader is unusable, or NULL */
+	const char *library_path;	/* NULL: no --library-path */
+};
+
+void report_text(FILE *f, const struct report *r);
+void report_json(FILE *f, const struct report *r);
+
+#endif

@@ -1,0 +1,111 @@
+#include "sys.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int path_join(char *out, size_t cap, const char *root, const char *path)
+{
+	size_t rl = root ? strlen(root) : 0;
+	while (rl > 0 && root[rl - 1] == '/')
+		rl--;	/* "/" and "dir/" must not double the slash */
+	size_t pl = strlen(path);
+	if (rl + pl + 1 > cap)
+		return -1;
+	if (rl)
+		memcpy(out, root, rl);
+	memcpy(out + rl, path, pl + 1);
+	return 0;
+}
+
+int rooted_open(const char *root, const char *path)
+{
+	char full[CL_PATH_MAX];
+	if (path_join(full, sizeof full, root, path) < 0)
+		return -ENAMETOOLONG;
+	int fd = open(full, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	return fd < 0 ? -errno : fd;
+}
+
+static ssize_t read_fd_small(int fd, char *buf, size_t cap)
+{
+	size_t got = 0;
+	while (got + 1 < cap) {
+		ssize_t n = read(fd, buf + got, cap - 1 - got);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			close(fd);
+			buf[0] = '\0';
+			return -e;	/* EISDIR for a directory */
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	buf[got] = '\0';
+	return (ssize_t)got;
+}
+
+ssize_t read_small(const char *root, const char *path, char *buf, size_t cap)
+{
+	if (cap == 0)
+		return -EINVAL;
+	buf[0] = '\0';
+	int fd = rooted_open(root, path);
+	if (fd < 0)
+		return fd;
+	return read_fd_small(fd, buf, cap);
+}
+
+ssize_t read_small_abs(const char *path, char *buf, size_t cap)
+{
+	return read_small(NULL, path, buf, cap);
+}
+
+int pread_full(int fd, void *buf, size_t len, off_t off)
+{
+	size_t got = 0;
+	while (got < len) {
+		ssize_t n = pread(fd, (char *)buf + got, len - got, off + (off_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+bool rooted_is_dir(const char *root, const char *path)
+{
+	char full[CL_PATH_MAX];
+	struct stat st;
+	return path_join(full, sizeof full, root, path) == 0 &&
+	       stat(full, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int real_gpu_open(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	return fd < 0 ? -errno : fd;
+}
+
+static int real_gpu_ioctl(int fd, unsigned long request, void *arg)
+{
+	return ioctl(fd, request, arg) < 0 ? -errno : 0;
+}
+
+static void real_gpu_close(int fd)
+{
+	close(fd);
+}
+
+int (*sys_gpu_open)(const char *path) = real_gpu_open;
+int (*sys_gpu_ioctl)(int fd, unsigned long request, void *arg) = real_gpu_ioctl;
+void (*sys_gpu_close)(int fd) = real_gpu_close;

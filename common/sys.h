@@ -1,0 +1,45 @@
+/*
+ * sys: rooted file access and the one hardware seam.
+ *
+ * Every probe, config and compat path is looked up under a root ("" or "/"
+ * is the real root; CUDALOAD_ROOT in tests).  Reads are bounded: a file that
+ * is huge, endless (/dev/zero), a FIFO or a directory yields at most `cap`
+ * bytes or an error, never a hang.  The nvgpu device is reached only through
+ * sys_gpu_open/sys_gpu_ioctl, which unit tests replace; nothing else is faked.
+ */
+#ifndef CUDALOAD_SYS_H
+#define CUDALOAD_SYS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define CL_PATH_MAX 4096
+
+/* Join root and an absolute path into out.  Returns 0, or -1 if it does not fit. */
+int path_join(char *out, size_t cap, const char *root, const char *path);
+
+/* Open a rooted path read-only (O_CLOEXEC, O_NONBLOCK so a FIFO cannot block).
+ * Returns an fd or -errno. */
+int rooted_open(const char *root, const char *path);
+
+/* Read at most cap-1 bytes of a rooted file into buf and NUL-terminate it.
+ * Returns the byte count or -errno (-EISDIR for a directory, -ENAMETOOLONG
+ * when root+path does not fit). */
+ssize_t read_small(const char *root, const char *path, char *buf, size_t cap);
+
+/* Same for a file already named in full (no root). */
+ssize_t read_small_abs(const char *path, char *buf, size_t cap);
+
+/* Read exactly len bytes at off; -1 if the file is shorter or on error. */
+int pread_full(int fd, void *buf, size_t len, off_t off);
+
+/* Is the rooted path a directory? */
+bool rooted_is_dir(const char *root, const char *path);
+
+/* The hardware seam (see nvgpu.h).  Real implementations call open/ioctl. */
+extern int (*sys_gpu_open)(const char *path);
+extern int (*sys_gpu_ioctl)(int fd, unsigned long request, void *arg);
+extern void (*sys_gpu_close)(int fd);
+
+#endif

@@ -1,0 +1,150 @@
+#include "tables.h"
+
+#include <stddef.h>
+#include <string.h>
+
+#define V(major, minor) ((major) * 1000 + (minor) * 10)
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+/* L4T release -> bundled CUDA.  Source: JetPack release notes
+ * (JetPack 4.6 = r32 CUDA 10.2; JetPack 5 = r34/r35 CUDA 11.4;
+ * JetPack 6.0 = r36.0-36.3 CUDA 12.2; JetPack 6.1/6.2 = r36.4+ CUDA 12.6;
+ * JetPack 7.0 = r38 CUDA 13.0; JetPack 7.2 = r39 CUDA 13.2).
+ * A row applies from (major, minor) up to the next row of the same major. */
+static const struct {
+	int major, minor, cuda;
+} l4t_cuda[] = {
+	{ 32, 0, V(10, 2) },
+	{ 34, 0, V(11, 4) },
+	{ 35, 0, V(11, 4) },
+	{ 36, 0, V(12, 2) },
+	{ 36, 4, V(12, 6) },
+	{ 38, 0, V(13, 0) },
+	{ 39, 0, V(13, 2) },
+};
+
+/* Driver branch -> newest CUDA.  Source: CUDA Toolkit release notes,
+ * "CUDA Toolkit and Corresponding Driver Versions".  A branch between two
+ * rows supports what the lower row says. */
+static const struct {
+	int branch, cuda;
+} branch_cuda[] = {
+	{ 450, V(11, 0) }, { 455, V(11, 1) }, { 460, V(11, 2) }, { 465, V(11, 3) },
+	{ 470, V(11, 4) }, { 495, V(11, 5) }, { 510, V(11, 6) }, { 515, V(11, 7) },
+	{ 520, V(11, 8) }, { 525, V(12, 0) }, { 530, V(12, 1) }, { 535, V(12, 2) },
+	{ 545, V(12, 3) }, { 550, V(12, 4) }, { 555, V(12, 5) }, { 560, V(12, 6) },
+	{ 565, V(12, 7) }, { 570, V(12, 8) }, { 575, V(12, 9) }, { 580, V(13, 0) },
+	{ 590, V(13, 1) }, { 595, V(13, 2) },
+};
+
+/* Jetson forward compatibility.  Source: NVIDIA "CUDA for Tegra" application
+ * note, "Upgradable package for Jetson" support matrix:
+ *   JetPack 4 (r32): no compat package.
+ *   JetPack 5 (r34/r35): 11.8, 12.0, 12.1, 12.2; 12.3 and later refused.
+ *   JetPack 6 (r36): 12.4, 12.5, 12.6, 12.8, 12.9; 12.3, 12.7 and 13.x refused.
+ *   JetPack 7.0 (r38): none.  JetPack 7.2 (r39): 13.3, 13.4. */
+static const struct {
+	int l4t_major;
+	int cuda[8];	/* zero-terminated */
+} jetson_compat[] = {
+	{ 32, { 0 } },
+	{ 34, { V(11, 8), V(12, 0), V(12, 1), V(12, 2), 0 } },
+	{ 35, { V(11, 8), V(12, 0), V(12, 1), V(12, 2), 0 } },
+	{ 36, { V(12, 4), V(12, 5), V(12, 6), V(12, 8), V(12, 9), 0 } },
+	{ 38, { 0 } },
+	{ 39, { V(13, 3), V(13, 4), 0 } },
+};
+
+/* Data-center forward compatibility when the compat libcuda has no note.
+ * Source: CUDA Compatibility guide, "Forward Compatibility" support table
+ * (supported on data-center production and long-term branches; e.g. host
+ * 570 takes 12.9 and 13.0-13.4, host 580 takes 13.1+).  The strictly-newer
+ * rule sets the lower bound; this is the upper one. */
+static const struct {
+	int branch, newest_compat;
+} dgpu_compat[] = {
+	{ 470, V(12, 8) }, { 535, V(12, 9) }, { 550, V(12, 9) }, { 570, V(13, 4) },
+	{ 575, V(13, 4) }, { 580, V(13, 4) }, { 590, V(13, 4) }, { 595, V(13, 4) },
+};
+
+/* Which SoCs each L4T release runs on.  Source: Jetson Linux release notes. */
+static const struct {
+	int l4t_major;
+	const char *socs;	/* space-separated */
+} l4t_socs[] = {
+	{ 32, "tegra210 tegra186 tegra194" },
+	{ 34, "tegra194 tegra234" },
+	{ 35, "tegra194 tegra234" },
+	{ 36, "tegra234" },
+	{ 38, "tegra264" },
+	{ 39, "tegra234 tegra264" },
+};
+
+static const struct {
+	const char *soc, *name;
+} soc_names[] = {
+	{ "tegra210", "Nano/TX1" }, { "tegra186", "TX2" }, { "tegra194", "Xavier" },
+	{ "tegra234", "Orin" }, { "tegra264", "Thor" },
+};
+
+int tables_l4t_cuda(int l4t_major, int l4t_minor)
+{
+	int cuda = 0;
+	for (size_t i = 0; i < COUNT(l4t_cuda); i++)
+		if (l4t_cuda[i].major == l4t_major && l4t_cuda[i].minor <= l4t_minor)
+			cuda = l4t_cuda[i].cuda;
+	return cuda;
+}
+
+int tables_branch_cuda(int branch)
+{
+	int cuda = 0;
+	for (size_t i = 0; i < COUNT(branch_cuda); i++)
+		if (branch_cuda[i].branch <= branch)
+			cuda = branch_cuda[i].cuda;
+	return cuda;
+}
+
+int tables_jetson_compat(int l4t_major, int cuda)
+{
+	for (size_t i = 0; i < COUNT(jetson_compat); i++) {
+		if (jetson_compat[i].l4t_major != l4t_major)
+			continue;
+		for (const int *c = jetson_compat[i].cuda; *c; c++)
+			if (*c == cuda)
+				return 1;
+		return 0;
+	}
+	return -1;
+}
+
+int tables_dgpu_compat_max(int branch)
+{
+	for (size_t i = 0; i < COUNT(dgpu_compat); i++)
+		if (dgpu_compat[i].branch == branch)
+			return dgpu_compat[i].newest_compat;
+	return 0;
+}
+
+bool tables_l4t_runs_on(int l4t_major, const char *soc)
+{
+	size_t n = strlen(soc);
+	for (size_t i = 0; i < COUNT(l4t_socs); i++) {
+		if (l4t_socs[i].l4t_major != l4t_major)
+			continue;
+		for (const char *p = l4t_socs[i].socs; (p = strstr(p, soc)); p += n)
+			if ((p == l4t_socs[i].socs || p[-1] == ' ') &&
+			    (p[n] == ' ' || p[n] == '\0'))
+				return true;
+		return false;
+	}
+	return true;	/* a release we do not know: no evidence against it */
+}
+
+const char *tables_soc_name(const char *soc)
+{
+	for (size_t i = 0; i < COUNT(soc_names); i++)
+		if (strcmp(soc_names[i].soc, soc) == 0)
+			return soc_names[i].name;
+	return NULL;
+}

@@ -1,0 +1,48 @@
+/*
+ * target: the program to run and the facts about it the hand-over needs.
+ *
+ * As PT_INTERP the program is already mapped: its interpreter string and
+ * the cudaload-patch record are read from memory (no I/O).  Run as a
+ * command, the program is searched in PATH when its name has no '/', read
+ * from disk, and a '#!' script is replaced by its interpreter with the
+ * arguments the kernel would give it.
+ */
+#ifndef CUDALOAD_TARGET_H
+#define CUDALOAD_TARGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "elfread.h"
+#include "sys.h"
+
+#define TARGET_MAX_SCRIPT_DEPTH 4
+
+struct target {
+	char path[CL_PATH_MAX];		/* for ld.so: always contains '/' */
+	char **argv;			/* the program's argv; argv[0] is what it should see */
+	int argc;
+	char **owned_argv;		/* argv we allocated for a script, or NULL */
+	int cls, machine;
+	bool has_interp;		/* false: static, nothing for ld.so to do */
+	char interp[CL_PATH_MAX];	/* PT_INTERP up to its first NUL */
+	char recorded[CL_PATH_MAX];	/* original interpreter recorded by cudaload-patch */
+};
+
+/* Resolve a command name: as given when it has a '/', else the first
+ * executable regular file in pathenv ("" entries mean "."). 0, or -errno. */
+int target_search_path(const char *name, const char *pathenv, char *out, size_t cap);
+
+/* Run as a command: argv[0] is PROGRAM.  0, or -ENOENT (127) / -EACCES /
+ * -ENOEXEC (126) with the reason in why. */
+int target_from_command(struct target *t, int argc, char **argv, const char *pathenv,
+			char *why, size_t whycap);
+
+/* As PT_INTERP: the program's program headers are at phdr (in memory).
+ * Fills interp and recorded; -1 if they cannot be read from memory. */
+int target_interp_from_memory(struct target *t, const void *phdr, size_t phnum,
+			      size_t phentsize);
+
+void target_free(struct target *t);
+
+#endif

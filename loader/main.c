@@ -1,0 +1,317 @@
+/*
+ * cudaload: pick the CUDA driver for this device at exec time, then hand
+ * over to the real dynamic loader.
+ *
+ * The flow runs one way: options -> program and loader -> host probe ->
+ * compat candidates -> decision -> search list -> exec.  Everything that
+ * decides lives in common/; this file only gathers inputs and hands over.
+ * Whatever goes wrong before the decision, the program still runs with the
+ * system driver; only a missing program or loader stops it (127/126).
+ */
+#include <elf.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../common/compat.h"
+#include "../common/config.h"
+#include "../common/decide.h"
+#include "../common/diag.h"
+#include "../common/ldso.h"
+#include "../common/plan.h"
+#include "../common/probe.h"
+#include "../common/report.h"
+#include "../common/target.h"
+#include "start.h"
+
+#ifndef CUDALOAD_VERSION
+#define CUDALOAD_VERSION "0.1.0"
+#endif
+
+/* execline's exit codes */
+#define EXIT_USAGE 100
+#define EXIT_CANNOT_EXEC 126
+#define EXIT_NOT_FOUND 127
+
+extern const ElfW(Ehdr) __ehdr_start;
+
+static const char usage[] =
+	"usage: cudaload [--policy auto|compat|system] PROGRAM [ARGS...]\n"
+	"       cudaload --explain [--json] [--policy P] [PROGRAM]\n"
+	"       cudaload --version | --help\n"
+	"Runs PROGRAM with the newest CUDA forward-compatibility driver valid for\n"
+	"this device, or with the system driver.  See CUDALOAD_DEBUG=1.\n";
+
+__attribute__((noreturn, format(printf, 2, 3)))
+static void die(int status, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "cudaload: %s\n", msg);
+	exit(status);
+}
+
+struct options {
+	bool explain, json;
+	int first;		/* index of PROGRAM in argv */
+};
+
+static void parse_options(int argc, char **argv, struct settings *s, struct options *o)
+{
+	int i = 1;
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--") == 0) {
+			i++;
+			break;
+		} else if (strcmp(a, "--explain") == 0) {
+			o->explain = true;
+		} else if (strcmp(a, "--json") == 0) {
+			o->json = true;
+		} else if (strcmp(a, "--policy") == 0 || strncmp(a, "--policy=", 9) == 0) {
+			const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : "");
+			if (policy_parse(v, &s->policy) < 0)
+				die(EXIT_USAGE, "--policy: '%s' is not auto, compat or system", v);
+			s->policy_from = "--policy";
+			s->policy_locked = true;
+		} else if (strcmp(a, "--version") == 0) {
+			printf("cudaload %s\n", CUDALOAD_VERSION);
+			exit(0);
+		} else if (strcmp(a, "--help") == 0) {
+			fputs(usage, stdout);
+			exit(0);
+		} else {
+			fputs(usage, stderr);
+			die(EXIT_USAGE, "%s: unknown option", a);
+		}
+	}
+	o->first = i;
+	if (o->json && !o->explain)
+		die(EXIT_USAGE, "--json goes with --explain");
+	if (!o->explain && i >= argc) {
+		fputs(usage, stderr);
+		exit(EXIT_USAGE);
+	}
+}
+
+/* The program's own file, as the kernel opened it. */
+static void program_path_from_kernel(char *out, size_t cap)
+{
+	ssize_t n = readlink("/proc/self/exe", out, cap - 1);
+	static const char deleted[] = " (deleted)";
+	size_t dl = sizeof deleted - 1;
+	if (n > 0) {
+		out[n] = '\0';
+		if ((size_t)n <= dl || strcmp(out + n - dl, deleted) != 0)
+			return;
+	}
+	/* No /proc (early boot, chroot): the path given to execve. */
+	const char *fn = (const char *)getauxval(AT_EXECFN);
+	snprintf(out, cap, "%s%s", fn && !strchr(fn, '/') ? "./" : "", fn ? fn : "");
+}
+
+/* Find the real loader; exits 127/126 when there is none to run. */
+static void choose_ldso(const struct settings *s, const struct target *t,
+			const struct stat *self, struct ldso_info *l)
+{
+	const char *machine = elf_machine_name(t->machine);
+	char cfgkey[32];
+	snprintf(cfgkey, sizeof cfgkey, "config ldso.%s", machine ? machine : "?");
+	const struct {
+		const char *path, *from;
+		bool explicit;	/* the user named it: failures are errors */
+	} tries[] = {
+		{ s->ldso_env, "CUDALOAD_LDSO", true },
+		{ settings_ldso_for(s, machine), cfgkey, true },
+		{ t->recorded[0] ? t->recorded : NULL, "recorded by cudaload-patch", false },
+		{ t->has_interp ? t->interp : NULL, "PT_INTERP", false },
+		{ ldso_standard(t->machine, t->cls), "standard path", true },
+	};
+	for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++) {
+		char why[160];
+		if (!tries[i].path)
+			continue;
+		memset(l, 0, sizeof *l);
+		snprintf(l->path, sizeof l->path, "%s", tries[i].path);
+		l->from = tries[i].from;
+		int r = ldso_inspect(l, self, why, sizeof why);
+		if (r == 0 && (l->machine != t->machine || l->cls != t->cls)) {
+			snprintf(why, sizeof why, "is for %s, the program for %s",
+				 elf_machine_name(l->machine) ? elf_machine_name(l->machine) : "another machine",
+				 machine ? machine : "another machine");
+			r = -ENOEXEC;
+		}
+		if (r == 0) {
+			diag("loader %s (%s)%s", l->path, l->from,
+			     l->argv0 ? ", takes --argv0" : ", no --argv0");
+			return;
+		}
+		if (r == -ELOOP && !tries[i].explicit) {
+			diag("%s %s is cudaload itself; looking further", l->from, l->path);
+			continue;
+		}
+		if (!tries[i].explicit && r == -ENOEXEC) {
+			diag("%s %s: %s; looking further", l->from, l->path, why);
+			continue;
+		}
+		die(r == -ENOENT || r == -ELOOP ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC,
+		    "%s (%s): %s", l->path, l->from, why);
+	}
+	die(EXIT_NOT_FOUND, "no dynamic loader known for machine %d", t->machine);
+}
+
+static void trace_command(char *const *av)
+{
+	if (!diag_on)
+		return;
+	char line[1024];
+	size_t n = 0;
+	for (; *av && n + 4 < sizeof line; av++) {
+		int w = snprintf(line + n, sizeof line - n, "%s'%s'", n ? " " : "", *av);
+		n += w > 0 ? (size_t)w : 0;
+	}
+	diag("exec %s", line);
+}
+
+__attribute__((noreturn))
+static void exec_or_die(const char *path, char *const *av, char **envp)
+{
+	trace_command(av);
+	execve(path, av, envp);
+	int e = errno;
+	die(e == ENOENT || e == ENOTDIR ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC,
+	    "%s: %s", path, e == E2BIG ? "argument list and environment too long (E2BIG)"
+				      : strerror(e));
+}
+
+int main(int argc, char **argv, char **envp)
+{
+	bool as_interp = getauxval(AT_BASE) != 0;
+	struct settings s;
+	struct options o = { 0 };
+	struct target t;
+	char why[256];
+
+	settings_from_env(&s, envp, getauxval(AT_SECURE) != 0);
+	if (!as_interp)
+		parse_options(argc, argv, &s, &o);
+	diag("%s, %s mode%s", as_interp ? "as interpreter" : "as a command",
+	     mode_name(s.mode), s.secure ? ", secure" : "");
+
+	/* ---- the program, and where this binary lives ---- */
+	char self_path[CL_PATH_MAX] = "";
+	memset(&t, 0, sizeof t);
+	if (as_interp) {
+		t.argv = argv;
+		t.argc = argc;
+		t.cls = __ehdr_start.e_ident[EI_CLASS];
+		t.machine = __ehdr_start.e_machine;
+		program_path_from_kernel(t.path, sizeof t.path);
+		if (target_interp_from_memory(&t, start_program.phdr, start_program.phnum,
+					      start_program.phent) < 0)
+			diag("cannot read the program's PT_INTERP from memory");
+		snprintf(self_path, sizeof self_path, "%s", t.interp);
+	} else {
+		ssize_t n = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
+		self_path[n > 0 ? n : 0] = '\0';
+		if (o.first < argc) {
+			int r = target_from_command(&t, argc - o.first, argv + o.first,
+						    getenv("PATH"), why, sizeof why);
+			if (r < 0)
+				die(r == -ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC, "%s: %s",
+				    argv[o.first], why);
+		} else {
+			t.cls = __ehdr_start.e_ident[EI_CLASS];
+			t.machine = __ehdr_start.e_machine;
+		}
+	}
+	struct stat self;
+	bool have_self = self_path[0] && stat(self_path, &self) == 0;
+
+	char self_dir[CL_PATH_MAX];
+	snprintf(self_dir, sizeof self_dir, "%s", self_path);
+	char *slash = strrchr(self_dir, '/');
+	if (slash)
+		*slash = '\0';
+	settings_load_config(&s, envp, slash ? self_dir : NULL);
+	if (s.mode == MODE_CHAIN) {
+		diag("chain mode is not in this build; using exec mode");
+		s.mode = MODE_EXEC;
+	}
+
+	/* A static program has no loader to hand over to: run it as it is. */
+	bool have_program = as_interp || o.first < argc;
+	if (have_program && !t.has_interp && !o.explain) {
+		diag("%s is statically linked; running it directly", t.path);
+		exec_or_die(t.path, t.argv, envp);
+	}
+
+	struct ldso_info ldso;
+	memset(&ldso, 0, sizeof ldso);
+	if (have_program)
+		choose_ldso(&s, &t, have_self ? &self : NULL, &ldso);
+
+	/* ---- host, candidates, decision ---- */
+	struct host host;
+	struct candidates cands;
+	struct decision d;
+	probe_host(s.root, (const char *const *)s.driver_dirs, s.n_driver_dirs, &host);
+	if (compat_discover(s.root, (const char *const *)s.compat_env, s.n_compat_env,
+			    (const char *const *)s.compat, s.n_compat,
+			    s.compat_from_config ? "config" : "default", &cands) < 0)
+		diag("out of memory while looking for compat packages");
+	decide(&host, &cands, s.policy, t.cls, t.machine, &d);
+	for (size_t i = 0; i < cands.n; i++)
+		diag("candidate %s: %s: %s", cands.v[i].dir,
+		     cands.v[i].usable ? "usable" : "refused", cands.v[i].reason);
+	diag("decision: %s", d.reason);
+
+	char *llp = plan_library_path(s.root, &d, &cands, &host,
+				      env_get(envp, "LD_LIBRARY_PATH"), s.secure);
+	if (d.use_compat && !llp) {
+		d.use_compat = false;
+		snprintf(d.reason, sizeof d.reason, "system driver: no memory for the search list");
+	}
+
+	if (o.explain) {
+		struct report r = { &s, &host, &cands, &d, have_program ? t.path : NULL,
+				    have_program ? &ldso : NULL, NULL, llp };
+		(o.json ? report_json : report_text)(stdout, &r);
+		return fflush(stdout) == 0 ? 0 : 1;
+	}
+
+	/* ---- hand over ---- */
+	/* Run as a command with the system driver and the program's own loader:
+	 * exec the program itself, exactly as without cudaload. */
+	if (!as_interp && !d.use_compat && strcmp(ldso.from, "PT_INTERP") == 0)
+		exec_or_die(t.path, t.argv, envp);
+
+	char **av = calloc((size_t)t.argc + 8, sizeof *av);
+	if (!av)
+		die(EXIT_CANNOT_EXEC, "out of memory");
+	static char opt_library_path[] = "--library-path", opt_argv0[] = "--argv0";
+	int k = 0;
+	av[k++] = ldso.path;
+	if (llp) {
+		av[k++] = opt_library_path;
+		av[k++] = llp;
+	}
+	if (ldso.argv0) {
+		av[k++] = opt_argv0;
+		av[k++] = t.argc > 0 ? t.argv[0] : t.path;
+	}
+	av[k++] = t.path;
+	for (int i = 1; i < t.argc; i++)
+		av[k++] = t.argv[i];
+	av[k] = NULL;
+	exec_or_die(ldso.path, av, envp);
+}

@@ -1,0 +1,63 @@
+/* The end-to-end test program: loads libcuda.so.1 the way libcudart does
+ * (dlopen) and prints what it got and what it was given, one fact a line:
+ *   libcuda=<path> version=<n>   (or libcuda=none)
+ *   exe=<readlink /proc/self/exe>
+ *   tls=7                        (a thread-local initialized from PT_TLS)
+ *   argc=<n>, then arg[i]=<...> with '\n' escaped as \n
+ *   LD_LIBRARY_PATH=<value or (unset)>
+ * Options via the environment: PROBE_EXIT=<n> exits with n;
+ * PROBE_CHILD=1 also runs `sh -c 'echo child LD_LIBRARY_PATH=...'`. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* Gives the program a PT_TLS segment: cudaload must not mistake it for its own. */
+static __thread int tls_marker = 7;
+
+static void print_escaped(const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\n')
+			fputs("\\n", stdout);
+		else
+			putchar(*s);
+	}
+	putchar('\n');
+}
+
+int main(int argc, char **argv)
+{
+	void *h = dlopen("libcuda.so.1", RTLD_NOW);
+	if (h) {
+		int (*get)(int *) = (int (*)(int *))dlsym(h, "cuDriverGetVersion");
+		struct link_map *lm = NULL;
+		int v = -1;
+		if (get)
+			get(&v);
+		dlinfo(h, RTLD_DI_LINKMAP, &lm);
+		printf("libcuda=%s version=%d\n", lm ? lm->l_name : "?", v);
+	} else {
+		printf("libcuda=none\n");
+	}
+
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	printf("exe=%s\n", exe);
+	printf("tls=%d\n", tls_marker);
+	printf("argc=%d\n", argc);
+	for (int i = 0; i < argc; i++) {
+		printf("arg[%d]=", i);
+		print_escaped(argv[i]);
+	}
+	const char *llp = getenv("LD_LIBRARY_PATH");
+	printf("LD_LIBRARY_PATH=%s\n", llp ? llp : "(unset)");
+	fflush(stdout);
+	if (getenv("PROBE_CHILD"))
+		system("echo \"child LD_LIBRARY_PATH=${LD_LIBRARY_PATH-(unset)}\"");
+	const char *code = getenv("PROBE_EXIT");
+	return code ? atoi(code) : 0;
+}

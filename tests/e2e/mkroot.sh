@@ -1,0 +1,90 @@
+#!/bin/sh
+# mkroot.sh PROFILE ROOT LIBDIR: build the device tree a profile describes.
+#
+# A profile (tests/fixtures/*.profile) is sh variable assignments naming the
+# files a real board has; this turns them into real files under ROOT, with
+# fake libcuda builds (from LIBDIR, see lib_for) in the real directories.
+# The note section is left unallocated: objcopy cannot give it a segment,
+# and cudaload reads notes through the section headers anyway.
+# Variables: compatible (space-separated), model, soc_family, soc_id,
+# release (nv_tegra_release, may span lines), driver_dir, host_cuda,
+# nvidia_version (/sys/module/nvidia/version), proc_version
+# (/proc/driver/nvidia/version), gpu_node, compat (one package a line:
+# "DIR CUDA KIND NOTE", KIND jetson or a driver version, NOTE JSON or -).
+set -eu
+profile=$1 root=$2 libdir=$3
+
+compatible= model= soc_family= soc_id= release= driver_dir= host_cuda=
+nvidia_version= proc_version= gpu_node= compat=
+# shellcheck disable=SC1090
+. "$profile"
+
+rm -rf "$root"
+mkdir -p "$root"
+
+put() { # put PATH CONTENT: a file with exactly CONTENT
+	mkdir -p "$root$(dirname "$1")"
+	printf '%s' "$2" >"$root$1"
+}
+
+if [ -n "$compatible" ]; then
+	mkdir -p "$root/proc/device-tree"
+	for c in $compatible; do printf '%s\0' "$c"; done >"$root/proc/device-tree/compatible"
+	[ -z "$model" ] || printf '%s\0' "$model" >"$root/proc/device-tree/model"
+fi
+[ -z "$soc_family" ] || put /sys/devices/soc0/family "$soc_family
+"
+[ -z "$soc_id" ] || put /sys/devices/soc0/soc_id "$soc_id
+"
+[ -z "$release" ] || put /etc/nv_tegra_release "$release
+"
+[ -z "$nvidia_version" ] || put /sys/module/nvidia/version "$nvidia_version
+"
+[ -z "$proc_version" ] || put /proc/driver/nvidia/version "$proc_version
+"
+# A device node in a tree is a plain file: the ioctl fails, the probe falls
+# back to the device tree (the ioctl itself is unit-tested through the seam).
+[ -z "$gpu_node" ] || put "$gpu_node" ""
+
+# lib_for CUDA NOTE: path of a fake libcuda built for that version and note.
+lib_for() {
+	key="$1-$(printf '%s' "$2" | cksum | cut -d' ' -f1)"
+	out="$libdir/libcuda-$key.so"
+	if [ ! -f "$out" ]; then
+		${CC:-cc} -shared -fPIC -o "$out.tmp" -Wl,-soname,libcuda.so.1 \
+			-DFAKE_CUDA_VERSION="$1" "$(dirname "$0")/fakecuda.c"
+		if [ "$2" != - ]; then
+			"$libdir/mknote" "NVIDIA Corporation" "$2" >"$out.note"
+			objcopy --add-section .note.cuda.fwd_compatibility="$out.note" \
+				--set-section-flags .note.cuda.fwd_compatibility=readonly \
+				--set-section-alignment .note.cuda.fwd_compatibility=4 \
+				"$out.tmp" "$out.tmp2"
+			mv "$out.tmp2" "$out.tmp"
+		fi
+		mv "$out.tmp" "$out"
+	fi
+	printf '%s\n' "$out"
+}
+
+if [ -n "$driver_dir" ]; then
+	mkdir -p "$root$driver_dir"
+	if [ -n "$host_cuda" ]; then
+		cp "$(lib_for "$host_cuda" -)" "$root$driver_dir/libcuda.so.1.1"
+		ln -sf libcuda.so.1.1 "$root$driver_dir/libcuda.so.1"
+	fi
+	# what the Jetson compat libcuda needs from the host
+	for l in libnvrm_gpu.so libnvrm_mem.so; do : >"$root$driver_dir/$l"; done
+fi
+
+printf '%s\n' "$compat" | while read -r dir cuda kind note; do
+	[ -n "$dir" ] || continue
+	mkdir -p "$root$dir"
+	if [ "$kind" = jetson ]; then
+		file=libcuda.so.1.1
+	else
+		file=libcuda.so.$kind
+	fi
+	cp "$(lib_for "$cuda" "$note")" "$root$dir/$file"
+	ln -sf "$file" "$root$dir/libcuda.so.1"
+	ln -sf libcuda.so.1 "$root$dir/libcuda.so"
+done

@@ -1,0 +1,228 @@
+#!/bin/sh
+# End-to-end tests: real programs, the real cudaload, the real ld.so, fake
+# libcuda builds in fixture device trees (DESIGN §8).  Usage: run.sh BUILD
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+B=$(cd "${1:-$top/build}" && pwd)
+CL=$B/cudaload
+W=$B/e2e
+CC=${CC:-cc}
+export CC
+. "$here/lib.sh"
+
+rm -rf "$W"
+mkdir -p "$W/libs" "$W/roots" "$W/bin"
+: >"$W/empty.conf"
+
+# ---- test programs -----------------------------------------------------------
+$CC -O1 -o "$W/libs/mknote" "$here/mknote.c"
+$CC -O1 -o "$W/bin/cudaprobe" "$here/cudaprobe.c" -ldl
+$CC -O1 -no-pie -o "$W/bin/cudaprobe-nopie" "$here/cudaprobe.c" -ldl
+cp "$W/bin/cudaprobe" "$W/bin/probe-patched"
+patchelf --set-interpreter "$CL" "$W/bin/probe-patched"
+cp "$W/bin/cudaprobe-nopie" "$W/bin/probe-nopie-patched"
+patchelf --set-interpreter "$CL" "$W/bin/probe-nopie-patched"
+
+# run ROOT DRIVER_DIR CMD...: run under a fixture root, the driver dir standing
+# in for ld.so.cache (DESIGN §8), no config but what a test asks for.
+run() {
+	r=$1 dd=$2
+	shift 2
+	env CUDALOAD_ROOT="$r" CUDALOAD_CONFIG="${CONFIG:-$W/empty.conf}" \
+		LD_LIBRARY_PATH="$r$dd" "$@" 2>&1
+}
+
+# ---- each device profile: explain, run as a command, run as PT_INTERP --------
+for profile in "$top"/tests/fixtures/*.profile; do
+	name=$(basename "$profile" .profile)
+	root=$W/roots/$name
+	sh "$here/mkroot.sh" "$profile" "$root" "$W/libs" || { bad "$name: fixture"; continue; }
+	(
+		pass=0 fail=0 expect_dir= driver_dir=
+		. "$profile"
+		json=$(run "$root" "$driver_dir" "$CL" --explain --json "$W/bin/cudaprobe")
+		contains "$name: explain decision $expect_decision" "$json" "\"decision\":\"$expect_decision\""
+		if [ -n "$expect_dir" ]; then
+			contains "$name: explain compat_dir" "$json" "\"compat_dir\":\"$expect_dir\""
+		fi
+		for prog in "$CL $W/bin/cudaprobe" "$W/bin/probe-patched" "$W/bin/probe-nopie-patched"; do
+			# shellcheck disable=SC2086
+			out=$(run "$root" "$driver_dir" $prog)
+			via=${prog##*/}
+			has "$name: $via loads CUDA $expect_version" "$out" \
+				"libcuda=$(printf '%s' "$out" | sed -n 's/^libcuda=\([^ ]*\) .*/\1/p' | head -n1) version=$expect_version"
+			if [ -n "$expect_dir" ]; then
+				contains "$name: $via libcuda from the compat dir" "$out" "libcuda=$root$expect_dir/"
+			fi
+			has "$name: $via keeps the user's LD_LIBRARY_PATH" "$out" "LD_LIBRARY_PATH=$root$driver_dir"
+			has "$name: $via TLS intact" "$out" "tls=7"
+		done
+		finish >/dev/null
+		echo "$pass $fail" >"$W/roots/$name.counts"
+	) | tee "$W/roots/$name.log" | grep -v '^[0-9]* passed'
+	read -r p f <"$W/roots/$name.counts" || { p=0 f=1; }
+	pass=$((pass + p)) fail=$((fail + f))
+done
+
+J5=$W/roots/orin-jp5-compat122
+J5DD=/usr/lib/aarch64-linux-gnu/tegra
+J5NO=$W/roots/orin-jp5-compat124
+
+# ---- policy overrides ----------------------------------------------------------
+out=$(run "$J5NO" $J5DD "$CL" --policy compat "$W/bin/cudaprobe")
+contains "policy: --policy compat forces the refused 12.4" "$out" "version=12040"
+out=$(CUDALOAD_POLICY=compat run "$J5NO" $J5DD "$W/bin/probe-patched")
+contains "policy: CUDALOAD_POLICY=compat as interpreter" "$out" "version=12040"
+printf 'policy = compat\n' >"$W/policy.conf"
+out=$(CONFIG=$W/policy.conf run "$J5NO" $J5DD "$W/bin/probe-patched")
+contains "policy: config policy = compat" "$out" "version=12040"
+out=$(run "$J5" $J5DD "$CL" --policy system "$W/bin/cudaprobe")
+contains "policy: --policy system keeps the system driver" "$out" "version=11040"
+out=$(CUDALOAD_POLICY=system run "$J5" $J5DD "$W/bin/probe-patched")
+contains "policy: CUDALOAD_POLICY=system as interpreter" "$out" "version=11040"
+out=$(CUDALOAD_POLICY=system CONFIG=$W/policy.conf run "$J5" $J5DD "$W/bin/probe-patched")
+contains "policy: environment beats config" "$out" "version=11040"
+out=$(CUDALOAD_POLICY=bogus run "$J5" $J5DD "$W/bin/probe-patched")
+contains "policy: bad CUDALOAD_POLICY is reported" "$out" "cudaload: CUDALOAD_POLICY=bogus: not auto, compat or system; ignored"
+contains "policy: bad CUDALOAD_POLICY falls back to auto" "$out" "version=12020"
+
+# ---- transparency --------------------------------------------------------------
+nl='
+'
+for root in "$J5" "$W/roots/no-gpu"; do
+	tag=$(basename "$root")
+	for prog in "$CL $W/bin/cudaprobe" "$W/bin/probe-patched"; do
+		via=${prog##*/}
+		# shellcheck disable=SC2086
+		out=$(PROBE_EXIT=42 run "$root" $J5DD $prog "a b" "" "x${nl}y" "--policy" "-")
+		st=$?
+		status "transparent/$tag/$via: exit status" 42 "$st" "$out"
+		has "transparent/$tag/$via: argc" "$out" "argc=6"
+		has "transparent/$tag/$via: spaces" "$out" "arg[1]=a b"
+		has "transparent/$tag/$via: empty" "$out" "arg[2]="
+		has "transparent/$tag/$via: newline" "$out" "arg[3]=x\\ny"
+		has "transparent/$tag/$via: option-like args pass" "$out" "arg[4]=--policy"
+		has "transparent/$tag/$via: argv[0]" "$out" "arg[0]=${prog##* }"
+	done
+	out=$(PROBE_CHILD=1 run "$root" $J5DD "$W/bin/probe-patched")
+	has "transparent/$tag: a child sees the user's LD_LIBRARY_PATH" "$out" "child LD_LIBRARY_PATH=$root$J5DD"
+	unset_out=$(cd "$W" && env -u LD_LIBRARY_PATH CUDALOAD_ROOT="$root" CUDALOAD_CONFIG="$W/empty.conf" \
+		PROBE_CHILD=1 "$W/bin/probe-patched" 2>&1)
+	has "transparent/$tag: no LD_LIBRARY_PATH stays unset" "$unset_out" "LD_LIBRARY_PATH=(unset)"
+	has "transparent/$tag: ... for children too" "$unset_out" "child LD_LIBRARY_PATH=(unset)"
+	a=$(run "$root" $J5DD env | grep -v '^_=' | sort)
+	b=$(run "$root" $J5DD "$CL" env | grep -v '^_=' | sort)
+	if [ "$a" = "$b" ]; then ok "transparent/$tag: environment unchanged"; else
+		bad "transparent/$tag: environment changed" "$(printf '%s\n' "$a" >"$W/a"; printf '%s\n' "$b" | diff "$W/a" -)"; fi
+done
+out=$(cd "$W/bin" && PATH="$W/bin:$PATH" run "$W/roots/no-gpu" $J5DD "$CL" cudaprobe)
+has "transparent: PATH search keeps argv[0]" "$out" "arg[0]=cudaprobe"
+has "transparent: system driver as a command execs the program itself" "$out" "exe=$W/bin/cudaprobe"
+out=$(cd "$W/bin" && run "$W/roots/no-gpu" $J5DD ./probe-patched)
+has "transparent: as interpreter, relative argv[0]" "$out" "arg[0]=./probe-patched"
+
+# ---- scripts -----------------------------------------------------------------
+printf '#!%s -x\n' "$W/bin/cudaprobe" >"$W/bin/script"
+chmod +x "$W/bin/script"
+out=$(run "$J5" $J5DD "$CL" "$W/bin/script" arg)
+has "script: interpreter runs through cudaload" "$out" "libcuda=$J5/usr/local/cuda-12.2/compat/libcuda.so.1 version=12020"
+has "script: interpreter argv[0]" "$out" "arg[0]=$W/bin/cudaprobe"
+has "script: interpreter argument" "$out" "arg[1]=-x"
+has "script: script path" "$out" "arg[2]=$W/bin/script"
+has "script: user argument" "$out" "arg[3]=arg"
+
+# ---- errors before the program runs --------------------------------------------
+out=$("$CL" /nonexistent/prog 2>&1)
+status "error: missing program is 127" 127 $? "$out"
+has "error: missing program message" "$out" "cudaload: /nonexistent/prog: No such file or directory"
+out=$(PATH=/nonexistent "$CL" no-such-program 2>&1)
+status "error: program not in PATH is 127" 127 $? "$out"
+cp "$W/bin/cudaprobe" "$W/bin/noexec" && chmod 644 "$W/bin/noexec"
+out=$("$CL" "$W/bin/noexec" 2>&1)
+status "error: non-executable program is 126" 126 $? "$out"
+has "error: non-executable message" "$out" "cudaload: $W/bin/noexec: Permission denied"
+printf 'not an elf\n' >"$W/bin/garbage" && chmod 755 "$W/bin/garbage"
+out=$("$CL" "$W/bin/garbage" 2>&1)
+status "error: non-ELF program is 126" 126 $? "$out"
+out=$(CUDALOAD_LDSO=/nonexistent/ld.so "$CL" "$W/bin/cudaprobe" 2>&1)
+status "error: missing loader is 127" 127 $? "$out"
+has "error: missing loader message" "$out" "cudaload: /nonexistent/ld.so (CUDALOAD_LDSO): No such file or directory"
+out=$(CUDALOAD_LDSO=$CL "$W/bin/probe-patched" 2>&1)
+status "error: cudaload as its own loader is 127" 127 $? "$out"
+contains "error: cudaload as its own loader message" "$out" "is cudaload itself"
+ln -sf "$CL" "$W/bin/cl-link"
+out=$(CUDALOAD_LDSO=$W/bin/cl-link "$CL" "$W/bin/cudaprobe" 2>&1)
+status "error: cudaload as its own loader through a symlink is 127" 127 $? "$out"
+out=$("$CL" 2>&1)
+status "usage: no program is 100" 100 $? "$out"
+contains "usage: printed" "$out" "usage: cudaload"
+out=$("$CL" --bogus x 2>&1)
+status "usage: unknown option is 100" 100 $? "$out"
+out=$("$CL" --version)
+has "version" "$out" "cudaload 0.1.0"
+out=$("$CL" "$CL" --version 2>&1)
+has "cudaload cudaload runs the inner one" "$out" "cudaload 0.1.0"
+
+# ---- config ------------------------------------------------------------------
+cat >"$W/bad.conf" <<CONF
+# a comment
+bogus = 1
+policy = sometimes
+compat
+compat = $J5NO/usr/local/cuda-12.4/compat-not-there
+mode = exec
+CONF
+out=$(CONFIG=$W/bad.conf run "$J5" $J5DD "$W/bin/probe-patched")
+has "config: unknown key, with file and line" "$out" "cudaload: $W/bad.conf:2: unknown key 'bogus'; skipped"
+has "config: bad policy value" "$out" "cudaload: $W/bad.conf:3: policy must be auto, compat or system; skipped"
+has "config: line without =" "$out" "cudaload: $W/bad.conf:4: expected 'key = value'; skipped"
+contains "config: the program still runs" "$out" "libcuda="
+printf 'compat = /opt/vendor/cuda-*/compat\nldso.x86_64 = /nonexistent/ld.so\n' >"$W/glob.conf"
+mkdir -p "$J5/opt/vendor/cuda-12.1/compat"
+cp "$J5/usr/local/cuda-12.2/compat/libcuda.so.1.1" "$J5/opt/vendor/cuda-12.1/compat/"
+ln -sf libcuda.so.1.1 "$J5/opt/vendor/cuda-12.1/compat/libcuda.so.1"
+out=$(CONFIG=$W/glob.conf run "$J5" $J5DD "$CL" --explain --json "$W/bin/cudaprobe")
+status "config: a bad ldso.x86_64 is an error" 127 $? "$out"
+printf 'compat = /opt/vendor/cuda-*/compat\n' >"$W/glob.conf"
+out=$(CONFIG=$W/glob.conf run "$J5" $J5DD "$CL" --explain --json "$W/bin/cudaprobe")
+contains "config: compat glob replaces the defaults" "$out" "\"compat_dir\":\"/opt/vendor/cuda-12.1/compat\""
+lacks "config: defaults not searched" "$out" "/usr/local/cuda-12.2/compat"
+out=$(CUDALOAD_COMPAT_PATH=/opt/vendor/cuda-12.1/compat:/nonexistent run "$J5" $J5DD "$CL" --explain --json)
+contains "CUDALOAD_COMPAT_PATH: candidate listed first" "$out" "\"candidates\":[{\"dir\":\"/opt/vendor/cuda-12.1/compat\""
+contains "CUDALOAD_COMPAT_PATH: newest still wins" "$out" "\"compat_dir\":\"/usr/local/cuda-12.2/compat\""
+
+# ---- explain and debug -----------------------------------------------------------
+out=$(run "$J5" $J5DD "$CL" --explain --json "$W/bin/cudaprobe")
+for key in platform soc l4t host_driver host_cuda candidates decision compat_dir reason ldso library_path mode; do
+	contains "explain --json has \"$key\"" "$out" "\"$key\":"
+done
+contains "explain --json: tegra platform" "$out" "\"platform\":\"tegra\",\"soc\":\"tegra234\""
+contains "explain --json: l4t" "$out" "\"l4t\":\"35.4.1\""
+contains "explain --json: library path order" "$out" "\"library_path\":\"$J5/usr/local/cuda-12.2/compat:$J5$J5DD:$J5$J5DD\""
+out=$(run "$J5" $J5DD "$CL" --explain)
+has "explain: text decision" "$out" "decision:     compat"
+out=$(CUDALOAD_DEBUG=1 run "$J5" $J5DD "$W/bin/probe-patched")
+contains "debug: decision traced" "$out" "cudaload: decision: compat CUDA 12.2 in /usr/local/cuda-12.2/compat"
+contains "debug: loader command traced" "$out" "cudaload: exec '/lib64/ld-linux-x86-64.so.2' '--library-path'"
+contains "debug: candidates traced" "$out" "cudaload: candidate /usr/local/cuda-12.2/compat: usable"
+
+# ---- candidate checks ------------------------------------------------------------
+M=$W/roots/machine
+cp -r "$J5" "$M"
+lib=$M/usr/local/cuda-12.2/compat/libcuda.so.1.1
+printf '\267\000' | dd of="$lib" bs=1 seek=18 conv=notrunc 2>/dev/null	# e_machine = EM_AARCH64
+out=$(run "$M" $J5DD "$CL" --explain --json "$W/bin/cudaprobe")
+contains "machine: aarch64 libcuda refused for an x86_64 program" "$out" "libcuda is aarch64 ELF64, the program is x86_64 ELF64"
+contains "machine: so the system driver" "$out" "\"decision\":\"system\""
+out=$(run "$M" $J5DD "$CL" --policy compat --explain --json "$W/bin/cudaprobe")
+contains "machine: even policy compat refuses it" "$out" "\"decision\":\"system\""
+
+C=$W/roots/colon
+mkdir -p "$C"
+cp -r "$J5"/* "$C"
+mv "$C/usr/local/cuda-12.2" "$C/usr/local/cuda-12.2:x"
+out=$(CUDALOAD_COMPAT_PATH=/usr/local/cuda-12.2:x/compat run "$C" $J5DD "$CL" --explain --json)
+contains "colon: a dir with ':' cannot be listed" "$out" "path contains ':' or ';'"
+
+finish

@@ -48,11 +48,11 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 
 $(BUILD)/unit/test_units: $(UNIT_SRC) $(COMMON_SRC) $(COMMON_HDR) tests/unit/helpers.h
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) -Wno-missing-prototypes $(UNIT_SRC) $(COMMON_SRC) -lcriterion -o $@
+	$(CC) $(HOST_CFLAGS) -Wno-missing-prototypes -Wno-write-strings $(UNIT_SRC) $(COMMON_SRC) -lcriterion -o $@
 
 $(BUILD)/asan/test_units: $(UNIT_SRC) $(COMMON_SRC) $(COMMON_HDR) tests/unit/helpers.h
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) $(SAN_FLAGS) -Wno-missing-prototypes $(UNIT_SRC) $(COMMON_SRC) -lcriterion -o $@
+	$(CC) $(HOST_CFLAGS) $(SAN_FLAGS) -Wno-missing-prototypes -Wno-write-strings $(UNIT_SRC) $(COMMON_SRC) -lcriterion -o $@
 
 unit: $(BUILD)/unit/test_units
 	$(BUILD)/unit/test_units --jobs 1

@@ -67,12 +67,13 @@ int elf_open_fd(struct elf_file *ef, int fd, char *why, size_t whycap)
 		return -1;
 	}
 	ef->size = (uint64_t)st.st_size;
-	if (ef->size < EI_NIDENT || pread_full(fd, h, EI_NIDENT, 0) < 0) {
-		say(why, whycap, "too short for an ELF header");
+	size_t head = ef->size < EI_NIDENT ? (size_t)ef->size : EI_NIDENT;
+	if (pread_full(fd, h, head, 0) < 0 || head < SELFMAG || memcmp(h, ELFMAG, SELFMAG) != 0) {
+		say(why, whycap, "not an ELF file");
 		return -1;
 	}
-	if (memcmp(h, ELFMAG, SELFMAG) != 0) {
-		say(why, whycap, "not an ELF file");
+	if (head < EI_NIDENT) {
+		say(why, whycap, "too short for an ELF header");
 		return -1;
 	}
 	ef->cls = h[EI_CLASS];

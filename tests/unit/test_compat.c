@@ -1,0 +1,126 @@
+#include "helpers.h"
+
+#include "../../common/compat.h"
+#include "../../common/config.h"
+
+static void put_lib(const char *root, const char *dir, const char *file,
+		    const struct test_elf_spec *spec)
+{
+	struct test_elf e;
+	char rel[512], path[4200], link[4200];
+	test_elf_build(&e, spec);
+	snprintf(rel, sizeof rel, "%s/%s", dir, file);
+	put_file(root, rel, e.buf, e.len);
+	snprintf(link, sizeof link, "%s%s/libcuda.so.1", root, dir);
+	snprintf(path, sizeof path, "%s", file);
+	if (strcmp(file, "libcuda.so.1") != 0)
+		cr_assert_eq(symlink(path, link), 0);
+}
+
+static const struct test_elf_spec note129 = {
+	.note_owner = "NVIDIA Corporation",
+	.note_desc = "{\"format\":1,\"CUDA version\":\"12.9\",\"driver\":[535,550,570]}",
+};
+static const struct test_elf_spec plain = { 0 };
+
+Test(compat_happy, version_sources)
+{
+	char *root = scratch_dir();
+	put_lib(root, "/usr/local/cuda-12.9/compat", "libcuda.so.575.51.03", &note129);
+	put_lib(root, "/usr/local/cuda-13.0/compat", "libcuda.so.580.65.06", &plain);
+	put_lib(root, "/usr/local/cuda-12.2/compat", "libcuda.so.1.1", &plain);
+	put_lib(root, "/opt/pkg/compat", "libcuda.so.1.1", &plain);
+	put_text(root, "/opt/pkg/version.json", "{\"cuda\" : {\"name\" : \"CUDA SDK\", \"version\" : \"12.1.105\"}}");
+	put_lib(root, "/usr/local/cuda-13.2/compat_orin", "libcuda.so.1.1", &plain);
+
+	const char *dirs[] = { "/opt/pkg/compat" };
+	struct candidates c;
+	cr_assert_eq(compat_discover(root, dirs, 1, config_default_compat, config_default_compat_n, "default", &c), 0);
+	cr_assert_eq(c.n, 5);
+	cr_assert_str_eq(c.v[0].dir, "/opt/pkg/compat");
+	cr_assert_eq(c.v[0].cuda, 12010);
+	cr_assert_str_eq(c.v[0].cuda_from, "version file");
+	cr_assert_str_eq(c.v[0].origin, "CUDALOAD_COMPAT_PATH");
+	/* glob order: cuda-12.2, cuda-12.9, cuda-13.0, then compat_orin */
+	cr_assert_str_eq(c.v[1].dir, "/usr/local/cuda-12.2/compat");
+	cr_assert_str_eq(c.v[1].cuda_from, "directory");
+	cr_assert_eq(c.v[2].cuda, 12090);
+	cr_assert_str_eq(c.v[2].cuda_from, "note");
+	cr_assert(c.v[2].has_note);
+	cr_assert_eq(c.v[2].note.n_drivers, 3);
+	cr_assert(c.v[2].has_lib_driver);
+	cr_assert_eq(c.v[2].lib_driver.major, 575);
+	cr_assert_eq(c.v[3].cuda, 13000);
+	cr_assert_str_eq(c.v[3].cuda_from, "file name");
+	cr_assert_str_eq(c.v[4].dir, "/usr/local/cuda-13.2/compat_orin");
+	cr_assert(c.v[4].orin_only);
+	cr_assert_eq(c.v[4].elf_machine, EM_X86_64);
+	compat_free(&c);
+	rm_rf(root);
+	free(root);
+}
+
+Test(compat_happy, dir_cuda)
+{
+	cr_assert_eq(compat_dir_cuda("/usr/local/cuda-12.2/compat"), 12020);
+	cr_assert_eq(compat_dir_cuda("/nix/store/x-cuda-12.4/cuda-12.6/compat"), 12060);
+	cr_assert_eq(compat_dir_cuda("/usr/local/cuda/compat"), 0);
+	cr_assert_eq(compat_dir_cuda("/usr/local/mycuda-12.2/compat"), 0);
+	cr_assert_eq(compat_dir_cuda("/usr/local/cuda-12.2x/compat"), 0);
+}
+
+Test(compat_sad, broken_packages)
+{
+	char *root = scratch_dir();
+	/* no libcuda at all */
+	put_text(root, "/usr/local/cuda-12.4/compat/README", "empty\n");
+	/* not an ELF */
+	put_text(root, "/usr/local/cuda-12.5/compat/libcuda.so.1", "text\n");
+	/* bad JSON in the note: version falls back to the directory */
+	struct test_elf_spec badnote = { .note_owner = "NVIDIA Corporation", .note_desc = "{\"CUDA version\":" };
+	put_lib(root, "/usr/local/cuda-12.6/compat", "libcuda.so.1.1", &badnote);
+	/* dangling link */
+	char link[4200];
+	snprintf(link, sizeof link, "%s/usr/local/cuda-12.8/compat", root);
+	mkdirs(link);
+	strcat(link, "/libcuda.so.1");
+	cr_assert_eq(symlink("libcuda.so.1.1", link), 0);
+
+	struct candidates c;
+	cr_assert_eq(compat_discover(root, NULL, 0, config_default_compat, config_default_compat_n, "default", &c), 0);
+	cr_assert_eq(c.n, 4);
+	cr_assert(!c.v[0].has_lib);
+	cr_assert(strstr(c.v[0].lib_problem, "No such file") != NULL, "%s", c.v[0].lib_problem);
+	cr_assert(!c.v[1].has_lib);
+	cr_assert_str_eq(c.v[1].lib_problem, "libcuda.so.1: not an ELF file");
+	cr_assert(c.v[2].has_lib);
+	cr_assert(!c.v[2].has_note);
+	cr_assert_eq(c.v[2].cuda, 12060);
+	cr_assert_str_eq(c.v[2].cuda_from, "directory");
+	cr_assert(!c.v[3].has_lib);
+	compat_free(&c);
+
+	/* relative, missing and duplicate explicit dirs */
+	const char *dirs[] = { "relative/compat", "/not/there", "/usr/local/cuda-12.6/compat",
+			       "/usr/local/cuda-12.6/compat" };
+	cr_assert_eq(compat_discover(root, dirs, 4, NULL, 0, "default", &c), 0);
+	cr_assert_eq(c.n, 1);
+	compat_free(&c);
+	rm_rf(root);
+	free(root);
+}
+
+Test(compat_sad, unlistable_dir)
+{
+	char *root = scratch_dir();
+	put_lib(root, "/opt/a:b/compat", "libcuda.so.1.1", &plain);
+	const char *dirs[] = { "/opt/a:b/compat" };
+	struct candidates c;
+	cr_assert_eq(compat_discover(root, dirs, 1, NULL, 0, "default", &c), 0);
+	cr_assert_eq(c.n, 1);
+	cr_assert(!c.v[0].has_lib);
+	cr_assert(strstr(c.v[0].lib_problem, "':' or ';'") != NULL);
+	compat_free(&c);
+	rm_rf(root);
+	free(root);
+}

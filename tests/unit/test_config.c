@@ -1,0 +1,189 @@
+#include "helpers.h"
+
+#include "../../common/config.h"
+#include "../../common/diag.h"
+
+static char *env_path_conf(const char *file)
+{
+	char *s = malloc(strlen(file) + 20);
+	sprintf(s, "CUDALOAD_CONFIG=%s", file);
+	return s;
+}
+
+Test(config_happy, environment)
+{
+	char *envp[] = {
+		"CUDALOAD_POLICY=compat", "CUDALOAD_MODE=exec", "CUDALOAD_ROOT=/fixture",
+		"CUDALOAD_LDSO=/lib/ld.so", "CUDALOAD_COMPAT_PATH=/a/compat::/b/compat",
+		"OTHER=1", NULL,
+	};
+	struct settings s;
+	settings_from_env(&s, envp, false);
+	cr_assert_eq(s.policy, POLICY_COMPAT);
+	cr_assert_str_eq(s.policy_from, "CUDALOAD_POLICY");
+	cr_assert_str_eq(s.root, "/fixture");
+	cr_assert_str_eq(s.ldso_env, "/lib/ld.so");
+	cr_assert_eq(s.n_compat_env, 2);
+	cr_assert_str_eq(s.compat_env[1], "/b/compat");
+	cr_assert_eq(s.n_compat, 3, "the default globs");
+	settings_free(&s);
+}
+
+Test(config_happy, secure_ignores_environment)
+{
+	char *envp[] = { "CUDALOAD_POLICY=compat", "CUDALOAD_ROOT=/x", "CUDALOAD_DEBUG=1",
+			 "CUDALOAD_COMPAT_PATH=/evil", "CUDALOAD_LDSO=/evil/ld.so", NULL };
+	struct settings s;
+	settings_from_env(&s, envp, true);
+	cr_assert_eq(s.policy, POLICY_AUTO);
+	cr_assert_str_eq(s.root, "");
+	cr_assert(!s.debug);
+	cr_assert_eq(s.n_compat_env, 0);
+	cr_assert_null(s.ldso_env);
+	settings_free(&s);
+}
+
+Test(config_happy, file_keys)
+{
+	struct settings s;
+	settings_from_env(&s, NULL, false);
+	settings_parse_config(&s,
+		"# comment\n\n  policy = system  # trailing\nmode=chain\n"
+		"compat = /opt/cuda-*/compat\ncompat=/srv/compat\n"
+		"driver_dir = /run/opengl-driver/lib\nldso.aarch64 = /lib/ld-linux-aarch64.so.1\n"
+		"ldso.x86_64 = /lib64/ld-linux-x86-64.so.2", "test.conf");
+	cr_assert_eq(s.policy, POLICY_SYSTEM);
+	cr_assert_str_eq(s.policy_from, "config");
+	cr_assert_eq(s.mode, MODE_CHAIN);
+	cr_assert_eq(s.n_compat, 2, "config compat entries replace the defaults");
+	cr_assert_str_eq(s.compat[0], "/opt/cuda-*/compat");
+	cr_assert(s.compat_from_config);
+	cr_assert_eq(s.n_driver_dirs, 1);
+	cr_assert_str_eq(settings_ldso_for(&s, "aarch64"), "/lib/ld-linux-aarch64.so.1");
+	cr_assert_str_eq(settings_ldso_for(&s, "x86_64"), "/lib64/ld-linux-x86-64.so.2");
+	cr_assert_null(settings_ldso_for(&s, "riscv"));
+	settings_free(&s);
+}
+
+Test(config_happy, environment_beats_file)
+{
+	char *envp[] = { "CUDALOAD_POLICY=compat", "CUDALOAD_MODE=exec", NULL };
+	struct settings s;
+	settings_from_env(&s, envp, false);
+	settings_parse_config(&s, "policy = system\nmode = chain\n", "t");
+	cr_assert_eq(s.policy, POLICY_COMPAT);
+	cr_assert_eq(s.mode, MODE_EXEC);
+	settings_free(&s);
+}
+
+Test(config_sad, bad_lines_reported, .init = cr_redirect_stderr)
+{
+	struct settings s;
+	settings_from_env(&s, NULL, false);
+	char longline[5000];
+	memset(longline, 'x', sizeof longline - 1);
+	longline[sizeof longline - 1] = '\0';
+	char text[6000];
+	snprintf(text, sizeof text,
+		 "policy = maybe\nnonsense\nfoo = bar\ncompat = relative/dir\nldso. = /x\n"
+		 "mode = warp\npolicy =\n%s\n", longline);
+	settings_parse_config(&s, text, "/etc/cudaload.conf");
+	cr_assert_eq(s.policy, POLICY_AUTO);
+	cr_assert_eq(s.n_compat, 3);
+	fflush(stderr);
+	cr_assert_stderr_eq_str(
+		"cudaload: /etc/cudaload.conf:1: policy must be auto, compat or system; skipped\n"
+		"cudaload: /etc/cudaload.conf:2: expected 'key = value'; skipped\n"
+		"cudaload: /etc/cudaload.conf:3: unknown key 'foo'; skipped\n"
+		"cudaload: /etc/cudaload.conf:4: path must be absolute; skipped\n"
+		"cudaload: /etc/cudaload.conf:5: unknown key 'ldso.'; skipped\n"
+		"cudaload: /etc/cudaload.conf:6: mode must be exec or chain; skipped\n"
+		"cudaload: /etc/cudaload.conf:7: empty value; skipped\n"
+		"cudaload: /etc/cudaload.conf:8: line too long; skipped\n");
+	settings_free(&s);
+}
+
+Test(config_happy, load_order)
+{
+	char *root = scratch_dir();
+	put_text(root, "/etc/cudaload.conf", "policy = system\n");
+	put_text(root, "/opt/cudaload/etc/cudaload.conf", "policy = compat\n");
+	put_text(root, "/opt/cudaload/bin/cudaload", "");
+	char *envp[] = { NULL, NULL };
+	char rootenv[4200];
+	snprintf(rootenv, sizeof rootenv, "CUDALOAD_ROOT=%s", root);
+	envp[0] = rootenv;
+	struct settings s;
+	settings_from_env(&s, envp, false);
+	char self_dir[4200];
+	snprintf(self_dir, sizeof self_dir, "%s/opt/cudaload/bin", root);
+	settings_load_config(&s, envp, self_dir);
+	cr_assert_eq(s.policy, POLICY_SYSTEM, "the root's /etc first");
+	settings_free(&s);
+
+	char etc[4200];
+	snprintf(etc, sizeof etc, "%s/etc/cudaload.conf", root);
+	unlink(etc);
+	settings_from_env(&s, envp, false);
+	settings_load_config(&s, envp, self_dir);
+	cr_assert_eq(s.policy, POLICY_COMPAT, "then ../etc beside the binary");
+	settings_free(&s);
+
+	char conf[4200];
+	snprintf(conf, sizeof conf, "%s/opt/cudaload/etc/cudaload.conf", root);
+	char *envp2[] = { env_path_conf(conf), NULL };
+	settings_from_env(&s, envp2, false);
+	settings_load_config(&s, envp2, NULL);
+	cr_assert_eq(s.policy, POLICY_COMPAT, "CUDALOAD_CONFIG");
+	cr_assert_str_eq(s.config_path, conf);
+	settings_free(&s);
+	free(envp2[0]);
+	rm_rf(root);
+	free(root);
+}
+
+Test(config_sad, unreadable_and_odd_files, .init = cr_redirect_stderr)
+{
+	char *root = scratch_dir();
+	char conf[4200];
+	snprintf(conf, sizeof conf, "%s/missing.conf", root);
+	char *envp[] = { env_path_conf(conf), NULL };
+	struct settings s;
+	settings_from_env(&s, envp, false);
+	settings_load_config(&s, envp, NULL);
+	cr_assert_str_eq(s.config_path, "");
+	settings_free(&s);
+	free(envp[0]);
+
+	char *envp2[] = { env_path_conf(root), NULL };	/* a directory */
+	settings_from_env(&s, envp2, false);
+	settings_load_config(&s, envp2, NULL);
+	cr_assert_str_eq(s.config_path, "");
+	settings_free(&s);
+	free(envp2[0]);
+
+	char *envp3[] = { env_path_conf("/dev/zero"), NULL };	/* endless, not regular */
+	settings_from_env(&s, envp3, false);
+	settings_load_config(&s, envp3, NULL);
+	cr_assert_str_eq(s.config_path, "");
+	settings_free(&s);
+	free(envp3[0]);
+	fflush(stderr);
+	char expect[10000];
+	snprintf(expect, sizeof expect,
+		 "cudaload: %s: No such file or directory; config ignored\n"
+		 "cudaload: %s: not a regular file; config ignored\n"
+		 "cudaload: /dev/zero: not a regular file; config ignored\n", conf, root);
+	cr_assert_stderr_eq_str(expect);
+	rm_rf(root);
+	free(root);
+}
+
+Test(config_happy, policy_names)
+{
+	enum policy p;
+	cr_assert_eq(policy_parse("auto", &p), 0);
+	cr_assert_eq(policy_parse("AUTO", &p), -1);
+	cr_assert_str_eq(policy_name(POLICY_COMPAT), "compat");
+	cr_assert_str_eq(mode_name(MODE_CHAIN), "chain");
+}

@@ -1,0 +1,240 @@
+#include "helpers.h"
+
+#include "../../common/decide.h"
+#include "../../common/tables.h"
+
+#define V(a, b) ((a) * 1000 + (b) * 10)
+
+static struct host jetson(int l4t_major, int l4t_minor, int cuda, const char *soc)
+{
+	struct host h;
+	memset(&h, 0, sizeof h);
+	h.platform = PLATFORM_TEGRA;
+	snprintf(h.soc, sizeof h.soc, "%s", soc);
+	h.l4t.major = l4t_major;
+	h.l4t.minor = l4t_minor;
+	h.have_l4t = true;
+	h.cuda = cuda;
+	return h;
+}
+
+static struct host dgpu(int branch)
+{
+	struct host h;
+	memset(&h, 0, sizeof h);
+	h.platform = PLATFORM_DGPU;
+	h.have_driver = true;
+	h.driver.major = branch;
+	h.cuda = tables_branch_cuda(branch);
+	return h;
+}
+
+static struct candidate cand(const char *dir, int cuda)
+{
+	struct candidate c;
+	memset(&c, 0, sizeof c);
+	snprintf(c.dir, sizeof c.dir, "%s", dir);
+	c.has_lib = true;
+	c.elf_class = ELFCLASS64;
+	c.elf_machine = EM_AARCH64;
+	c.cuda = cuda;
+	c.cuda_from = "directory";
+	c.orin_only = strstr(dir, "compat_orin") != NULL;
+	return c;
+}
+
+static struct decision run(const struct host *h, struct candidate *v, size_t n, enum policy p)
+{
+	struct candidates c = { v, n, n };
+	struct decision d;
+	decide(h, &c, p, ELFCLASS64, EM_AARCH64, &d);
+	return d;
+}
+
+Test(decide_happy, jetpack5_takes_12_2)
+{
+	struct host h = jetson(35, 4, V(11, 4), "tegra234");
+	struct candidate v[] = { cand("/usr/local/cuda-12.2/compat", V(12, 2)) };
+	struct decision d = run(&h, v, 1, POLICY_AUTO);
+	cr_assert(d.use_compat);
+	cr_assert_eq(d.chosen, 0);
+	cr_assert(v[0].usable);
+	cr_assert(strstr(d.reason, "compat CUDA 12.2") != NULL, "%s", d.reason);
+}
+
+Test(decide_happy, newest_usable_wins)
+{
+	struct host h = jetson(36, 4, V(12, 6), "tegra234");
+	struct candidate v[] = {
+		cand("/usr/local/cuda-12.8/compat", V(12, 8)),
+		cand("/usr/local/cuda-12.9/compat", V(12, 9)),
+		cand("/usr/local/cuda-12.7/compat", V(12, 7)),
+		cand("/opt/dup-12.9/compat", V(12, 9)),
+	};
+	struct decision d = run(&h, v, 4, POLICY_AUTO);
+	cr_assert_eq(d.chosen, 1);
+	cr_assert(!v[2].usable);
+	cr_assert(strstr(v[2].reason, "does not support CUDA 12.7") != NULL, "%s", v[2].reason);
+	cr_assert(v[3].usable, "a tie is usable but the earlier one stays chosen");
+}
+
+Test(decide_happy, orin_cuda13_only_from_compat_orin)
+{
+	struct host h = jetson(39, 0, V(13, 2), "tegra234");
+	struct candidate v[] = {
+		cand("/usr/local/cuda-13.4/compat", V(13, 4)),
+		cand("/usr/local/cuda-13.3/compat_orin", V(13, 3)),
+	};
+	struct decision d = run(&h, v, 2, POLICY_AUTO);
+	cr_assert_eq(d.chosen, 1);
+	cr_assert(strstr(v[0].reason, "compat_orin") != NULL, "%s", v[0].reason);
+
+	struct host thor = jetson(39, 0, V(13, 2), "tegra264");
+	d = run(&thor, v, 2, POLICY_AUTO);
+	cr_assert_eq(d.chosen, 0);
+	cr_assert(strstr(v[1].reason, "is for Orin") != NULL, "%s", v[1].reason);
+}
+
+Test(decide_happy, dgpu_note_and_table)
+{
+	struct host h = dgpu(550);
+	struct candidate v[] = { cand("/usr/local/cuda-12.9/compat", V(12, 9)) };
+	v[0].elf_machine = EM_AARCH64;
+	v[0].has_note = true;
+	v[0].note.has_drivers = true;
+	v[0].note.n_drivers = 2;
+	v[0].note.drivers[0] = 535;
+	v[0].note.drivers[1] = 550;
+	struct decision d = run(&h, v, 1, POLICY_AUTO);
+	cr_assert(d.use_compat);
+
+	struct host h570 = dgpu(570);
+	struct candidate w[] = { cand("/usr/local/cuda-13.0/compat", V(13, 0)) };
+	w[0].has_lib_driver = true;
+	w[0].lib_driver.major = 580;
+	d = run(&h570, w, 1, POLICY_AUTO);
+	cr_assert(d.use_compat, "%s", w[0].reason);
+}
+
+Test(decide_sad, refusals_with_reasons)
+{
+	static const struct {
+		int l4t, minor, host_cuda;
+		const char *soc;
+		int cuda;
+		const char *reason;
+	} cases[] = {
+		{ 35, 4, V(11, 4), "tegra234", V(12, 4), "does not support CUDA 12.4 compat on L4T r35" },
+		{ 36, 4, V(12, 6), "tegra234", V(12, 4), "is not newer than the host driver's 12.6" },
+		{ 36, 4, V(12, 6), "tegra234", V(12, 6), "is not newer" },
+		{ 32, 7, V(10, 2), "tegra210", V(11, 8), "does not support CUDA 11.8 compat on L4T r32" },
+		{ 38, 2, V(13, 0), "tegra264", V(13, 2), "does not support CUDA 13.2 compat on L4T r38" },
+		{ 36, 3, V(12, 2), "tegra234", V(13, 0), "ships as compat_orin" },
+		{ 40, 0, V(13, 2), "tegra264", V(13, 4), "L4T r40 is not in the compat table" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct host h = jetson(cases[i].l4t, cases[i].minor, cases[i].host_cuda, cases[i].soc);
+		struct candidate v[] = { cand("/usr/local/cuda-x/compat", cases[i].cuda) };
+		struct decision d = run(&h, v, 1, POLICY_AUTO);
+		cr_assert(!d.use_compat, "case %zu", i);
+		cr_assert(strstr(v[0].reason, cases[i].reason) != NULL, "case %zu: %s", i, v[0].reason);
+		cr_assert(strstr(d.reason, "system driver") != NULL, "case %zu: %s", i, d.reason);
+	}
+}
+
+Test(decide_sad, dgpu_refusals)
+{
+	struct host h = dgpu(545);
+	struct candidate v[] = { cand("/c", V(12, 9)) };
+	v[0].has_note = true;
+	v[0].note.has_drivers = true;
+	v[0].note.n_drivers = 1;
+	v[0].note.drivers[0] = 550;
+	run(&h, v, 1, POLICY_AUTO);
+	cr_assert_str_eq(v[0].reason, "its note lists driver branches 550, not the host's 545");
+
+	struct host h580 = dgpu(580);
+	struct candidate w[] = { cand("/c", V(13, 1)) };
+	run(&h580, w, 1, POLICY_AUTO);
+	cr_assert_str_eq(w[0].reason, "no note and no driver version in the file name");
+	w[0].has_lib_driver = true;
+	w[0].lib_driver.major = 575;
+	run(&h580, w, 1, POLICY_AUTO);
+	cr_assert_str_eq(w[0].reason, "its driver 575 is not newer than the host's 580");
+
+	struct host h560 = dgpu(560);
+	w[0].lib_driver.major = 590;
+	run(&h560, w, 1, POLICY_AUTO);
+	cr_assert_str_eq(w[0].reason, "NVIDIA does not support forward compatibility on branch 560");
+
+	struct host h570 = dgpu(570);
+	w[0].cuda = V(13, 9);
+	w[0].lib_driver.major = 600;
+	run(&h570, w, 1, POLICY_AUTO);
+	cr_assert_str_eq(w[0].reason, "branch 570 takes compat up to CUDA 13.4");
+
+	/* a Jetson package on a data-center host and the reverse */
+	struct host jp = jetson(36, 4, V(12, 6), "tegra234");
+	w[0].cuda = V(12, 9);
+	run(&jp, w, 1, POLICY_AUTO);
+	cr_assert(strstr(w[0].reason, "data-center compat package") != NULL, "%s", w[0].reason);
+}
+
+Test(decide_sad, unknowns_and_machine)
+{
+	struct host none;
+	memset(&none, 0, sizeof none);
+	snprintf(none.problem, sizeof none.problem, "no NVIDIA GPU found");
+	struct candidate v[] = { cand("/c", V(12, 9)) };
+	struct decision d = run(&none, v, 1, POLICY_AUTO);
+	cr_assert(!d.use_compat);
+	cr_assert_str_eq(v[0].reason, "no NVIDIA GPU");
+	cr_assert_str_eq(d.reason, "system driver: no NVIDIA GPU found");
+
+	struct host unknown = jetson(36, 4, 0, "tegra234");
+	snprintf(unknown.problem, sizeof unknown.problem, "release file from a container");
+	run(&unknown, v, 1, POLICY_AUTO);
+	cr_assert_str_eq(v[0].reason, "host driver unknown: release file from a container");
+
+	struct host h = jetson(35, 4, V(11, 4), "tegra234");
+	struct candidate w[] = { cand("/c", 0) };
+	run(&h, w, 1, POLICY_AUTO);
+	cr_assert(strstr(w[0].reason, "no CUDA version") != NULL);
+
+	struct candidate x[] = { cand("/usr/local/cuda-12.2/compat", V(12, 2)) };
+	x[0].elf_machine = EM_X86_64;
+	d = run(&h, x, 1, POLICY_COMPAT);
+	cr_assert(!d.use_compat, "even policy compat needs the right machine");
+	cr_assert_str_eq(x[0].reason, "libcuda is x86_64 ELF64, the program is aarch64 ELF64");
+
+	struct candidate y[] = { cand("/c", V(12, 2)) };
+	y[0].has_lib = false;
+	snprintf(y[0].lib_problem, sizeof y[0].lib_problem, "libcuda.so.1: No such file or directory");
+	run(&h, y, 1, POLICY_COMPAT);
+	cr_assert_str_eq(y[0].reason, "no usable libcuda.so.1 (libcuda.so.1: No such file or directory)");
+
+	d = run(&h, NULL, 0, POLICY_AUTO);
+	cr_assert_str_eq(d.reason, "system driver: no compat package found");
+}
+
+Test(decide_happy, policies)
+{
+	struct host h = jetson(35, 4, V(11, 4), "tegra234");
+	struct candidate v[] = {
+		cand("/usr/local/cuda-12.4/compat", V(12, 4)),
+		cand("/usr/local/cuda-12.2/compat", V(12, 2)),
+	};
+	struct decision d = run(&h, v, 2, POLICY_AUTO);
+	cr_assert_eq(d.chosen, 1);
+	d = run(&h, v, 2, POLICY_COMPAT);
+	cr_assert_eq(d.chosen, 0, "policy compat: newest, whatever the tables say");
+	d = run(&h, v, 2, POLICY_SYSTEM);
+	cr_assert(!d.use_compat);
+	cr_assert_str_eq(d.reason, "policy system");
+	cr_assert_str_eq(v[1].reason, "policy system");
+
+	struct host none;
+	memset(&none, 0, sizeof none);
+	d = run(&none, v, 2, POLICY_COMPAT);
+	cr_assert_eq(d.chosen, 0, "policy compat applies without a GPU too");
+}

@@ -1,0 +1,80 @@
+#include "helpers.h"
+
+#include <errno.h>
+
+#include "../../common/ldso.h"
+
+Test(ldso_happy, standard_paths)
+{
+	cr_assert_str_eq(ldso_standard(EM_X86_64, ELFCLASS64), "/lib64/ld-linux-x86-64.so.2");
+	cr_assert_str_eq(ldso_standard(EM_AARCH64, ELFCLASS64), "/lib/ld-linux-aarch64.so.1");
+	cr_assert_null(ldso_standard(9999, ELFCLASS64));
+}
+
+Test(ldso_happy, minor_from_name)
+{
+	cr_assert_eq(ldso_minor_from_name("/lib/aarch64-linux-gnu/ld-2.31.so"), 31);
+	cr_assert_eq(ldso_minor_from_name("/nix/store/abc-glibc-2.40-66/lib/ld-linux-x86-64.so.2"), 40);
+	cr_assert_eq(ldso_minor_from_name("/lib64/ld-linux-x86-64.so.2"), 0);
+	cr_assert_eq(ldso_minor_from_name("/opt/x2.99/ld.so"), 0);
+}
+
+Test(ldso_happy, real_glibc_loader)
+{
+	struct ldso_info l;
+	char why[128];
+	memset(&l, 0, sizeof l);
+	strcpy(l.path, "/lib64/ld-linux-x86-64.so.2");
+	cr_assert_eq(ldso_inspect(&l, NULL, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(l.kind, LDSO_GLIBC);
+	cr_assert_geq(l.glibc_minor, 34);
+	cr_assert(l.argv0, "glibc 2.36 takes --argv0");
+	cr_assert_eq(l.machine, EM_X86_64);
+}
+
+Test(ldso_happy, old_glibc_by_name_gets_no_argv0)
+{
+	char *dir = scratch_dir();
+	struct test_elf e;
+	struct test_elf_spec s = { 0 };
+	test_elf_build(&e, &s);
+	put_file(dir, "/ld-2.31.so", e.buf, e.len);
+	char link[4200];
+	snprintf(link, sizeof link, "%s/ld-linux-aarch64.so.1", dir);
+	cr_assert_eq(symlink("ld-2.31.so", link), 0);
+	struct ldso_info l;
+	char why[128];
+	memset(&l, 0, sizeof l);
+	strcpy(l.path, link);
+	cr_assert_eq(ldso_inspect(&l, NULL, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(l.kind, LDSO_GLIBC);
+	cr_assert_eq(l.glibc_minor, 31);
+	cr_assert(!l.argv0, "glibc 2.31 would take --argv0 for the program");
+	rm_rf(dir);
+	free(dir);
+}
+
+Test(ldso_sad, missing_self_and_garbage)
+{
+	struct ldso_info l;
+	char why[128];
+	memset(&l, 0, sizeof l);
+	strcpy(l.path, "/nonexistent/ld.so");
+	cr_assert_eq(ldso_inspect(&l, NULL, why, sizeof why), -ENOENT);
+	cr_assert_str_eq(why, "No such file or directory");
+
+	struct stat self;
+	cr_assert_eq(stat("/bin/true", &self), 0);
+	strcpy(l.path, "/bin/true");
+	cr_assert_eq(ldso_inspect(&l, &self, why, sizeof why), -ELOOP);
+
+	char *dir = scratch_dir();
+	put_text(dir, "/ld.so", "#!/bin/sh\n");
+	snprintf(l.path, sizeof l.path, "%s/ld.so", dir);
+	cr_assert_eq(ldso_inspect(&l, NULL, why, sizeof why), -ENOEXEC);
+	cr_assert_str_eq(why, "not an ELF file");
+	snprintf(l.path, sizeof l.path, "%s", dir);
+	cr_assert_eq(ldso_inspect(&l, NULL, why, sizeof why), -ENOEXEC);
+	rm_rf(dir);
+	free(dir);
+}

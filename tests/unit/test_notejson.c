@@ -1,0 +1,80 @@
+#include "helpers.h"
+
+#include "../../common/notejson.h"
+
+static int parse(const char *s, struct compat_note *n, char *why)
+{
+	return notejson_parse(s, strlen(s), n, why, 128);
+}
+
+Test(notejson_happy, full)
+{
+	struct compat_note n;
+	char why[128];
+	const char *s = "{\"format\":1,\"CUDA version\":\"12.9\",\"driver\":[535,550,560,565,570,575],"
+			"\"device\":[{\"name\":\"H100\",\"ids\":[1,2]},\"x\"],\"flag\":true,\"z\":null}";
+	cr_assert_eq(parse(s, &n, why), 0, "%s", why);
+	cr_assert_eq(n.format, 1);
+	cr_assert_eq(n.cuda, 12090);
+	cr_assert(n.has_drivers);
+	cr_assert_eq(n.n_drivers, 6);
+	cr_assert_eq(n.drivers[5], 575);
+}
+
+Test(notejson_happy, orin_and_case)
+{
+	struct compat_note n;
+	char why[128];
+	cr_assert_eq(parse("{\"format\":1,\"CUDA version\":\"13.2\"}", &n, why), 0);
+	cr_assert_eq(n.cuda, 13020);
+	cr_assert(!n.has_drivers);
+	cr_assert_eq(parse(" {\n \"cuda VERSION\" : \"12.4\" , \"DRIVER\" : [ \"550.54.14\" , \"570\" ] }\n", &n, why), 0, "%s", why);
+	cr_assert_eq(n.cuda, 12040);
+	cr_assert_eq(n.n_drivers, 2);
+	cr_assert_eq(n.drivers[0], 550);
+	cr_assert_eq(n.drivers[1], 570);
+	const char padded[] = "{\"CUDA version\":\"12.8\"}\0\0\0";
+	cr_assert_eq(notejson_parse(padded, sizeof padded, &n, why, sizeof why), 0);
+	cr_assert_eq(parse("{}", &n, why), 0);
+	cr_assert_eq(n.cuda, 0);
+}
+
+Test(notejson_sad, malformed)
+{
+	static const char *bad[] = {
+		"", "[]", "{", "{\"a\"}", "{\"a\":}", "{\"a\":1,}", "{\"a\":1} x",
+		"{\"CUDA version\":12.9}", "{\"CUDA version\":\"twelve\"}",
+		"{\"driver\":550}", "{\"driver\":[\"abc\"]}", "{\"driver\":[-1]}",
+		"{\"driver\":[550,]}", "{\"a\":\"unterminated}", "{\"a\":tru}",
+		"{\"a\":1e5}", "{\"a\":\"\x01\"}", "{\"a\":99999999999}",
+		"{\"a\":[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]}",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		struct compat_note n;
+		char why[128] = "";
+		cr_assert_eq(parse(bad[i], &n, why), -1, "accepted: %s", bad[i]);
+		cr_assert(strncmp(why, "note JSON: ", 11) == 0, "no reason for %s", bad[i]);
+	}
+}
+
+Test(notejson_sad, truncated_everywhere)
+{
+	const char *s = "{\"format\":1,\"CUDA version\":\"12.9\",\"driver\":[535,550]}";
+	for (size_t len = 0; len < strlen(s); len++) {
+		struct compat_note n;
+		char why[128];
+		cr_assert_eq(notejson_parse(s, len, &n, why, sizeof why), -1, "prefix %zu accepted", len);
+	}
+}
+
+Test(notejson_sad, too_many_drivers_are_capped)
+{
+	char s[2048] = "{\"driver\":[";
+	for (int i = 0; i < 100; i++)
+		sprintf(s + strlen(s), "%s%d", i ? "," : "", 500 + i);
+	strcat(s, "]}");
+	struct compat_note n;
+	char why[128];
+	cr_assert_eq(parse(s, &n, why), 0);
+	cr_assert_eq(n.n_drivers, NOTE_MAX_DRIVERS);
+}

@@ -1,0 +1,82 @@
+#include "helpers.h"
+
+#include "../../common/plan.h"
+
+static void setup(struct host *h, struct candidates *c, struct candidate *v, struct decision *d)
+{
+	memset(h, 0, sizeof *h);
+	h->platform = PLATFORM_TEGRA;
+	h->n_driver_dirs = 2;
+	strcpy(h->driver_dirs[0], "/usr/lib/aarch64-linux-gnu/nvidia");
+	strcpy(h->driver_dirs[1], "/run/opengl-driver/lib");
+	memset(v, 0, sizeof *v);
+	strcpy(v->dir, "/usr/local/cuda-12.9/compat");
+	c->v = v;
+	c->n = c->cap = 1;
+	memset(d, 0, sizeof *d);
+	d->use_compat = true;
+	d->chosen = 0;
+}
+
+Test(plan_happy, order_and_root)
+{
+	struct host h;
+	struct candidates c;
+	struct candidate v;
+	struct decision d;
+	setup(&h, &c, &v, &d);
+	char *l = plan_library_path("", &d, &c, &h, "/home/u/lib::/opt/x", false);
+	cr_assert_str_eq(l, "/usr/local/cuda-12.9/compat:/usr/lib/aarch64-linux-gnu/nvidia:"
+			    "/run/opengl-driver/lib:/home/u/lib::/opt/x");
+	free(l);
+	l = plan_library_path("/fixture/", &d, &c, &h, NULL, false);
+	cr_assert_str_eq(l, "/fixture/usr/local/cuda-12.9/compat:/fixture/usr/lib/aarch64-linux-gnu/nvidia:"
+			    "/fixture/run/opengl-driver/lib");
+	free(l);
+}
+
+Test(plan_happy, secure_drops_user_path)
+{
+	struct host h;
+	struct candidates c;
+	struct candidate v;
+	struct decision d;
+	setup(&h, &c, &v, &d);
+	h.n_driver_dirs = 0;
+	char *l = plan_library_path("", &d, &c, &h, "/tmp/evil", true);
+	cr_assert_str_eq(l, "/usr/local/cuda-12.9/compat");
+	free(l);
+}
+
+Test(plan_sad, system_and_unlistable)
+{
+	struct host h;
+	struct candidates c;
+	struct candidate v;
+	struct decision d;
+	setup(&h, &c, &v, &d);
+	d.use_compat = false;
+	d.chosen = -1;
+	cr_assert_null(plan_library_path("", &d, &c, &h, "/x", false));
+	d.use_compat = true;
+	d.chosen = 5;
+	cr_assert_null(plan_library_path("", &d, &c, &h, "/x", false), "index out of range");
+
+	d.chosen = 0;
+	strcpy(h.driver_dirs[0], "/usr/lib/odd:dir");
+	char *l = plan_library_path("", &d, &c, &h, NULL, false);
+	cr_assert_str_eq(l, "/usr/local/cuda-12.9/compat:/run/opengl-driver/lib");
+	free(l);
+	cr_assert(!plan_dir_expressible("/a;b"));
+	cr_assert(plan_dir_expressible("/a b"));
+
+	/* a 64 KiB LD_LIBRARY_PATH goes through whole */
+	char *big = malloc(65537);
+	memset(big, 'a', 65536);
+	big[0] = '/';
+	big[65536] = '\0';
+	l = plan_library_path("", &d, &c, &h, big, false);
+	cr_assert(l && strlen(l) > 65536);
+	free(l);
+	free(big);
+}

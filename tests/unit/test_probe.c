@@ -1,0 +1,212 @@
+#include "helpers.h"
+
+#include <errno.h>
+
+#include "../../common/nvgpu.h"
+#include "../../common/probe.h"
+
+static const char orin_compatible[] = "nvidia,p3737-0000+p3701-0005\0nvidia,p3701-0005\0nvidia,tegra234";
+
+static char *orin_jp6(void)
+{
+	char *root = scratch_dir();
+	put_file(root, "/proc/device-tree/compatible", orin_compatible, sizeof orin_compatible);
+	put_file(root, "/proc/device-tree/model", "NVIDIA Jetson AGX Orin Developer Kit", 37);
+	put_text(root, "/etc/nv_tegra_release",
+		 "# R36 (release), REVISION: 4.3, GCID: 38968081, BOARD: generic, EABI: aarch64, DATE: Wed Jan  8 01:49:37 UTC 2025\n"
+		 "# KERNEL_VARIANT: oot\nTARGET_USERSPACE_LIB_DIR=nvidia\n"
+		 "TARGET_USERSPACE_LIB_DIR_PATH=usr/lib/aarch64-linux-gnu/nvidia\n");
+	put_text(root, "/usr/lib/aarch64-linux-gnu/nvidia/libnvrm_gpu.so", "");
+	return root;
+}
+
+Test(probe_happy, orin_jetpack6)
+{
+	char *root = orin_jp6();
+	struct host h;
+	probe_host(root, NULL, 0, &h);
+	cr_assert_eq(h.platform, PLATFORM_TEGRA);
+	cr_assert_str_eq(h.soc, "tegra234");
+	cr_assert_str_eq(h.model, "NVIDIA Jetson AGX Orin Developer Kit");
+	cr_assert_str_eq(h.l4t_str, "36.4.3");
+	cr_assert_eq(h.cuda, 12060);
+	cr_assert_str_eq(h.problem, "");
+	cr_assert_eq(h.n_driver_dirs, 1);
+	cr_assert_str_eq(h.driver_dirs[0], "/usr/lib/aarch64-linux-gnu/nvidia");
+	cr_assert(!h.have_gpu);
+	cr_assert(strstr(h.gpu_problem, "No such file") != NULL, "%s", h.gpu_problem);
+	rm_rf(root);
+	free(root);
+}
+
+Test(probe_happy, soc0_fallback_and_extra_dirs)
+{
+	char *root = scratch_dir();
+	put_text(root, "/sys/devices/soc0/family", "Tegra\n");
+	put_text(root, "/sys/devices/soc0/soc_id", "25\n");
+	put_text(root, "/etc/nv_tegra_release", "# R35 (release), REVISION: 3.1, GCID: 32827747, BOARD: t186ref, EABI: aarch64\n");
+	put_text(root, "/usr/lib/aarch64-linux-gnu/tegra/libnvrm_gpu.so", "");
+	put_text(root, "/opt/drivers/x", "");
+	const char *extra[] = { "/opt/drivers", "/not/there" };
+	struct host h;
+	probe_host(root, extra, 2, &h);
+	cr_assert_str_eq(h.soc, "tegra194");
+	cr_assert_eq(h.cuda, 11040);
+	cr_assert_eq(h.n_driver_dirs, 2);
+	cr_assert_str_eq(h.driver_dirs[0], "/usr/lib/aarch64-linux-gnu/tegra");
+	cr_assert_str_eq(h.driver_dirs[1], "/opt/drivers");
+	rm_rf(root);
+	free(root);
+}
+
+static int orin_open(const char *path)
+{
+	return strstr(path, "/dev/nvgpu/igpu0/ctrl") ? 7 : -ENOENT;
+}
+
+static int orin_ioctl(int fd, unsigned long req, void *arg)
+{
+	(void)fd, (void)req;
+	struct nvgpu_get_characteristics *r = arg;
+	uint32_t head[4] = { 0x170, 0xB, 0, 1 };
+	memcpy((void *)(uintptr_t)r->buf_addr, head, sizeof head);
+	r->buf_size = 344;
+	return 0;
+}
+
+static void no_close(int fd)
+{
+	(void)fd;
+}
+
+Test(probe_happy, gpu_beats_device_tree)
+{
+	char *root = scratch_dir();
+	/* a device tree that says Xavier on a GPU that is Orin */
+	static const char xavier[] = "nvidia,p3668-0001\0nvidia,tegra194";
+	put_file(root, "/proc/device-tree/compatible", xavier, sizeof xavier);
+	put_text(root, "/etc/nv_tegra_release", "# R35 (release), REVISION: 4.1, GCID: 1\n");
+	sys_gpu_open = orin_open;
+	sys_gpu_ioctl = orin_ioctl;
+	sys_gpu_close = no_close;
+	struct host h;
+	probe_host(root, NULL, 0, &h);
+	cr_assert(h.have_gpu);
+	cr_assert_eq(h.gpu.arch, 0x170);
+	cr_assert_str_eq(h.soc, "tegra234");
+	rm_rf(root);
+	free(root);
+}
+
+Test(probe_happy, dgpu_sysfs_and_proc)
+{
+	char *root = scratch_dir();
+	put_text(root, "/sys/module/nvidia/version", "580.65.06\n");
+	struct host h;
+	probe_host(root, NULL, 0, &h);
+	cr_assert_eq(h.platform, PLATFORM_DGPU);
+	cr_assert_str_eq(h.driver_str, "580.65.06");
+	cr_assert_eq(h.cuda, 13000);
+	rm_rf(root);
+	free(root);
+
+	root = scratch_dir();
+	put_text(root, "/proc/driver/nvidia/version",
+		 "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  575.57.08  Release Build  (dvs-builder@U16)\n");
+	probe_host(root, NULL, 0, &h);
+	cr_assert_eq(h.platform, PLATFORM_DGPU);
+	cr_assert_eq(h.driver.major, 575);
+	cr_assert_eq(h.cuda, 12090);
+	rm_rf(root);
+	free(root);
+}
+
+Test(probe_sad, nothing_there)
+{
+	char *root = scratch_dir();
+	struct host h;
+	probe_host(root, NULL, 0, &h);
+	cr_assert_eq(h.platform, PLATFORM_NONE);
+	cr_assert_eq(h.cuda, 0);
+	cr_assert(strstr(h.problem, "no NVIDIA GPU") != NULL);
+	rm_rf(root);
+	free(root);
+}
+
+Test(probe_sad, bad_release_files)
+{
+	static const struct {
+		const char *text, *problem;
+	} cases[] = {
+		{ "garbage\n", "first line is not" },
+		{ "# R36 (release)\n", "first line is not" },
+		{ "", "first line is not" },
+		{ "# R32 (release), REVISION: 7.1, GCID: 1\n", "does not run on tegra234" },
+		{ "# R37 (release), REVISION: 0.0\n", "not in the table of releases" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *root = scratch_dir();
+		put_file(root, "/proc/device-tree/compatible", orin_compatible, sizeof orin_compatible);
+		put_text(root, "/etc/nv_tegra_release", cases[i].text);
+		struct host h;
+		probe_host(root, NULL, 0, &h);
+		cr_assert_eq(h.platform, PLATFORM_TEGRA);
+		cr_assert_eq(h.cuda, 0, "case %zu", i);
+		cr_assert(strstr(h.problem, cases[i].problem) != NULL, "case %zu: %s", i, h.problem);
+		rm_rf(root);
+		free(root);
+	}
+}
+
+Test(probe_sad, release_is_a_directory_or_missing_or_unreadable)
+{
+	char *root = scratch_dir();
+	put_file(root, "/proc/device-tree/compatible", orin_compatible, sizeof orin_compatible);
+	struct host h;
+	probe_host(root, NULL, 0, &h);
+	cr_assert(strstr(h.problem, "No such file") != NULL, "%s", h.problem);
+
+	char path[4200];
+	snprintf(path, sizeof path, "%s/etc/nv_tegra_release", root);
+	mkdirs(path);
+	probe_host(root, NULL, 0, &h);
+	cr_assert(strstr(h.problem, "Is a directory") != NULL, "%s", h.problem);
+	rmdir(path);
+
+	if (geteuid() != 0) {
+		put_text(root, "/etc/nv_tegra_release", "# R36 (release), REVISION: 4.3\n");
+		chmod(path, 0);
+		probe_host(root, NULL, 0, &h);
+		cr_assert(strstr(h.problem, "Permission denied") != NULL, "%s", h.problem);
+	}
+	rm_rf(root);
+	free(root);
+}
+
+Test(probe_sad, endless_release_file)
+{
+	char *root = scratch_dir();
+	put_file(root, "/proc/device-tree/compatible", orin_compatible, sizeof orin_compatible);
+	char etc[4200], link[4200];
+	snprintf(etc, sizeof etc, "%s/etc", root);
+	mkdirs(etc);
+	snprintf(link, sizeof link, "%s/etc/nv_tegra_release", root);
+	cr_assert_eq(symlink("/dev/zero", link), 0);
+	struct host h;
+	probe_host(root, NULL, 0, &h);
+	cr_assert_eq(h.cuda, 0);
+	cr_assert(strstr(h.problem, "first line is not") != NULL, "%s", h.problem);
+	rm_rf(root);
+	free(root);
+}
+
+Test(probe_sad, overlong_root)
+{
+	char root[5000];
+	memset(root, 'r', sizeof root - 1);
+	root[0] = '/';
+	root[sizeof root - 1] = '\0';
+	struct host h;
+	probe_host(root, NULL, 0, &h);
+	cr_assert_eq(h.platform, PLATFORM_NONE);
+}

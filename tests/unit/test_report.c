@@ -1,0 +1,109 @@
+#include "helpers.h"
+
+#include "../../common/notejson.h"
+#include "../../common/report.h"
+
+static char *render(const struct report *r, bool json)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	(json ? report_json : report_text)(f, r);
+	fclose(f);
+	return buf;
+}
+
+static void fixture(struct settings *s, struct host *h, struct candidate *v,
+		    struct decision *d, struct ldso_info *l)
+{
+	settings_from_env(s, NULL, false);
+	memset(h, 0, sizeof *h);
+	h->platform = PLATFORM_TEGRA;
+	strcpy(h->soc, "tegra234");
+	strcpy(h->model, "Jetson \"AGX\" Orin\n");
+	strcpy(h->l4t_str, "35.4.1");
+	h->cuda = 11040;
+	memset(v, 0, sizeof *v);
+	strcpy(v->dir, "/usr/local/cuda-12.2/compat");
+	v->cuda = 12020;
+	v->cuda_from = "directory";
+	v->has_lib = true;
+	v->elf_machine = EM_AARCH64;
+	v->usable = true;
+	strcpy(v->reason, "CUDA 12.2 is supported on L4T r35");
+	memset(d, 0, sizeof *d);
+	d->use_compat = true;
+	strcpy(d->reason, "compat CUDA 12.2");
+	memset(l, 0, sizeof *l);
+	strcpy(l->path, "/lib/ld-linux-aarch64.so.1");
+	l->from = "standard path";
+}
+
+Test(report_happy, json_is_valid_and_complete)
+{
+	struct settings s;
+	struct host h;
+	struct candidate v;
+	struct decision d;
+	struct ldso_info l;
+	fixture(&s, &h, &v, &d, &l);
+	struct candidates c = { &v, 1, 1 };
+	struct report r = { &s, &h, &c, &d, "/usr/bin/app", &l, NULL, "/usr/local/cuda-12.2/compat" };
+	char *out = render(&r, true);
+	struct compat_note n;
+	char why[128];
+	cr_assert_eq(notejson_parse(out, strlen(out), &n, why, sizeof why), 0, "%s: %s", why, out);
+	static const char *const keys[] = {
+		"\"platform\":\"tegra\"", "\"soc\":\"tegra234\"", "\"l4t\":\"35.4.1\"", "\"host_driver\":null",
+		"\"host_cuda\":\"11.4\"", "\"candidates\":[{\"dir\":\"/usr/local/cuda-12.2/compat\",\"cuda\":\"12.2\"",
+		"\"usable\":true", "\"decision\":\"compat\"", "\"compat_dir\":\"/usr/local/cuda-12.2/compat\"",
+		"\"reason\":\"compat CUDA 12.2\"", "\"ldso\":\"/lib/ld-linux-aarch64.so.1\"",
+		"\"library_path\":\"/usr/local/cuda-12.2/compat\"", "\"mode\":\"exec\"",
+		"\"model\":\"Jetson \\\"AGX\\\" Orin\\n\"",
+	};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		cr_assert(strstr(out, keys[i]) != NULL, "missing %s in %s", keys[i], out);
+	free(out);
+	settings_free(&s);
+}
+
+Test(report_happy, text)
+{
+	struct settings s;
+	struct host h;
+	struct candidate v;
+	struct decision d;
+	struct ldso_info l;
+	fixture(&s, &h, &v, &d, &l);
+	struct candidates c = { &v, 1, 1 };
+	struct report r = { &s, &h, &c, &d, NULL, &l, NULL, NULL };
+	char *out = render(&r, false);
+	cr_assert(strstr(out, "decision:     compat\n") != NULL, "%s", out);
+	cr_assert(strstr(out, "CUDA 12.2 (from directory), usable: CUDA 12.2 is supported on L4T r35\n") != NULL, "%s", out);
+	cr_assert(strstr(out, "library path: (unchanged)\n") != NULL, "%s", out);
+	free(out);
+	settings_free(&s);
+}
+
+Test(report_sad, nothing_known)
+{
+	struct settings s;
+	settings_from_env(&s, NULL, false);
+	struct host h;
+	memset(&h, 0, sizeof h);
+	strcpy(h.problem, "no NVIDIA GPU found");
+	struct decision d = { false, -1, "system driver: no NVIDIA GPU found" };
+	struct candidates c = { NULL, 0, 0 };
+	struct report r = { &s, &h, &c, &d, NULL, NULL, NULL, NULL };
+	char *out = render(&r, true);
+	struct compat_note n;
+	char why[128];
+	cr_assert_eq(notejson_parse(out, strlen(out), &n, why, sizeof why), 0, "%s", why);
+	cr_assert(strstr(out, "\"platform\":\"none\"") && strstr(out, "\"candidates\":[]") &&
+		  strstr(out, "\"compat_dir\":null") && strstr(out, "\"ldso\":null"), "%s", out);
+	free(out);
+	out = render(&r, false);
+	cr_assert(strstr(out, "candidates:   none found") != NULL);
+	free(out);
+	settings_free(&s);
+}

@@ -1,0 +1,61 @@
+#include "helpers.h"
+
+#include <errno.h>
+
+#include "../../common/diag.h"
+#include "../../common/sys.h"
+
+Test(sys_happy, join_and_read)
+{
+	char out[64];
+	cr_assert_eq(path_join(out, sizeof out, "/r/", "/etc/x"), 0);
+	cr_assert_str_eq(out, "/r/etc/x");
+	cr_assert_eq(path_join(out, sizeof out, "/", "/etc/x"), 0);
+	cr_assert_str_eq(out, "/etc/x");
+	cr_assert_eq(path_join(out, sizeof out, NULL, "/etc/x"), 0);
+	cr_assert_str_eq(out, "/etc/x");
+
+	char *root = scratch_dir();
+	put_text(root, "/etc/f", "hello\n");
+	char buf[16];
+	cr_assert_eq(read_small(root, "/etc/f", buf, sizeof buf), 6);
+	cr_assert_str_eq(buf, "hello\n");
+	cr_assert_eq(read_small(root, "/etc/f", buf, 4), 3, "bounded by cap");
+	cr_assert_str_eq(buf, "hel");
+	cr_assert(rooted_is_dir(root, "/etc"));
+	cr_assert(!rooted_is_dir(root, "/etc/f"));
+	rm_rf(root);
+	free(root);
+}
+
+Test(sys_sad, odd_files)
+{
+	char buf[64], out[8];
+	cr_assert_eq(path_join(out, sizeof out, "/root", "/etc/x"), -1);
+	cr_assert_eq(read_small_abs("/nonexistent", buf, sizeof buf), -ENOENT);
+	cr_assert_eq(read_small_abs("/tmp", buf, sizeof buf), -EISDIR);
+	cr_assert_eq(read_small_abs("/dev/zero", buf, sizeof buf), 63, "endless file is cut");
+	cr_assert_eq(read_small_abs("/etc/passwd", buf, 0), -EINVAL);
+
+	char *root = scratch_dir();
+	char fifo[4200];
+	snprintf(fifo, sizeof fifo, "%s/fifo", root);
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	cr_assert_eq(read_small_abs(fifo, buf, sizeof buf), 0, "a FIFO with no writer does not block");
+	char big[5000];
+	memset(big, 'a', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	cr_assert_eq(read_small(big, "/x", buf, sizeof buf), -ENAMETOOLONG);
+	rm_rf(root);
+	free(root);
+}
+
+Test(sys_happy, diag_off_by_default, .init = cr_redirect_stderr)
+{
+	diag("nothing %d", 1);
+	diag_on = true;
+	diag("step %d", 2);
+	diag_on = false;
+	fflush(stderr);
+	cr_assert_stderr_eq_str("cudaload: step 2\n");
+}

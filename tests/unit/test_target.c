@@ -1,0 +1,158 @@
+#include "helpers.h"
+
+#include <errno.h>
+#include <link.h>
+
+#include "../../common/record.h"
+#include "../../common/target.h"
+
+Test(target_happy, path_search)
+{
+	char out[4096];
+	cr_assert_eq(target_search_path("true", "/nonexistent:/bin", out, sizeof out), 0);
+	cr_assert_str_eq(out, "/bin/true");
+	cr_assert_eq(target_search_path("./x", "/bin", out, sizeof out), 0);
+	cr_assert_str_eq(out, "./x");
+}
+
+Test(target_sad, path_search)
+{
+	char out[4096];
+	cr_assert_eq(target_search_path("no-such-program-here", "/bin:/usr/bin", out, sizeof out), -ENOENT);
+	cr_assert_eq(target_search_path("", "/bin", out, sizeof out), -ENOENT);
+	char *dir = scratch_dir();
+	put_text(dir, "/tool", "x");	/* not executable */
+	cr_assert_eq(target_search_path("tool", dir, out, sizeof out), -EACCES);
+	char big[5000];
+	memset(big, 'a', sizeof big - 1);
+	big[0] = '/';
+	big[sizeof big - 1] = '\0';
+	cr_assert_eq(target_search_path(big, "/bin", out, sizeof out), -ENAMETOOLONG);
+	rm_rf(dir);
+	free(dir);
+}
+
+Test(target_happy, elf_program)
+{
+	char *argv[] = { "/bin/true", "x", NULL };
+	struct target t;
+	char why[128];
+	cr_assert_eq(target_from_command(&t, 2, argv, NULL, why, sizeof why), 0, "%s", why);
+	cr_assert_str_eq(t.path, "/bin/true");
+	cr_assert(t.has_interp);
+	cr_assert_eq(t.machine, EM_X86_64);
+	cr_assert_eq(t.argv, argv);
+	target_free(&t);
+}
+
+Test(target_happy, scripts_and_nesting)
+{
+	char *dir = scratch_dir();
+	char text[4200];
+	snprintf(text, sizeof text, "#! /bin/true  -e -x \n echo\n");
+	put_text(dir, "/s1", text);
+	snprintf(text, sizeof text, "#!%s/s1\n", dir);
+	put_text(dir, "/s2", text);
+	char s1[4200], s2[4200];
+	snprintf(s1, sizeof s1, "%s/s1", dir);
+	snprintf(s2, sizeof s2, "%s/s2", dir);
+	chmod(s1, 0755);
+	chmod(s2, 0755);
+
+	char *argv[] = { s2, "arg", NULL };
+	struct target t;
+	char why[128];
+	cr_assert_eq(target_from_command(&t, 2, argv, NULL, why, sizeof why), 0, "%s", why);
+	/* s2 -> "s1 s2 arg" -> "/bin/true '-e -x' s1 s2 arg", as the kernel does */
+	cr_assert_str_eq(t.path, "/bin/true");
+	cr_assert_eq(t.argc, 5);
+	cr_assert_str_eq(t.argv[0], "/bin/true");
+	cr_assert_str_eq(t.argv[1], "-e -x");
+	cr_assert_str_eq(t.argv[2], s1);
+	cr_assert_str_eq(t.argv[3], s2);
+	cr_assert_str_eq(t.argv[4], "arg");
+	target_free(&t);
+	rm_rf(dir);
+	free(dir);
+}
+
+Test(target_sad, bad_programs)
+{
+	char *dir = scratch_dir();
+	char p[4200], why[128];
+	struct target t;
+
+	snprintf(p, sizeof p, "%s/loop", dir);
+	char text[4300];
+	snprintf(text, sizeof text, "#!%s\n", p);
+	put_text(dir, "/loop", text);
+	chmod(p, 0755);
+	char *a1[] = { p, NULL };
+	cr_assert_eq(target_from_command(&t, 1, a1, NULL, why, sizeof why), -ELOOP);
+	cr_assert_str_eq(why, "too many levels of #! interpreters");
+	target_free(&t);
+
+	put_text(dir, "/empty", "#!\n");
+	snprintf(p, sizeof p, "%s/empty", dir);
+	chmod(p, 0755);
+	char *a2[] = { p, NULL };
+	cr_assert_eq(target_from_command(&t, 1, a2, NULL, why, sizeof why), -ENOEXEC);
+	cr_assert_str_eq(why, "bad #! line");
+
+	put_text(dir, "/data", "\x7f" "ELF short");
+	snprintf(p, sizeof p, "%s/data", dir);
+	chmod(p, 0755);
+	char *a3[] = { p, NULL };
+	cr_assert_eq(target_from_command(&t, 1, a3, NULL, why, sizeof why), -ENOEXEC);
+	cr_assert(strncmp(why, "cannot execute: ", 16) == 0, "%s", why);
+
+	char *a4[] = { dir, NULL };
+	cr_assert_eq(target_from_command(&t, 1, a4, NULL, why, sizeof why), -EACCES);
+	char *a5[] = { "/nonexistent/x", NULL };
+	cr_assert_eq(target_from_command(&t, 1, a5, NULL, why, sizeof why), -ENOENT);
+	rm_rf(dir);
+	free(dir);
+}
+
+Test(target_happy, interp_from_memory)
+{
+	/* A mapped image: program headers at 64, the interpreter at 512. */
+	static const char interp[] = "/usr/bin/cudaload\0" RECORD_MAGIC "/lib/ld-linux-aarch64.so.1\0";
+	static _Alignas(8) unsigned char mapped[1024];
+	ElfW(Phdr) ph[3];
+	memset(ph, 0, sizeof ph);
+	ph[0].p_type = PT_PHDR;
+	ph[0].p_vaddr = 64;
+	ph[1].p_type = PT_INTERP;
+	ph[1].p_vaddr = 512;
+	ph[1].p_filesz = sizeof interp;
+	ph[2].p_type = PT_LOAD;
+	ph[2].p_filesz = sizeof mapped;
+	memcpy(mapped + 64, ph, sizeof ph);
+	memcpy(mapped + 512, interp, sizeof interp);
+
+	struct target t;
+	memset(&t, 0, sizeof t);
+	cr_assert_eq(target_interp_from_memory(&t, mapped + 64, 3, sizeof(ElfW(Phdr))), 0);
+	cr_assert(t.has_interp);
+	cr_assert_str_eq(t.interp, "/usr/bin/cudaload");
+	cr_assert_str_eq(t.recorded, "/lib/ld-linux-aarch64.so.1");
+}
+
+Test(target_sad, interp_from_memory)
+{
+	ElfW(Phdr) ph[3];
+	struct target t;
+	memset(ph, 0, sizeof ph);
+	memset(&t, 0, sizeof t);
+	cr_assert_eq(target_interp_from_memory(&t, NULL, 0, sizeof ph[0]), -1);
+	ph[0].p_type = PT_INTERP;
+	ph[0].p_vaddr = 4096;
+	ph[0].p_filesz = 20;
+	cr_assert_eq(target_interp_from_memory(&t, ph, 1, sizeof ph[0]), -1, "no PT_PHDR");
+	ph[1].p_type = PT_PHDR;
+	ph[2].p_type = PT_LOAD;
+	ph[2].p_filesz = 100;	/* does not cover the string */
+	cr_assert_eq(target_interp_from_memory(&t, ph, 3, sizeof ph[0]), -1, "unmapped");
+	cr_assert_eq(target_interp_from_memory(&t, ph, 3, 8), -1, "phentsize too small");
+}

@@ -33,6 +33,19 @@ static bool append(struct list *l, const char *part, size_t n)
 	return true;
 }
 
+static bool listed(const struct list *l, const char *dir, size_t n)
+{
+	for (const char *p = l->s; p && *p;) {
+		size_t m = strcspn(p, ":");
+		if (m == n && memcmp(p, dir, n) == 0)
+			return true;
+		p += m;
+		if (*p)
+			p++;
+	}
+	return false;
+}
+
 static bool append_dir(struct list *l, const char *root, const char *dir)
 {
 	char full[CL_PATH_MAX];
@@ -58,8 +71,17 @@ char *plan_library_path(const char *root, const struct decision *d,
 	bool ok = append_dir(&l, root, c->v[d->chosen].dir);
 	for (int i = 0; ok && i < h->n_driver_dirs; i++)
 		ok = append_dir(&l, root, h->driver_dirs[i]);
-	if (ok && user_llp && *user_llp && !secure)
-		ok = append(&l, user_llp, strlen(user_llp));	/* verbatim: same syntax */
+	/* The user's list keeps its syntax (empty entries mean "."); only entries
+	 * already listed are dropped: the earlier one wins anyway. */
+	const char *p = secure || !user_llp ? "" : user_llp;
+	while (ok && *p) {
+		size_t n = strcspn(p, ":;");
+		if (n == 0 || !listed(&l, p, n))
+			ok = append(&l, p, n);
+		p += n;
+		if (*p && !*++p)
+			ok = append(&l, "", 0);	/* a trailing separator: a last, empty entry */
+	}
 	if (!ok || !l.s) {
 		free(l.s);
 		return NULL;

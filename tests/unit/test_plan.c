@@ -25,9 +25,10 @@ Test(plan_happy, order_and_root)
 	struct candidate v;
 	struct decision d;
 	setup(&h, &c, &v, &d);
-	char *l = plan_library_path("", &d, &c, &h, "/home/u/lib::/opt/x", false);
+	char *l = plan_library_path("", &d, &c, &h, "/home/u/lib::/opt/x:/run/opengl-driver/lib:", false);
 	cr_assert_str_eq(l, "/usr/local/cuda-12.9/compat:/usr/lib/aarch64-linux-gnu/nvidia:"
-			    "/run/opengl-driver/lib:/home/u/lib::/opt/x");
+			    "/run/opengl-driver/lib:/home/u/lib::/opt/x:",
+			 "user entries kept with their empty ones, duplicates dropped");
 	free(l);
 	l = plan_library_path("/fixture/", &d, &c, &h, NULL, false);
 	cr_assert_str_eq(l, "/fixture/usr/local/cuda-12.9/compat:/fixture/usr/lib/aarch64-linux-gnu/nvidia:"

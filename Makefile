@@ -7,39 +7,58 @@ CC        ?= gcc
 VERSION   := 0.1.0
 
 ARCH      := $(shell uname -m)
-MUSL_INC  ?= /usr/include/$(ARCH)-linux-musl
-MUSL_LIB  ?= /usr/lib/$(ARCH)-linux-musl
 
 WARN      := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-truncation \
              -Wvla -Wpointer-arith -Wstrict-prototypes -Wmissing-prototypes \
              -Wundef -Wwrite-strings
 BASEFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -DCUDALOAD_VERSION='"$(VERSION)"'
 
-# The loader: musl only, static-pie (DESIGN §3).  Debian's musl-gcc specs do
-# not do static-pie, so the crt files are named here.
-LOADER_CFLAGS := $(BASEFLAGS) -Os -fPIE -ffunction-sections -fdata-sections \
-                 -nostdinc -isystem $(MUSL_INC) -isystem $(shell $(CC) -print-file-name=include)
-LOADER_LDFLAGS := -static-pie -nostdlib -nostartfiles -Wl,--no-dynamic-linker \
-                  -Wl,--gc-sections -Wl,-z,noexecstack -Wl,--wrap=__libc_start_main
-LOADER_CRT_BEGIN := $(MUSL_LIB)/rcrt1.o $(MUSL_LIB)/crti.o $(shell $(CC) -print-file-name=crtbeginS.o)
-LOADER_CRT_END   := $(MUSL_LIB)/libc.a $(shell $(CC) -print-libgcc-file-name) \
-                    $(shell $(CC) -print-file-name=crtendS.o) $(MUSL_LIB)/crtn.o
-
 COMMON_SRC := $(wildcard common/*.c)
 COMMON_HDR := $(wildcard common/*.h)
 LOADER_SRC := $(wildcard loader/*.c)
+LOADER_HDR := $(wildcard loader/*.h)
 
-LOADER_OBJ := $(patsubst %.c,$(BUILD)/musl/%.o,$(COMMON_SRC) $(LOADER_SRC))
+# The loader: musl only, static-pie (DESIGN §3).  Debian's musl-gcc specs do
+# not do static-pie, so the crt files are named here.  $(1) is the compiler,
+# $(2) the musl triplet.
+loader_cflags = $(BASEFLAGS) -Os -fPIE -ffunction-sections -fdata-sections \
+	-nostdinc -isystem /usr/include/$(2) -isystem $(shell $(1) -print-file-name=include)
+loader_link = $(1) -static-pie -nostdlib -nostartfiles -Wl,--no-dynamic-linker \
+	-Wl,--gc-sections -Wl,-z,noexecstack -Wl,--wrap=__libc_start_main \
+	/usr/lib/$(2)/rcrt1.o /usr/lib/$(2)/crti.o $(shell $(1) -print-file-name=crtbeginS.o) \
+	$(3) /usr/lib/$(2)/libc.a $(shell $(1) -print-libgcc-file-name) \
+	$(shell $(1) -print-file-name=crtendS.o) /usr/lib/$(2)/crtn.o
 
-all: $(BUILD)/cudaload
+HOST_TRIPLET := $(ARCH)-linux-musl
+# The Jetson target: cross-compiled on other machines, native on aarch64.
+AARCH64_CC ?= $(if $(filter aarch64,$(ARCH)),$(CC),aarch64-linux-gnu-gcc)
+HAVE_AARCH64 := $(shell command -v $(AARCH64_CC) >/dev/null 2>&1 && \
+	test -f /usr/lib/aarch64-linux-musl/libc.a && echo yes)
 
-$(BUILD)/musl/loader/start.o: LOADER_EXTRA := -fno-stack-protector
-$(BUILD)/musl/%.o: %.c $(COMMON_HDR) $(wildcard loader/*.h) Makefile
+HOST_OBJ := $(patsubst %.c,$(BUILD)/musl/%.o,$(COMMON_SRC) $(LOADER_SRC))
+A64_OBJ  := $(patsubst %.c,$(BUILD)/aarch64/musl/%.o,$(COMMON_SRC) $(LOADER_SRC))
+
+all: $(BUILD)/cudaload $(if $(HAVE_AARCH64),$(BUILD)/aarch64/cudaload,aarch64-missing)
+
+aarch64-missing:
+	@echo "note: no aarch64 cross toolchain (run scripts/deps.sh): build/aarch64/cudaload not built" >&2
+
+# start.c runs before libc has set up the stack protector's canary.
+NO_SSP = $(if $(filter %/loader/start.o,$@),-fno-stack-protector)
+
+$(BUILD)/musl/%.o: %.c $(COMMON_HDR) $(LOADER_HDR) Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(LOADER_CFLAGS) $(LOADER_EXTRA) -c $< -o $@
+	$(CC) $(call loader_cflags,$(CC),$(HOST_TRIPLET)) $(NO_SSP) -c $< -o $@
 
-$(BUILD)/cudaload: $(LOADER_OBJ)
-	$(CC) $(LOADER_LDFLAGS) $(LOADER_CRT_BEGIN) $^ $(LOADER_CRT_END) -o $@
+$(BUILD)/cudaload: $(HOST_OBJ)
+	$(call loader_link,$(CC),$(HOST_TRIPLET),$^) -o $@
+
+$(BUILD)/aarch64/musl/%.o: %.c $(COMMON_HDR) $(LOADER_HDR) Makefile
+	@mkdir -p $(dir $@)
+	$(AARCH64_CC) $(call loader_cflags,$(AARCH64_CC),aarch64-linux-musl) $(NO_SSP) -c $< -o $@
+
+$(BUILD)/aarch64/cudaload: $(A64_OBJ)
+	$(call loader_link,$(AARCH64_CC),aarch64-linux-musl,$^) -o $@
 
 # ---- unit tests: Criterion against glibc, plain and under ASan+UBSan ----
 UNIT_SRC  := $(wildcard tests/unit/*.c)
@@ -60,8 +79,13 @@ unit: $(BUILD)/unit/test_units
 asan: $(BUILD)/asan/test_units
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(BUILD)/asan/test_units --jobs 1
 
+# Both matrices: the host's, and aarch64 (under qemu-user where this is not
+# aarch64), then JetPack 5's glibc 2.31 userland.  A matrix that cannot run
+# here is reported as skipped, never as passed.
+E2E_ARCHES := $(sort $(ARCH) aarch64)
 e2e: all
-	sh tests/e2e/run.sh $(BUILD)
+	@set -e; for a in $(E2E_ARCHES); do sh tests/e2e/run.sh $(BUILD) $$a; done
+	sh tests/e2e/glibc231.sh $(BUILD)
 
 test: all unit asan e2e
 
@@ -83,4 +107,4 @@ install: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all unit asan e2e test check demo install clean
+.PHONY: all aarch64-missing unit asan e2e test check demo install clean

@@ -1,10 +1,18 @@
 #!/bin/sh
 # Install the Debian packages that building and testing cudaload need.
-# Idempotent: installs only what is missing. Needs root (or nothing to do).
+# Idempotent: installs only what is missing.  Needs root (or nothing to do).
+# The aarch64 (Jetson) build and tests use Debian's cross toolchain, musl for
+# arm64, the arm64 glibc loader and qemu-user (DESIGN §8).
 set -eu
 
 packages="make gcc musl-tools musl-dev libcriterion-dev libelf-dev pkg-config
 patchelf elfutils binutils strace file"
+if [ "$(uname -m)" = aarch64 ]; then
+	packages="$packages musl-dev"
+else
+	packages="$packages gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu
+libc6-dev-arm64-cross qemu-user-static binfmt-support musl-dev:arm64 libc6:arm64"
+fi
 
 missing=
 for p in $packages; do
@@ -20,6 +28,11 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 echo "deps.sh: installing$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
+case $missing in
+*:arm64*)
+	dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64
+	;;
+esac
 apt-get update -q >/dev/null
 # shellcheck disable=SC2086
 apt-get install -y -q --no-install-recommends $missing >/dev/null

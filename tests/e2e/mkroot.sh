@@ -55,7 +55,7 @@ lib_for() {
 			-DFAKE_CUDA_VERSION="$1" "$(dirname "$0")/fakecuda.c"
 		if [ "$2" != - ]; then
 			"$libdir/mknote" "NVIDIA Corporation" "$2" >"$out.note"
-			objcopy --add-section .note.cuda.fwd_compatibility="$out.note" \
+			${OBJCOPY:-objcopy} --add-section .note.cuda.fwd_compatibility="$out.note" \
 				--set-section-flags .note.cuda.fwd_compatibility=readonly \
 				--set-section-alignment .note.cuda.fwd_compatibility=4 \
 				"$out.tmp" "$out.tmp2"

@@ -1,24 +1,56 @@
 #!/bin/sh
 # End-to-end tests: real programs, the real cudaload, the real ld.so, fake
-# libcuda builds in fixture device trees (DESIGN §8).  Usage: run.sh BUILD
+# libcuda builds in fixture device trees (DESIGN §8).
+# Usage: run.sh BUILD [x86_64|aarch64]   (default: this machine's)
+# aarch64 on another machine runs under qemu-user through binfmt_misc, exec'ing
+# the real aarch64 glibc loader: the path a Jetson takes.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 B=$(cd "${1:-$top/build}" && pwd)
-CL=$B/cudaload
-W=$B/e2e
-CC=${CC:-cc}
-export CC
+arch=${2:-$(uname -m)}
+HOSTCC=${CC:-cc}
 . "$here/lib.sh"
+
+case $arch in
+x86_64)
+	LDSO=/lib64/ld-linux-x86-64.so.2
+	FOREIGN_EM='\267\000' FOREIGN=aarch64	# EM_AARCH64
+	;;
+aarch64)
+	LDSO=/lib/ld-linux-aarch64.so.1
+	FOREIGN_EM='\076\000' FOREIGN=x86_64	# EM_X86_64
+	;;
+*)
+	echo "run.sh: unknown arch $arch" >&2
+	exit 2
+	;;
+esac
+if [ "$arch" = "$(uname -m)" ]; then
+	CL=$B/cudaload TCC=$HOSTCC
+else
+	CL=$B/$arch/cudaload TCC=$arch-linux-gnu-gcc
+	. "$here/foreign.sh"
+	if ! foreign_ready "$arch" "$CL" "$TCC"; then
+		skip "$arch end-to-end suite" "$foreign_why"
+		finish
+		exit
+	fi
+fi
+W=$B/e2e-$arch
+CC=$TCC OBJCOPY=${TCC%gcc}objcopy
+[ "$TCC" != "$HOSTCC" ] || OBJCOPY=objcopy
+export CC OBJCOPY
+echo "== end-to-end, $arch: $CL"
 
 rm -rf "$W"
 mkdir -p "$W/libs" "$W/roots" "$W/bin"
 : >"$W/empty.conf"
 
 # ---- test programs -----------------------------------------------------------
-$CC -O1 -o "$W/libs/mknote" "$here/mknote.c"
-$CC -O1 -o "$W/bin/cudaprobe" "$here/cudaprobe.c" -ldl
-$CC -O1 -no-pie -o "$W/bin/cudaprobe-nopie" "$here/cudaprobe.c" -ldl
+$HOSTCC -O1 -o "$W/libs/mknote" "$here/mknote.c"
+$TCC -O1 -o "$W/bin/cudaprobe" "$here/cudaprobe.c" -ldl
+$TCC -O1 -no-pie -o "$W/bin/cudaprobe-nopie" "$here/cudaprobe.c" -ldl
 cp "$W/bin/cudaprobe" "$W/bin/probe-patched"
 patchelf --set-interpreter "$CL" "$W/bin/probe-patched"
 cp "$W/bin/cudaprobe-nopie" "$W/bin/probe-nopie-patched"
@@ -178,12 +210,12 @@ has "config: unknown key, with file and line" "$out" "cudaload: $W/bad.conf:2: u
 has "config: bad policy value" "$out" "cudaload: $W/bad.conf:3: policy must be auto, compat or system; skipped"
 has "config: line without =" "$out" "cudaload: $W/bad.conf:4: expected 'key = value'; skipped"
 contains "config: the program still runs" "$out" "libcuda="
-printf 'compat = /opt/vendor/cuda-*/compat\nldso.x86_64 = /nonexistent/ld.so\n' >"$W/glob.conf"
+printf "compat = /opt/vendor/cuda-*/compat\nldso.%s = /nonexistent/ld.so\n" "$arch" >"$W/glob.conf"
 mkdir -p "$J5/opt/vendor/cuda-12.1/compat"
 cp "$J5/usr/local/cuda-12.2/compat/libcuda.so.1.1" "$J5/opt/vendor/cuda-12.1/compat/"
 ln -sf libcuda.so.1.1 "$J5/opt/vendor/cuda-12.1/compat/libcuda.so.1"
 out=$(CONFIG=$W/glob.conf run "$J5" $J5DD "$CL" --explain --json "$W/bin/cudaprobe")
-status "config: a bad ldso.x86_64 is an error" 127 $? "$out"
+status "config: a bad ldso.$arch is an error" 127 $? "$out"
 printf 'compat = /opt/vendor/cuda-*/compat\n' >"$W/glob.conf"
 out=$(CONFIG=$W/glob.conf run "$J5" $J5DD "$CL" --explain --json "$W/bin/cudaprobe")
 contains "config: compat glob replaces the defaults" "$out" "\"compat_dir\":\"/opt/vendor/cuda-12.1/compat\""
@@ -204,16 +236,17 @@ out=$(run "$J5" $J5DD "$CL" --explain)
 has "explain: text decision" "$out" "decision:     compat"
 out=$(CUDALOAD_DEBUG=1 run "$J5" $J5DD "$W/bin/probe-patched")
 contains "debug: decision traced" "$out" "cudaload: decision: compat CUDA 12.2 in /usr/local/cuda-12.2/compat"
-contains "debug: loader command traced" "$out" "cudaload: exec '/lib64/ld-linux-x86-64.so.2' '--library-path'"
+contains "debug: loader command traced" "$out" "cudaload: exec '$LDSO' '--library-path'"
 contains "debug: candidates traced" "$out" "cudaload: candidate /usr/local/cuda-12.2/compat: usable"
 
 # ---- candidate checks ------------------------------------------------------------
 M=$W/roots/machine
 cp -r "$J5" "$M"
 lib=$M/usr/local/cuda-12.2/compat/libcuda.so.1.1
-printf '\267\000' | dd of="$lib" bs=1 seek=18 conv=notrunc 2>/dev/null	# e_machine = EM_AARCH64
+# shellcheck disable=SC2059
+printf "$FOREIGN_EM" | dd of="$lib" bs=1 seek=18 conv=notrunc 2>/dev/null	# e_machine
 out=$(run "$M" $J5DD "$CL" --explain --json "$W/bin/cudaprobe")
-contains "machine: aarch64 libcuda refused for an x86_64 program" "$out" "libcuda is aarch64 ELF64, the program is x86_64 ELF64"
+contains "machine: $FOREIGN libcuda refused for an $arch program" "$out" "libcuda is $FOREIGN ELF64, the program is $arch ELF64"
 contains "machine: so the system driver" "$out" "\"decision\":\"system\""
 out=$(run "$M" $J5DD "$CL" --policy compat --explain --json "$W/bin/cudaprobe")
 contains "machine: even policy compat refuses it" "$out" "\"decision\":\"system\""

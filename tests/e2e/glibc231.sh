@@ -1,0 +1,107 @@
+#!/bin/sh
+# JetPack 5's userland is glibc 2.31 (Ubuntu 20.04), whose ld.so takes an
+# unknown option such as --argv0 for the program name (DESIGN §3).  This
+# fetches Debian bullseye's libc6:arm64 and libc6-dev:arm64 (2.31) with apt
+# (own sources list and state; the mirror is the one this machine uses;
+# nothing downloaded is committed), links the test program against it, and
+# runs it through the aarch64 cudaload with that 2.31 loader on a JetPack 5
+# Orin fixture.  Usage: glibc231.sh BUILD
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+B=$(cd "${1:-$top/build}" && pwd)
+. "$here/lib.sh"
+echo "== end-to-end, aarch64 with glibc 2.31 (JetPack 5 userland)"
+
+if [ "$(uname -m)" = aarch64 ]; then
+	CL=$B/cudaload TCC=${CC:-cc}
+else
+	CL=$B/aarch64/cudaload TCC=aarch64-linux-gnu-gcc
+	. "$here/foreign.sh"
+	if ! foreign_ready aarch64 "$CL" "$TCC"; then
+		skip "glibc 2.31 suite" "$foreign_why"
+		finish
+		exit
+	fi
+fi
+
+A=$B/bullseye-arm64
+S=$A/sysroot
+fetch() {
+	mkdir -p "$A/lists/partial" "$A/cache/archives/partial" "$A/debs"
+	uri=
+	for f in /etc/apt/sources.list.d/*.sources; do
+		[ -f "$f" ] && uri=$(awk '/^URIs:/ && $2 ~ /\/debian\/?$/ {print $2; exit}' "$f")
+		[ -n "$uri" ] && break
+	done
+	[ -n "$uri" ] || uri=$(awk '$1 == "deb" && $0 ~ /\/debian\/? / {for (i = 2; i <= NF; i++) if ($i ~ /:\/\//) {print $i; exit}}' /etc/apt/sources.list 2>/dev/null)
+	[ -n "$uri" ] || return 1
+	echo "deb [arch=arm64 signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri bullseye main" >"$A/sources.list"
+	set -- -o Dir::Etc::SourceList="$A/sources.list" -o Dir::Etc::SourceParts=/dev/null \
+		-o Dir::State::Lists="$A/lists" -o Dir::Cache="$A/cache" -o Dir::State::Status=/dev/null \
+		-o APT::Architecture=arm64 -o APT::Architectures::=arm64 -o APT::Sandbox::User=root -q
+	apt-get "$@" update >"$A/apt.log" 2>&1 &&
+		(cd "$A/debs" && apt-get "$@" download libc6:arm64 libc6-dev:arm64) >>"$A/apt.log" 2>&1 || return 1
+	rm -rf "$S"
+	for deb in "$A"/debs/*.deb; do dpkg -x "$deb" "$S" || return 1; done
+}
+if [ ! -f "$S/lib/aarch64-linux-gnu/ld-2.31.so" ] && ! fetch; then
+	skip "glibc 2.31 suite" "cannot fetch bullseye libc6:arm64 ($(tail -n1 "$A/apt.log" 2>/dev/null))"
+	finish
+	exit
+fi
+LD231=$S/lib/ld-linux-aarch64.so.1
+LIB231=$S/lib/aarch64-linux-gnu
+
+W=$B/e2e-glibc231
+rm -rf "$W"
+mkdir -p "$W/libs" "$W/bin"
+: >"$W/empty.conf"
+# Built with this machine's headers, linked against 2.31's crt files, libc and
+# libdl (the -dev package's libdl.so points outside the sysroot).
+$TCC -O1 -c -o "$W/cudaprobe.o" "$here/cudaprobe.c"
+$TCC --sysroot="$S" -B"$S/usr/lib/aarch64-linux-gnu/" -L"$S/usr/lib/aarch64-linux-gnu" \
+	-o "$W/bin/probe231" "$W/cudaprobe.o" "$LIB231/libdl.so.2" \
+	-Wl,--dynamic-linker="$LD231" -Wl,-rpath,"$LIB231"
+versions=$(readelf -V "$W/bin/probe231" | grep -o 'GLIBC_2\.[0-9]*' | sort -u | tr '\n' ' ')
+case $versions in
+*2.3[2-9]*) bad "probe231 needs only glibc <= 2.31" "$versions" ;;
+*) ok "probe231 needs only glibc <= 2.31 ($versions)" ;;
+esac
+cp "$W/bin/probe231" "$W/bin/probe231-patched"
+patchelf --set-interpreter "$CL" "$W/bin/probe231-patched"
+
+cc -O1 -o "$W/libs/mknote" "$here/mknote.c"
+root=$W/orin-jp5
+CC=$TCC OBJCOPY=aarch64-linux-gnu-objcopy sh "$here/mkroot.sh" \
+	"$top/tests/fixtures/orin-jp5-compat122.profile" "$root" "$W/libs"
+DD=/usr/lib/aarch64-linux-gnu/tegra
+printf 'ldso.aarch64 = %s\n' "$LD231" >"$W/ldso231.conf"
+
+run() {
+	env CUDALOAD_ROOT="$root" CUDALOAD_CONFIG="${CONFIG:-$W/empty.conf}" CUDALOAD_DEBUG=1 \
+		LD_LIBRARY_PATH="$root$DD" "$@" 2>&1
+}
+
+# As a command: the program's own PT_INTERP is the 2.31 loader.
+out=$(run "$CL" "$W/bin/probe231" "a b")
+contains "2.31 as a command: loader recognised as 2.31" "$out" "cudaload: loader $LD231 (PT_INTERP), no --argv0"
+lacks "2.31 as a command: no --argv0 reaches it" "$out" "'--argv0'"
+has "2.31 as a command: compat applied" "$out" "libcuda=$root/usr/local/cuda-12.2/compat/libcuda.so.1 version=12020"
+has "2.31 as a command: argument intact" "$out" "arg[1]=a b"
+has "2.31 as a command: argv[0] is the program path" "$out" "arg[0]=$W/bin/probe231"
+
+# As PT_INTERP, the loader from the config (what an image with a 2.31
+# userland sets): argv[0] becomes the program's path, not what was typed.
+out=$(cd "$W/bin" && CONFIG=$W/ldso231.conf run ./probe231-patched x)
+contains "2.31 as interpreter: config loader" "$out" "cudaload: loader $LD231 (config ldso.aarch64), no --argv0"
+lacks "2.31 as interpreter: no --argv0 reaches it" "$out" "'--argv0'"
+has "2.31 as interpreter: compat applied" "$out" "libcuda=$root/usr/local/cuda-12.2/compat/libcuda.so.1 version=12020"
+has "2.31 as interpreter: argv[0] is the program's full path" "$out" "arg[0]=$W/bin/probe231-patched"
+has "2.31 as interpreter: TLS intact" "$out" "tls=7"
+
+# With the system driver the same holds.
+out=$(cd "$W/bin" && CONFIG=$W/ldso231.conf CUDALOAD_POLICY=system run ./probe231-patched)
+has "2.31 system driver: system libcuda" "$out" "libcuda=$root$DD/libcuda.so.1 version=11040"
+lacks "2.31 system driver: no --argv0" "$out" "'--argv0'"
+finish

@@ -78,6 +78,8 @@ for profile in "$top"/tests/fixtures/*.profile; do
 		if [ -n "$expect_dir" ]; then
 			contains "$name: explain compat_dir" "$json" "\"compat_dir\":\"$expect_dir\""
 		fi
+		observed=$(printf '%s' "$json" | sed -n 's/.*"decision":"\([a-z]*\)","compat_dir":\([^,]*\),.*/\1 \2/p')
+		echo "decision $name: expected $expect_decision${expect_dir:+ $expect_dir}, observed $observed" >>"$W/decisions.txt"
 		for prog in "$CL $W/bin/cudaprobe" "$W/bin/probe-patched" "$W/bin/probe-nopie-patched"; do
 			# shellcheck disable=SC2086
 			out=$(run "$root" "$driver_dir" $prog)
@@ -258,4 +260,5 @@ mv "$C/usr/local/cuda-12.2" "$C/usr/local/cuda-12.2:x"
 out=$(CUDALOAD_COMPAT_PATH=/usr/local/cuda-12.2:x/compat run "$C" $J5DD "$CL" --explain --json)
 contains "colon: a dir with ':' cannot be listed" "$out" "path contains ':' or ';'"
 
+sed "s|^|  |" "$W/decisions.txt"
 finish

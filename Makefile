@@ -38,7 +38,7 @@ HAVE_AARCH64 := $(shell command -v $(AARCH64_CC) >/dev/null 2>&1 && \
 HOST_OBJ := $(patsubst %.c,$(BUILD)/musl/%.o,$(COMMON_SRC) $(LOADER_SRC))
 A64_OBJ  := $(patsubst %.c,$(BUILD)/aarch64/musl/%.o,$(COMMON_SRC) $(LOADER_SRC))
 
-all: $(BUILD)/cudaload $(if $(HAVE_AARCH64),$(BUILD)/aarch64/cudaload,aarch64-missing)
+all: $(BUILD)/cudaload $(BUILD)/cudaload-patch $(if $(HAVE_AARCH64),$(BUILD)/aarch64/cudaload,aarch64-missing)
 
 aarch64-missing:
 	@echo "note: no aarch64 cross toolchain (run scripts/deps.sh): build/aarch64/cudaload not built" >&2
@@ -59,6 +59,13 @@ $(BUILD)/aarch64/musl/%.o: %.c $(COMMON_HDR) $(LOADER_HDR) Makefile
 
 $(BUILD)/aarch64/cudaload: $(A64_OBJ)
 	$(call loader_link,$(AARCH64_CC),aarch64-linux-musl,$^) -o $@
+
+# ---- cudaload-patch: a host tool on elfutils' libelf ----
+TOOL_SRC := tools/cudaload-patch.c tools/elfpatch.c common/elfread.c common/sys.c
+TOOL_HDR := $(wildcard tools/*.h) $(COMMON_HDR)
+$(BUILD)/cudaload-patch: $(TOOL_SRC) $(TOOL_HDR) Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) -O2 $(TOOL_SRC) -lelf -o $@
 
 # ---- unit tests: Criterion against glibc, plain and under ASan+UBSan ----
 UNIT_SRC  := $(wildcard tests/unit/*.c)

@@ -10,6 +10,7 @@
  */
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <link.h>
 #include <stdio.h>
@@ -119,6 +120,24 @@ static void program_path_from_kernel(char *out, size_t cap)
 	snprintf(out, cap, "%s%s", fn && !strchr(fn, '/') ? "./" : "", fn ? fn : "");
 }
 
+/* No PT_PHDR, or the string not in a mapped segment: read the file. */
+static void interp_from_file(struct target *t)
+{
+	struct elf_file ef;
+	struct elf_program prog;
+	char why[128] = "cannot open";
+	int fd = open(t->path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && elf_open_fd(&ef, fd, why, sizeof why) == 0 &&
+	    elf_read_program(&ef, &prog, why, sizeof why) == 0) {
+		snprintf(t->interp, sizeof t->interp, "%s", prog.interp);
+		snprintf(t->recorded, sizeof t->recorded, "%s", prog.recorded);
+	} else {
+		diag("%s: cannot read its PT_INTERP: %s", t->path, why);
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
 /* Find the real loader; exits 127/126 when there is none to run. */
 static void choose_ldso(const struct settings *s, const struct target *t,
 			const struct stat *self, struct ldso_info *l)
@@ -133,7 +152,7 @@ static void choose_ldso(const struct settings *s, const struct target *t,
 		{ s->ldso_env, "CUDALOAD_LDSO", true },
 		{ settings_ldso_for(s, machine), cfgkey, true },
 		{ t->recorded[0] ? t->recorded : NULL, "recorded by cudaload-patch", false },
-		{ t->has_interp ? t->interp : NULL, "PT_INTERP", false },
+		{ t->has_interp && t->interp[0] ? t->interp : NULL, "PT_INTERP", false },
 		{ ldso_standard(t->machine, t->cls), "standard path", true },
 	};
 	for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++) {
@@ -215,10 +234,11 @@ int main(int argc, char **argv, char **envp)
 		t.argc = argc;
 		t.cls = __ehdr_start.e_ident[EI_CLASS];
 		t.machine = __ehdr_start.e_machine;
+		t.has_interp = true;	/* we are it: never exec the program itself */
 		program_path_from_kernel(t.path, sizeof t.path);
 		if (target_interp_from_memory(&t, start_program.phdr, start_program.phnum,
 					      start_program.phent) < 0)
-			diag("cannot read the program's PT_INTERP from memory");
+			interp_from_file(&t);
 		snprintf(self_path, sizeof self_path, "%s", t.interp);
 	} else {
 		ssize_t n = readlink("/proc/self/exe", self_path, sizeof self_path - 1);

@@ -51,8 +51,10 @@ mkdir -p "$W/libs" "$W/roots" "$W/bin"
 $HOSTCC -O1 -o "$W/libs/mknote" "$here/mknote.c"
 $TCC -O1 -o "$W/bin/cudaprobe" "$here/cudaprobe.c" -ldl
 $TCC -O1 -no-pie -o "$W/bin/cudaprobe-nopie" "$here/cudaprobe.c" -ldl
+# Patched by cudaload-patch (the original loader recorded) and, for the
+# non-PIE one, by patchelf (no record: cudaload finds the standard loader).
 cp "$W/bin/cudaprobe" "$W/bin/probe-patched"
-patchelf --set-interpreter "$CL" "$W/bin/probe-patched"
+"$B/cudaload-patch" --interp "$CL" "$W/bin/probe-patched" >/dev/null
 cp "$W/bin/cudaprobe-nopie" "$W/bin/probe-nopie-patched"
 patchelf --set-interpreter "$CL" "$W/bin/probe-nopie-patched"
 

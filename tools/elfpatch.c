@@ -1,0 +1,661 @@
+#include "elfpatch.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../common/elfread.h"
+#include "../common/record.h"
+
+#define TRAILER_MAGIC "CLREST01"	/* 8 bytes */
+#define TRAILER_MAGIC_LEN 8
+#define MAX_PADDING (64u << 20)		/* growing past a huge bss is refused */
+#define DEFAULT_ALIGN 0x1000
+
+/* DT_NEEDED prefixes that mark a program as a CUDA program. */
+static const char *const cuda_libs[] = {
+	"libcuda.so", "libcudart.so", "libcublas", "libcudnn", "libcufft", "libcurand",
+	"libcusparse", "libcusolver", "libnvrtc", "libnvinfer", "libnvonnxparser",
+	"libnvparsers", "libnccl", "libnvjpeg", "libnpp", "libcupti", "libcudla",
+	"libnvToolsExt", "libtorch_cuda", "libonnxruntime_providers_cuda",
+};
+
+__attribute__((format(printf, 3, 4)))
+static int fail(char *why, size_t cap, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, cap, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void elfpatch_init(void)
+{
+	elf_version(EV_CURRENT);
+}
+
+bool elfpatch_needed_is_cuda(const char *name)
+{
+	for (size_t i = 0; i < sizeof cuda_libs / sizeof cuda_libs[0]; i++)
+		if (strncmp(name, cuda_libs[i], strlen(cuda_libs[i])) == 0)
+			return true;
+	return false;
+}
+
+/* ---- the restore trailer -------------------------------------------------
+ * "CLREST01" u64 orig_size u32 n { u64 off u32 len bytes[len] }*n u64 start "CLREST01"
+ * all little-endian, whatever the ELF's byte order. */
+
+static void put_le(unsigned char *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint64_t get_le(const unsigned char *p, int n)
+{
+	uint64_t v = 0;
+	for (int i = n - 1; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+/* Parse the trailer; fills plan edits (copies) when plan is not NULL. */
+static int trailer_read(const unsigned char *img, size_t len, uint64_t *orig_size,
+			uint64_t *start_out, struct patch_plan *plan)
+{
+	if (len < 16 + TRAILER_MAGIC_LEN + 12 ||
+	    memcmp(img + len - TRAILER_MAGIC_LEN, TRAILER_MAGIC, TRAILER_MAGIC_LEN) != 0)
+		return -1;
+	uint64_t start = get_le(img + len - 16, 8);
+	if (start > len - 16 - TRAILER_MAGIC_LEN - 12 ||
+	    memcmp(img + start, TRAILER_MAGIC, TRAILER_MAGIC_LEN) != 0)
+		return -1;
+	const unsigned char *p = img + start + TRAILER_MAGIC_LEN, *end = img + len - 16;
+	uint64_t orig = get_le(p, 8);
+	uint32_t n = (uint32_t)get_le(p + 8, 4);
+	p += 12;
+	if (orig > start || n > PLAN_MAX_EDITS)
+		return -1;
+	for (uint32_t i = 0; i < n; i++) {
+		if (end - p < 12)
+			return -1;
+		uint64_t off = get_le(p, 8);
+		uint32_t elen = (uint32_t)get_le(p + 8, 4);
+		p += 12;
+		if ((uint64_t)(end - p) < elen || off > orig || elen > orig - off)
+			return -1;
+		if (plan) {
+			struct plan_edit *e = &plan->edits[plan->n_edits];
+			e->bytes = malloc(elen ? elen : 1);
+			if (!e->bytes)
+				return -1;
+			memcpy(e->bytes, p, elen);
+			e->off = off;
+			e->len = elen;
+			plan->n_edits++;
+		}
+		p += elen;
+	}
+	if (p != end)
+		return -1;
+	*orig_size = orig;
+	if (start_out)
+		*start_out = start;
+	return 0;
+}
+
+/* A trailer recording the original bytes under each edit. */
+static unsigned char *trailer_make(const unsigned char *img, uint64_t orig_size,
+				   const struct patch_plan *plan, uint64_t start, size_t *out_len)
+{
+	size_t n = TRAILER_MAGIC_LEN + 12 + 8 + TRAILER_MAGIC_LEN;
+	for (int i = 0; i < plan->n_edits; i++)
+		n += 12 + plan->edits[i].len;
+	unsigned char *t = malloc(n), *p = t;
+	if (!t)
+		return NULL;
+	memcpy(p, TRAILER_MAGIC, TRAILER_MAGIC_LEN);
+	put_le(p + 8, orig_size, 8);
+	put_le(p + 16, (uint64_t)plan->n_edits, 4);
+	p += 20;
+	for (int i = 0; i < plan->n_edits; i++) {
+		put_le(p, plan->edits[i].off, 8);
+		put_le(p + 8, plan->edits[i].len, 4);
+		memcpy(p + 12, img + plan->edits[i].off, plan->edits[i].len);
+		p += 12 + plan->edits[i].len;
+	}
+	put_le(p, start, 8);
+	memcpy(p + 8, TRAILER_MAGIC, TRAILER_MAGIC_LEN);
+	*out_len = n;
+	return t;
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+struct loaded {
+	Elf *elf;
+	GElf_Ehdr eh;
+	GElf_Phdr *ph;
+	size_t phnum;
+	int interp;	/* index of PT_INTERP or -1 */
+	int dynamic;
+};
+
+static void loaded_free(struct loaded *l)
+{
+	free(l->ph);
+	if (l->elf)
+		elf_end(l->elf);
+	memset(l, 0, sizeof *l);
+}
+
+static bool in_image(size_t len, uint64_t off, uint64_t n)
+{
+	return off <= len && n <= len - off;
+}
+
+static int load(unsigned char *img, size_t len, struct loaded *l, char *why, size_t cap)
+{
+	memset(l, 0, sizeof *l);
+	l->interp = l->dynamic = -1;
+	l->elf = elf_memory((char *)img, len);
+	if (!l->elf || elf_kind(l->elf) != ELF_K_ELF)
+		return fail(why, cap, "not a valid ELF file (%s)", elf_errmsg(-1));
+	if (!gelf_getehdr(l->elf, &l->eh))
+		return fail(why, cap, "truncated or bad ELF header (%s)", elf_errmsg(-1));
+	if (elf_getphdrnum(l->elf, &l->phnum) != 0)
+		return fail(why, cap, "bad program header count (%s)", elf_errmsg(-1));
+	if (l->phnum == 0)
+		return 0;
+	size_t entsize = gelf_fsize(l->elf, ELF_T_PHDR, 1, EV_CURRENT);
+	if (l->eh.e_phentsize != entsize)
+		return fail(why, cap, "program header entry size %u, expected %zu",
+			    (unsigned)l->eh.e_phentsize, entsize);
+	if (!in_image(len, l->eh.e_phoff, (uint64_t)l->phnum * entsize))
+		return fail(why, cap, "program headers lie outside the file");
+	l->ph = calloc(l->phnum, sizeof *l->ph);
+	if (!l->ph)
+		return fail(why, cap, "out of memory");
+	for (size_t i = 0; i < l->phnum; i++) {
+		if (!gelf_getphdr(l->elf, (int)i, &l->ph[i]))
+			return fail(why, cap, "cannot read program header %zu (%s)", i, elf_errmsg(-1));
+		if (l->ph[i].p_type == PT_INTERP && l->interp < 0)
+			l->interp = (int)i;
+		if (l->ph[i].p_type == PT_DYNAMIC && l->dynamic < 0)
+			l->dynamic = (int)i;
+	}
+	return 0;
+}
+
+static bool vaddr_to_off(const struct loaded *l, uint64_t vaddr, uint64_t *off)
+{
+	for (size_t i = 0; i < l->phnum; i++) {
+		const GElf_Phdr *p = &l->ph[i];
+		if (p->p_type == PT_LOAD && vaddr >= p->p_vaddr && vaddr - p->p_vaddr < p->p_filesz) {
+			*off = p->p_offset + (vaddr - p->p_vaddr);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* First DT_NEEDED that names a CUDA library, through PT_DYNAMIC (works on
+ * files whose section headers were stripped). */
+static void find_cuda_needed(const unsigned char *img, size_t len, const struct loaded *l,
+			     struct elf_facts *out)
+{
+	const GElf_Phdr *d = &l->ph[l->dynamic];
+	if (!in_image(len, d->p_offset, d->p_filesz))
+		return;
+	Elf_Data *data = elf_getdata_rawchunk(l->elf, (int64_t)d->p_offset, d->p_filesz, ELF_T_DYN);
+	size_t entsize = gelf_fsize(l->elf, ELF_T_DYN, 1, EV_CURRENT);
+	if (!data || !entsize)
+		return;
+	size_t n = d->p_filesz / entsize;
+	uint64_t strtab = 0, strsz = 0, str_off;
+	GElf_Dyn dyn;
+	for (size_t i = 0; i < n && gelf_getdyn(data, (int)i, &dyn) && dyn.d_tag != DT_NULL; i++) {
+		if (dyn.d_tag == DT_STRTAB)
+			strtab = dyn.d_un.d_ptr;
+		else if (dyn.d_tag == DT_STRSZ)
+			strsz = dyn.d_un.d_val;
+	}
+	if (!strtab || !vaddr_to_off(l, strtab, &str_off) || !in_image(len, str_off, strsz))
+		return;
+	for (size_t i = 0; i < n && gelf_getdyn(data, (int)i, &dyn) && dyn.d_tag != DT_NULL; i++) {
+		if (dyn.d_tag != DT_NEEDED || dyn.d_un.d_val >= strsz)
+			continue;
+		const char *name = (const char *)img + str_off + dyn.d_un.d_val;
+		if (!memchr(name, '\0', strsz - dyn.d_un.d_val))
+			continue;
+		if (elfpatch_needed_is_cuda(name)) {
+			out->uses_cuda = true;
+			snprintf(out->cuda_lib, sizeof out->cuda_lib, "%s", name);
+			return;
+		}
+	}
+}
+
+static int inspect_loaded(unsigned char *img, size_t len, struct loaded *l,
+			  struct elf_facts *out, char *why, size_t cap)
+{
+	memset(out, 0, sizeof *out);
+	memset(l, 0, sizeof *l);
+	if (len >= 2 && img[0] == '#' && img[1] == '!') {
+		out->kind = FOUND_SCRIPT;
+		return 0;
+	}
+	if (len < SELFMAG || memcmp(img, ELFMAG, SELFMAG) != 0) {
+		out->kind = FOUND_NOT_ELF;
+		return 0;
+	}
+	if (load(img, len, l, why, cap) < 0)
+		return -1;
+	out->cls = gelf_getclass(l->elf);
+	out->machine = l->eh.e_machine;
+	if (l->interp >= 0) {
+		const GElf_Phdr *p = &l->ph[l->interp];
+		if (p->p_filesz < 2 || p->p_filesz > CL_PATH_MAX || !in_image(len, p->p_offset, p->p_filesz))
+			return fail(why, cap, "PT_INTERP has a bad size or lies outside the file");
+		const char *s = (const char *)img + p->p_offset;
+		if (s[p->p_filesz - 1] != '\0' ||
+		    elf_split_interp(s, p->p_filesz, out->interp, sizeof out->interp,
+				     out->recorded, sizeof out->recorded) < 0)
+			return fail(why, cap, "PT_INTERP is not NUL-terminated");
+	}
+	switch (l->eh.e_type) {
+	case ET_EXEC:
+	case ET_DYN:
+		out->kind = l->interp >= 0 ? FOUND_DYNAMIC
+			  : l->eh.e_type == ET_EXEC ? FOUND_STATIC : FOUND_LIBRARY;
+		break;
+	default:
+		out->kind = FOUND_OBJECT;
+		return 0;
+	}
+	if (l->dynamic >= 0)
+		find_cuda_needed(img, len, l, out);
+	uint64_t orig;
+	out->patched = out->recorded[0] && trailer_read(img, len, &orig, NULL, NULL) == 0;
+	return 0;
+}
+
+int elfpatch_inspect(unsigned char *img, size_t len, struct elf_facts *out,
+		     char *why, size_t whycap)
+{
+	struct loaded l;
+	memset(&l, 0, sizeof l);
+	int r = inspect_loaded(img, len, &l, out, why, whycap);
+	loaded_free(&l);
+	return r;
+}
+
+/* ---- encoding through libelf (class and byte order) ---------------------- */
+
+static int encode(Elf *e, Elf_Type type, const void *mem, size_t memsize,
+		  unsigned char *dst, size_t dstsize, unsigned encoding)
+{
+	Elf_Data src = { .d_buf = (void *)mem, .d_type = type, .d_size = memsize,
+			 .d_version = EV_CURRENT };
+	Elf_Data out = { .d_buf = dst, .d_size = dstsize, .d_version = EV_CURRENT };
+	return gelf_xlatetof(e, &out, &src, encoding) ? 0 : -1;
+}
+
+static int encode_phdrs(Elf *e, const GElf_Phdr *ph, size_t n, unsigned char *dst,
+			size_t dstsize, unsigned enc)
+{
+	int r;
+	if (gelf_getclass(e) == ELFCLASS64) {
+		Elf64_Phdr *m = calloc(n, sizeof *m);
+		if (!m)
+			return -1;
+		for (size_t i = 0; i < n; i++)
+			m[i] = (Elf64_Phdr){ ph[i].p_type, ph[i].p_flags, ph[i].p_offset, ph[i].p_vaddr,
+					     ph[i].p_paddr, ph[i].p_filesz, ph[i].p_memsz, ph[i].p_align };
+		r = encode(e, ELF_T_PHDR, m, n * sizeof *m, dst, dstsize, enc);
+		free(m);
+	} else {
+		Elf32_Phdr *m = calloc(n, sizeof *m);
+		if (!m)
+			return -1;
+		for (size_t i = 0; i < n; i++)
+			m[i] = (Elf32_Phdr){ ph[i].p_type, (Elf32_Off)ph[i].p_offset, (Elf32_Addr)ph[i].p_vaddr,
+					     (Elf32_Addr)ph[i].p_paddr, (Elf32_Word)ph[i].p_filesz,
+					     (Elf32_Word)ph[i].p_memsz, ph[i].p_flags, (Elf32_Word)ph[i].p_align };
+		r = encode(e, ELF_T_PHDR, m, n * sizeof *m, dst, dstsize, enc);
+		free(m);
+	}
+	return r;
+}
+
+static int encode_ehdr(Elf *e, const GElf_Ehdr *h, unsigned char *dst, size_t dstsize)
+{
+	unsigned enc = h->e_ident[EI_DATA];
+	if (gelf_getclass(e) == ELFCLASS64) {
+		Elf64_Ehdr m;
+		memcpy(m.e_ident, h->e_ident, EI_NIDENT);
+		m.e_type = h->e_type, m.e_machine = h->e_machine, m.e_version = h->e_version;
+		m.e_entry = h->e_entry, m.e_phoff = h->e_phoff, m.e_shoff = h->e_shoff;
+		m.e_flags = h->e_flags, m.e_ehsize = h->e_ehsize, m.e_phentsize = h->e_phentsize;
+		m.e_phnum = h->e_phnum, m.e_shentsize = h->e_shentsize, m.e_shnum = h->e_shnum;
+		m.e_shstrndx = h->e_shstrndx;
+		return encode(e, ELF_T_EHDR, &m, sizeof m, dst, dstsize, enc);
+	}
+	Elf32_Ehdr m;
+	memcpy(m.e_ident, h->e_ident, EI_NIDENT);
+	m.e_type = h->e_type, m.e_machine = h->e_machine, m.e_version = h->e_version;
+	m.e_entry = (Elf32_Addr)h->e_entry, m.e_phoff = (Elf32_Off)h->e_phoff;
+	m.e_shoff = (Elf32_Off)h->e_shoff, m.e_flags = h->e_flags, m.e_ehsize = h->e_ehsize;
+	m.e_phentsize = h->e_phentsize, m.e_phnum = h->e_phnum, m.e_shentsize = h->e_shentsize;
+	m.e_shnum = h->e_shnum, m.e_shstrndx = h->e_shstrndx;
+	return encode(e, ELF_T_EHDR, &m, sizeof m, dst, dstsize, enc);
+}
+
+static int encode_shdr(Elf *e, const GElf_Shdr *s, unsigned char *dst, size_t dstsize, unsigned enc)
+{
+	if (gelf_getclass(e) == ELFCLASS64) {
+		Elf64_Shdr m = { s->sh_name, s->sh_type, s->sh_flags, s->sh_addr, s->sh_offset,
+				 s->sh_size, s->sh_link, s->sh_info, s->sh_addralign, s->sh_entsize };
+		return encode(e, ELF_T_SHDR, &m, sizeof m, dst, dstsize, enc);
+	}
+	Elf32_Shdr m = { s->sh_name, s->sh_type, (Elf32_Word)s->sh_flags, (Elf32_Addr)s->sh_addr,
+			 (Elf32_Off)s->sh_offset, (Elf32_Word)s->sh_size, s->sh_link, s->sh_info,
+			 (Elf32_Word)s->sh_addralign, (Elf32_Word)s->sh_entsize };
+	return encode(e, ELF_T_SHDR, &m, sizeof m, dst, dstsize, enc);
+}
+
+/* ---- planning ------------------------------------------------------------ */
+
+static struct plan_edit *add_edit(struct patch_plan *plan, uint64_t off, uint32_t len)
+{
+	struct plan_edit *e = &plan->edits[plan->n_edits];
+	e->bytes = calloc(1, len ? len : 1);
+	if (!e->bytes)
+		return NULL;
+	e->off = off;
+	e->len = len;
+	plan->n_edits++;
+	return e;
+}
+
+/* The .interp section header, if the file still has one for the old string. */
+static Elf_Scn *interp_section(Elf *e, const GElf_Phdr *interp, GElf_Shdr *sh)
+{
+	size_t shstrndx;
+	if (elf_getshdrstrndx(e, &shstrndx) != 0)
+		return NULL;
+	for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
+		if (!gelf_getshdr(scn, sh))
+			return NULL;
+		const char *name = elf_strptr(e, shstrndx, sh->sh_name);
+		if (name && strcmp(name, ".interp") == 0 && sh->sh_offset == interp->p_offset)
+			return scn;
+	}
+	return NULL;
+}
+
+static int plan_grow(unsigned char *img, size_t len, struct loaded *l, const unsigned char *nb,
+		     size_t nblen, struct patch_plan *plan, char *why, size_t cap)
+{
+	const GElf_Phdr *first = NULL;
+	uint64_t align = 0, maxend = 0;
+	int last_load = -1;
+	for (size_t i = 0; i < l->phnum; i++) {
+		const GElf_Phdr *p = &l->ph[i];
+		if (p->p_type != PT_LOAD)
+			continue;
+		if (!first)
+			first = p;
+		if (p->p_align > align)
+			align = p->p_align;
+		if (p->p_vaddr + p->p_memsz > maxend)
+			maxend = p->p_vaddr + p->p_memsz;
+		last_load = (int)i;
+	}
+	if (!first)
+		return fail(why, cap, "no PT_LOAD segment to place the new interpreter after");
+	if (align < DEFAULT_ALIGN)
+		align = DEFAULT_ALIGN;
+	if (first->p_vaddr < first->p_offset || (first->p_vaddr - first->p_offset) % align != 0)
+		return fail(why, cap, "cannot grow: the first PT_LOAD's address and offset are not congruent");
+	uint64_t delta = first->p_vaddr - first->p_offset;
+	if (l->phnum + 1 >= PN_XNUM)
+		return fail(why, cap, "too many program headers to add one");
+
+	/* The new segment starts past the file and past every segment's memory. */
+	uint64_t start = len > maxend - delta ? len : maxend - delta;
+	uint64_t x = (start + align - 1) / align * align;
+	if (x - len > MAX_PADDING)
+		return fail(why, cap, "cannot grow: %llu MiB of padding needed past the bss",
+			    (unsigned long long)((x - len) >> 20));
+	size_t entsize = l->eh.e_phentsize, n = l->phnum + 1;
+	size_t table = n * entsize;
+
+	GElf_Phdr *ph = calloc(n, sizeof *ph);
+	if (!ph)
+		return fail(why, cap, "out of memory");
+	for (size_t i = 0, k = 0; i < l->phnum; i++) {
+		ph[k] = l->ph[i];
+		if (ph[k].p_type == PT_PHDR) {
+			ph[k].p_offset = x;
+			ph[k].p_vaddr = ph[k].p_paddr = x + delta;
+			ph[k].p_filesz = ph[k].p_memsz = table;
+		} else if (ph[k].p_type == PT_INTERP) {
+			ph[k].p_offset = x + table;
+			ph[k].p_vaddr = ph[k].p_paddr = x + table + delta;
+			ph[k].p_filesz = ph[k].p_memsz = nblen;
+		}
+		k++;
+		if ((int)i == last_load) {	/* PT_LOADs stay in address order */
+			ph[k] = (GElf_Phdr){ .p_type = PT_LOAD, .p_flags = PF_R, .p_offset = x,
+					     .p_vaddr = x + delta, .p_paddr = x + delta,
+					     .p_filesz = table + nblen, .p_memsz = table + nblen,
+					     .p_align = align };
+			k++;
+		}
+	}
+
+	unsigned enc = l->eh.e_ident[EI_DATA];
+	size_t body = (size_t)(x - len) + table + nblen;
+	plan->tail = calloc(1, body);
+	if (!plan->tail || encode_phdrs(l->elf, ph, n, plan->tail + (x - len), table, enc) < 0) {
+		free(ph);
+		return fail(why, cap, "cannot encode the new program headers (%s)", elf_errmsg(-1));
+	}
+	free(ph);
+	memcpy(plan->tail + (x - len) + table, nb, nblen);
+	plan->tail_len = body;
+
+	GElf_Ehdr eh = l->eh;
+	eh.e_phoff = x;
+	eh.e_phnum = (uint16_t)n;
+	size_t ehsize = gelf_fsize(l->elf, ELF_T_EHDR, 1, EV_CURRENT);
+	struct plan_edit *e = add_edit(plan, 0, (uint32_t)ehsize);
+	if (!e || encode_ehdr(l->elf, &eh, e->bytes, ehsize) < 0)
+		return fail(why, cap, "cannot encode the ELF header (%s)", elf_errmsg(-1));
+
+	GElf_Shdr sh;
+	Elf_Scn *scn = interp_section(l->elf, &l->ph[l->interp], &sh);
+	if (scn) {
+		size_t shentsize = gelf_fsize(l->elf, ELF_T_SHDR, 1, EV_CURRENT);
+		uint64_t off = l->eh.e_shoff + elf_ndxscn(scn) * (uint64_t)shentsize;
+		if (!in_image(len, off, shentsize))
+			return fail(why, cap, "section headers lie outside the file");
+		sh.sh_offset = x + table;
+		sh.sh_addr = x + table + delta;
+		sh.sh_size = nblen;
+		e = add_edit(plan, off, (uint32_t)shentsize);
+		if (!e || encode_shdr(l->elf, &sh, e->bytes, shentsize, enc) < 0)
+			return fail(why, cap, "cannot encode the .interp section header");
+	}
+	plan->grew = true;
+	(void)img;
+	return 0;
+}
+
+int elfpatch_plan_patch(unsigned char *img, size_t len, const char *interp,
+			struct patch_plan *plan, char *why, size_t whycap)
+{
+	struct loaded l;
+	struct elf_facts f;
+	int r = -1;
+
+	memset(plan, 0, sizeof *plan);
+	memset(&l, 0, sizeof l);
+	plan->keep = len;
+	if (inspect_loaded(img, len, &l, &f, why, whycap) < 0)
+		goto out;
+	if (f.kind != FOUND_DYNAMIC) {
+		fail(why, whycap, "not a dynamically linked executable");
+		goto out;
+	}
+	if (f.recorded[0]) {
+		fail(why, whycap, "already patched (original interpreter %s)", f.recorded);
+		goto out;
+	}
+	if (strcmp(f.interp, interp) == 0) {
+		r = 0;	/* nothing to change: the plan keeps the file as it is */
+		goto out;
+	}
+
+	/* "<interp>\0cudaload-orig:<original>\0" */
+	size_t il = strlen(interp), ml = strlen(RECORD_MAGIC), ol = strlen(f.interp);
+	size_t nblen = il + 1 + ml + ol + 1;
+	if (il == 0 || nblen > CL_PATH_MAX) {
+		fail(why, whycap, "the new interpreter path is empty or too long");
+		goto out;
+	}
+	unsigned char nb[CL_PATH_MAX];
+	memcpy(nb, interp, il + 1);
+	memcpy(nb + il + 1, RECORD_MAGIC, ml);
+	memcpy(nb + il + 1 + ml, f.interp, ol + 1);
+
+	const GElf_Phdr *pi = &l.ph[l.interp];
+	if (nblen <= pi->p_filesz) {
+		/* fits: rewrite the string where it is, the rest of it zeroed */
+		struct plan_edit *e = add_edit(plan, pi->p_offset, (uint32_t)pi->p_filesz);
+		if (!e) {
+			fail(why, whycap, "out of memory");
+			goto out;
+		}
+		memcpy(e->bytes, nb, nblen);
+	} else if (plan_grow(img, len, &l, nb, nblen, plan, why, whycap) < 0) {
+		goto out;
+	}
+
+	size_t tlen;
+	unsigned char *t = trailer_make(img, len, plan, len + plan->tail_len, &tlen);
+	unsigned char *tail = t ? realloc(plan->tail, plan->tail_len + tlen) : NULL;
+	if (!tail) {
+		free(t);
+		fail(why, whycap, "out of memory");
+		goto out;
+	}
+	memcpy(tail + plan->tail_len, t, tlen);
+	free(t);
+	plan->tail = tail;
+	plan->tail_len += tlen;
+	r = 0;
+out:
+	loaded_free(&l);
+	if (r < 0)
+		patch_plan_free(plan);
+	return r;
+}
+
+int elfpatch_plan_restore(unsigned char *img, size_t len, struct patch_plan *plan,
+			  char *why, size_t whycap)
+{
+	struct elf_facts f;
+	uint64_t orig;
+
+	memset(plan, 0, sizeof *plan);
+	if (elfpatch_inspect(img, len, &f, why, whycap) < 0)
+		return -1;
+	if (!f.recorded[0])
+		return fail(why, whycap, "not patched by cudaload-patch");
+	if (trailer_read(img, len, &orig, NULL, plan) < 0) {
+		patch_plan_free(plan);
+		return fail(why, whycap, "patched, but its restore record is missing or damaged "
+				      "(was the file changed after patching?)");
+	}
+	plan->keep = orig;
+	return 0;
+}
+
+uint64_t patch_plan_size(const struct patch_plan *plan)
+{
+	return plan->keep + plan->tail_len;
+}
+
+unsigned char *patch_plan_render(const unsigned char *img, const struct patch_plan *plan)
+{
+	unsigned char *out = malloc(patch_plan_size(plan) + 1);
+	if (!out)
+		return NULL;
+	memcpy(out, img, plan->keep);
+	for (int i = 0; i < plan->n_edits; i++)
+		memcpy(out + plan->edits[i].off, plan->edits[i].bytes, plan->edits[i].len);
+	if (plan->tail_len)
+		memcpy(out + plan->keep, plan->tail, plan->tail_len);
+	return out;
+}
+
+static int write_all(int fd, const unsigned char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int patch_plan_write(int fd, const unsigned char *img, const struct patch_plan *plan)
+{
+	/* the kept bytes in pieces between edits, so no copy of the file is made */
+	uint64_t pos = 0;
+	int order[PLAN_MAX_EDITS];
+	for (int i = 0; i < plan->n_edits; i++)
+		order[i] = i;
+	for (int i = 1; i < plan->n_edits; i++)	/* by offset */
+		for (int k = i; k > 0 && plan->edits[order[k]].off < plan->edits[order[k - 1]].off; k--) {
+			int t = order[k];
+			order[k] = order[k - 1];
+			order[k - 1] = t;
+		}
+	for (int i = 0; i < plan->n_edits; i++) {
+		const struct plan_edit *e = &plan->edits[order[i]];
+		int r;
+		if (e->off < pos)
+			return -EINVAL;	/* overlapping edits never happen; refuse rather than guess */
+		if ((r = write_all(fd, img + pos, e->off - pos)) < 0 ||
+		    (r = write_all(fd, e->bytes, e->len)) < 0)
+			return r;
+		pos = e->off + e->len;
+	}
+	int r = write_all(fd, img + pos, plan->keep - pos);
+	if (r == 0 && plan->tail_len)
+		r = write_all(fd, plan->tail, plan->tail_len);
+	return r;
+}
+
+void patch_plan_free(struct patch_plan *plan)
+{
+	for (int i = 0; i < plan->n_edits; i++)
+		free(plan->edits[i].bytes);
+	free(plan->tail);
+	memset(plan, 0, sizeof *plan);
+}

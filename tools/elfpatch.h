@@ -1,0 +1,91 @@
+/*
+ * elfpatch: the ELF side of cudaload-patch, on a file image in memory.
+ *
+ * inspect says what a file is (dynamic executable, static, library, script,
+ * not ELF, patched) from libelf's view of it plus our own bounds checks.
+ * patch and restore compute a plan: the bytes of the original to keep, a few
+ * in-place edits, and a tail to append.  Nothing here touches the disk.
+ *
+ * A patched file's PT_INTERP holds the record of common/record.h
+ * ("cudaload\0cudaload-orig:<original>\0"), which the loader reads from
+ * memory.  When that does not fit the old PT_INTERP, the file grows: a new
+ * program header table and the new string are appended in one new PT_LOAD
+ * placed after every existing segment, with the same file-to-memory offset
+ * as the first PT_LOAD (so AT_PHDR is right on old kernels too); PT_PHDR,
+ * PT_INTERP and .interp point there.  Every patched file ends with a restore
+ * trailer: the original size and the original bytes of each edited region,
+ * so --restore gives back the file byte for byte.
+ */
+#ifndef CUDALOAD_ELFPATCH_H
+#define CUDALOAD_ELFPATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/sys.h"
+
+enum elf_kind_found {
+	FOUND_NOT_ELF,		/* includes empty and truncated-before-magic files */
+	FOUND_SCRIPT,		/* #! */
+	FOUND_OBJECT,		/* relocatable, core, unknown type */
+	FOUND_LIBRARY,		/* ET_DYN without PT_INTERP */
+	FOUND_STATIC,		/* ET_EXEC without PT_INTERP */
+	FOUND_DYNAMIC,		/* has PT_INTERP: what we patch */
+};
+
+struct elf_facts {
+	enum elf_kind_found kind;
+	int cls, machine;
+	char interp[CL_PATH_MAX];
+	char recorded[CL_PATH_MAX];	/* original interpreter when patched */
+	bool patched;			/* record and restore trailer present */
+	bool uses_cuda;
+	char cuda_lib[64];		/* the DT_NEEDED that says so */
+};
+
+#define PLAN_MAX_EDITS 4
+
+struct plan_edit {
+	uint64_t off;
+	uint32_t len;
+	unsigned char *bytes;
+};
+
+struct patch_plan {
+	uint64_t keep;			/* bytes of the original image kept */
+	struct plan_edit edits[PLAN_MAX_EDITS];
+	int n_edits;
+	unsigned char *tail;		/* appended after `keep` bytes */
+	size_t tail_len;
+	bool grew;			/* a new segment was added */
+};
+
+void elfpatch_init(void);
+
+/* 0, or -1 with a reason (a malformed file; not a "skip"). */
+int elfpatch_inspect(unsigned char *img, size_t len, struct elf_facts *out,
+		     char *why, size_t whycap);
+
+/* Plan to give a dynamic executable the interpreter `interp` (recording the
+ * old one).  0, or -1 with a reason. */
+int elfpatch_plan_patch(unsigned char *img, size_t len, const char *interp,
+			struct patch_plan *plan, char *why, size_t whycap);
+
+/* Plan to undo a patch.  0, or -1 with a reason. */
+int elfpatch_plan_restore(unsigned char *img, size_t len, struct patch_plan *plan,
+			  char *why, size_t whycap);
+
+/* Size of the file the plan produces, and the file itself (malloc'd). */
+uint64_t patch_plan_size(const struct patch_plan *plan);
+unsigned char *patch_plan_render(const unsigned char *img, const struct patch_plan *plan);
+
+/* Write the planned file to fd.  0, or -errno. */
+int patch_plan_write(int fd, const unsigned char *img, const struct patch_plan *plan);
+
+void patch_plan_free(struct patch_plan *plan);
+
+/* Does a DT_NEEDED name say the program uses CUDA?  (The documented rule.) */
+bool elfpatch_needed_is_cuda(const char *name);
+
+#endif

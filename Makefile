@@ -72,13 +72,16 @@ UNIT_SRC  := $(wildcard tests/unit/*.c)
 HOST_CFLAGS := $(BASEFLAGS) -g -O1
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-$(BUILD)/unit/test_units: $(UNIT_SRC) $(COMMON_SRC) $(COMMON_HDR) tests/unit/helpers.h
-	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) -Wno-missing-prototypes -Wno-write-strings $(UNIT_SRC) $(COMMON_SRC) -lcriterion -o $@
+UNIT_DEPS := $(UNIT_SRC) $(COMMON_SRC) tools/elfpatch.c $(TOOL_HDR) tests/unit/helpers.h
+UNIT_CFLAGS := $(HOST_CFLAGS) -Wno-missing-prototypes -Wno-write-strings
 
-$(BUILD)/asan/test_units: $(UNIT_SRC) $(COMMON_SRC) $(COMMON_HDR) tests/unit/helpers.h
+$(BUILD)/unit/test_units: $(UNIT_DEPS)
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) $(SAN_FLAGS) -Wno-missing-prototypes -Wno-write-strings $(UNIT_SRC) $(COMMON_SRC) -lcriterion -o $@
+	$(CC) $(UNIT_CFLAGS) $(UNIT_SRC) $(COMMON_SRC) tools/elfpatch.c -lcriterion -lelf -o $@
+
+$(BUILD)/asan/test_units: $(UNIT_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(UNIT_CFLAGS) $(SAN_FLAGS) $(UNIT_SRC) $(COMMON_SRC) tools/elfpatch.c -lcriterion -lelf -o $@
 
 unit: $(BUILD)/unit/test_units
 	$(BUILD)/unit/test_units --jobs 1
@@ -93,6 +96,7 @@ E2E_ARCHES := $(sort $(ARCH) aarch64)
 e2e: all
 	@set -e; for a in $(E2E_ARCHES); do sh tests/e2e/run.sh $(BUILD) $$a; done
 	sh tests/e2e/glibc231.sh $(BUILD)
+	sh tests/e2e/patch.sh $(BUILD)
 
 test: all unit asan e2e
 

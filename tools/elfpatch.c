@@ -50,8 +50,22 @@ bool elfpatch_needed_is_cuda(const char *name)
 }
 
 /* ---- the restore trailer -------------------------------------------------
- * "CLREST01" u64 orig_size u32 n { u64 off u32 len bytes[len] }*n u64 start "CLREST01"
- * all little-endian, whatever the ELF's byte order. */
+ * "CLREST01" u64 orig_size u64 orig_hash u32 n { u64 off u32 len bytes[len] }*n
+ * u64 start "CLREST01", all little-endian whatever the ELF's byte order.
+ * orig_hash (FNV-1a) lets --restore prove it gives back the original. */
+
+#define HEAD_LEN (TRAILER_MAGIC_LEN + 20)	/* magic, size, hash, count */
+
+static uint64_t fnv1a(uint64_t h, const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	return h;
+}
+#define FNV_START 0xcbf29ce484222325ULL
+
+/* Hash of the file a plan produces, without producing it. */
+static uint64_t plan_hash(const unsigned char *img, const struct patch_plan *plan);
 
 static void put_le(unsigned char *p, uint64_t v, int n)
 {
@@ -71,17 +85,19 @@ static uint64_t get_le(const unsigned char *p, int n)
 static int trailer_read(const unsigned char *img, size_t len, uint64_t *orig_size,
 			uint64_t *start_out, struct patch_plan *plan)
 {
-	if (len < 16 + TRAILER_MAGIC_LEN + 12 ||
+	if (len < 16 + HEAD_LEN ||
 	    memcmp(img + len - TRAILER_MAGIC_LEN, TRAILER_MAGIC, TRAILER_MAGIC_LEN) != 0)
 		return -1;
 	uint64_t start = get_le(img + len - 16, 8);
-	if (start > len - 16 - TRAILER_MAGIC_LEN - 12 ||
+	if (start > len - 16 - HEAD_LEN ||
 	    memcmp(img + start, TRAILER_MAGIC, TRAILER_MAGIC_LEN) != 0)
 		return -1;
 	const unsigned char *p = img + start + TRAILER_MAGIC_LEN, *end = img + len - 16;
 	uint64_t orig = get_le(p, 8);
-	uint32_t n = (uint32_t)get_le(p + 8, 4);
-	p += 12;
+	if (plan)
+		plan->orig_hash = get_le(p + 8, 8);
+	uint32_t n = (uint32_t)get_le(p + 16, 4);
+	p += 20;
 	if (orig > start || n > PLAN_MAX_EDITS)
 		return -1;
 	for (uint32_t i = 0; i < n; i++) {
@@ -116,7 +132,7 @@ static int trailer_read(const unsigned char *img, size_t len, uint64_t *orig_siz
 static unsigned char *trailer_make(const unsigned char *img, uint64_t orig_size,
 				   const struct patch_plan *plan, uint64_t start, size_t *out_len)
 {
-	size_t n = TRAILER_MAGIC_LEN + 12 + 8 + TRAILER_MAGIC_LEN;
+	size_t n = HEAD_LEN + 8 + TRAILER_MAGIC_LEN;
 	for (int i = 0; i < plan->n_edits; i++)
 		n += 12 + plan->edits[i].len;
 	unsigned char *t = malloc(n), *p = t;
@@ -124,8 +140,9 @@ static unsigned char *trailer_make(const unsigned char *img, uint64_t orig_size,
 		return NULL;
 	memcpy(p, TRAILER_MAGIC, TRAILER_MAGIC_LEN);
 	put_le(p + 8, orig_size, 8);
-	put_le(p + 16, (uint64_t)plan->n_edits, 4);
-	p += 20;
+	put_le(p + 16, fnv1a(FNV_START, img, orig_size), 8);
+	put_le(p + 24, (uint64_t)plan->n_edits, 4);
+	p += HEAD_LEN;
 	for (int i = 0; i < plan->n_edits; i++) {
 		put_le(p, plan->edits[i].off, 8);
 		put_le(p + 8, plan->edits[i].len, 4);
@@ -166,13 +183,37 @@ static int load(unsigned char *img, size_t len, struct loaded *l, char *why, siz
 {
 	memset(l, 0, sizeof *l);
 	l->interp = l->dynamic = -1;
+	/* what libelf would only call "invalid", said precisely */
+	if (len < EI_NIDENT)
+		return fail(why, cap, "truncated ELF header");
+	if (img[EI_CLASS] != ELFCLASS32 && img[EI_CLASS] != ELFCLASS64)
+		return fail(why, cap, "unknown ELF class %u", img[EI_CLASS]);
+	if (img[EI_DATA] != ELFDATA2LSB && img[EI_DATA] != ELFDATA2MSB)
+		return fail(why, cap, "unknown ELF byte order %u", img[EI_DATA]);
+	if (len < (img[EI_CLASS] == ELFCLASS64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr)))
+		return fail(why, cap, "truncated ELF header");
 	l->elf = elf_memory((char *)img, len);
 	if (!l->elf || elf_kind(l->elf) != ELF_K_ELF)
 		return fail(why, cap, "not a valid ELF file (%s)", elf_errmsg(-1));
 	if (!gelf_getehdr(l->elf, &l->eh))
 		return fail(why, cap, "truncated or bad ELF header (%s)", elf_errmsg(-1));
+	/* libelf quietly drops tables it cannot read; check the raw header first */
+	if (l->eh.e_phnum && l->eh.e_phnum != PN_XNUM &&
+	    !in_image(len, l->eh.e_phoff, (uint64_t)l->eh.e_phnum * l->eh.e_phentsize))
+		return fail(why, cap, "program headers lie outside the file");
+	if (l->eh.e_shoff &&
+	    !in_image(len, l->eh.e_shoff, (uint64_t)(l->eh.e_shnum ? l->eh.e_shnum : 1) * l->eh.e_shentsize))
+		return fail(why, cap, "section headers lie outside the file");
 	if (elf_getphdrnum(l->elf, &l->phnum) != 0)
 		return fail(why, cap, "bad program header count (%s)", elf_errmsg(-1));
+	/* Section headers are rewritten too (.interp): they must be sound. */
+	size_t shnum;
+	if (elf_getshdrnum(l->elf, &shnum) != 0)
+		return fail(why, cap, "bad section header count (%s)", elf_errmsg(-1));
+	size_t shentsize = gelf_fsize(l->elf, ELF_T_SHDR, 1, EV_CURRENT);
+	if (shnum && (l->eh.e_shentsize != shentsize ||
+		      !in_image(len, l->eh.e_shoff, (uint64_t)shnum * shentsize)))
+		return fail(why, cap, "section headers lie outside the file or have a bad size");
 	if (l->phnum == 0)
 		return 0;
 	size_t entsize = gelf_fsize(l->elf, ELF_T_PHDR, 1, EV_CURRENT);
@@ -187,6 +228,8 @@ static int load(unsigned char *img, size_t len, struct loaded *l, char *why, siz
 	for (size_t i = 0; i < l->phnum; i++) {
 		if (!gelf_getphdr(l->elf, (int)i, &l->ph[i]))
 			return fail(why, cap, "cannot read program header %zu (%s)", i, elf_errmsg(-1));
+		if (l->ph[i].p_type == PT_LOAD && !in_image(len, l->ph[i].p_offset, l->ph[i].p_filesz))
+			return fail(why, cap, "segment %zu lies outside the file (truncated?)", i);
 		if (l->ph[i].p_type == PT_INTERP && l->interp < 0)
 			l->interp = (int)i;
 		if (l->ph[i].p_type == PT_DYNAMIC && l->dynamic < 0)
@@ -274,6 +317,8 @@ static int inspect_loaded(unsigned char *img, size_t len, struct loaded *l,
 	switch (l->eh.e_type) {
 	case ET_EXEC:
 	case ET_DYN:
+		if (l->phnum == 0)
+			return fail(why, cap, "no program headers (a damaged file?)");
 		out->kind = l->interp >= 0 ? FOUND_DYNAMIC
 			  : l->eh.e_type == ET_EXEC ? FOUND_STATIC : FOUND_LIBRARY;
 		break;
@@ -588,6 +633,11 @@ int elfpatch_plan_restore(unsigned char *img, size_t len, struct patch_plan *pla
 				      "(was the file changed after patching?)");
 	}
 	plan->keep = orig;
+	if (plan_hash(img, plan) != plan->orig_hash) {
+		patch_plan_free(plan);
+		return fail(why, whycap, "restoring would not give back the original "
+				      "(was the file changed after patching?)");
+	}
 	return 0;
 }
 
@@ -623,11 +673,13 @@ static int write_all(int fd, const unsigned char *p, size_t n)
 	return 0;
 }
 
-int patch_plan_write(int fd, const unsigned char *img, const struct patch_plan *plan)
+/* Visit the planned file piece by piece: kept bytes between edits, the edits,
+ * the tail.  Stops at the first non-zero return of fn. */
+static int plan_walk(const unsigned char *img, const struct patch_plan *plan,
+		     int (*fn)(void *ctx, const unsigned char *p, size_t n), void *ctx)
 {
-	/* the kept bytes in pieces between edits, so no copy of the file is made */
+	int order[PLAN_MAX_EDITS], r;
 	uint64_t pos = 0;
-	int order[PLAN_MAX_EDITS];
 	for (int i = 0; i < plan->n_edits; i++)
 		order[i] = i;
 	for (int i = 1; i < plan->n_edits; i++)	/* by offset */
@@ -638,18 +690,37 @@ int patch_plan_write(int fd, const unsigned char *img, const struct patch_plan *
 		}
 	for (int i = 0; i < plan->n_edits; i++) {
 		const struct plan_edit *e = &plan->edits[order[i]];
-		int r;
-		if (e->off < pos)
-			return -EINVAL;	/* overlapping edits never happen; refuse rather than guess */
-		if ((r = write_all(fd, img + pos, e->off - pos)) < 0 ||
-		    (r = write_all(fd, e->bytes, e->len)) < 0)
+		if (e->off < pos || e->off + e->len > plan->keep)
+			return -EINVAL;	/* edits never overlap; refuse rather than guess */
+		if ((r = fn(ctx, img + pos, e->off - pos)) != 0 || (r = fn(ctx, e->bytes, e->len)) != 0)
 			return r;
 		pos = e->off + e->len;
 	}
-	int r = write_all(fd, img + pos, plan->keep - pos);
-	if (r == 0 && plan->tail_len)
-		r = write_all(fd, plan->tail, plan->tail_len);
-	return r;
+	if ((r = fn(ctx, img + pos, plan->keep - pos)) != 0)
+		return r;
+	return plan->tail_len ? fn(ctx, plan->tail, plan->tail_len) : 0;
+}
+
+static int hash_piece(void *ctx, const unsigned char *p, size_t n)
+{
+	*(uint64_t *)ctx = fnv1a(*(uint64_t *)ctx, p, n);
+	return 0;
+}
+
+static uint64_t plan_hash(const unsigned char *img, const struct patch_plan *plan)
+{
+	uint64_t h = FNV_START;
+	return plan_walk(img, plan, hash_piece, &h) == 0 ? h : ~h;
+}
+
+static int write_piece(void *ctx, const unsigned char *p, size_t n)
+{
+	return write_all(*(int *)ctx, p, n);
+}
+
+int patch_plan_write(int fd, const unsigned char *img, const struct patch_plan *plan)
+{
+	return plan_walk(img, plan, write_piece, &fd);
 }
 
 void patch_plan_free(struct patch_plan *plan)

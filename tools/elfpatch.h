@@ -59,6 +59,7 @@ struct patch_plan {
 	unsigned char *tail;		/* appended after `keep` bytes */
 	size_t tail_len;
 	bool grew;			/* a new segment was added */
+	uint64_t orig_hash;		/* restore: what the result must hash to */
 };
 
 void elfpatch_init(void);

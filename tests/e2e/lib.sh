@@ -24,7 +24,7 @@ lacks() {
 }
 # status NAME WANT GOT OUTPUT
 status() {
-	if [ "$2" = "$3" ]; then ok "$1"; else bad "$1: exit status $3, want $2" "$4"; fi
+	if [ "$2" = "$3" ]; then ok "$1"; else bad "$1: got $3, want $2" "${4:-}"; fi
 }
 
 finish() {

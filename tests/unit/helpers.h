@@ -142,8 +142,8 @@ static inline void test_elf_build(struct test_elf *e, const struct test_elf_spec
 	int nph = 0;
 	ph[nph].p_type = PT_LOAD;
 	ph[nph].p_offset = 0;
-	ph[nph].p_filesz = ph[nph].p_memsz = 8192;
 	ph[nph].p_flags = PF_R;
+	ph[nph].p_align = 0x1000;
 	nph++;
 	if (s->interp) {
 		ph[nph].p_type = PT_INTERP;
@@ -169,6 +169,9 @@ static inline void test_elf_build(struct test_elf *e, const struct test_elf_spec
 	}
 	e->shoff = te_put(e, sh, sizeof(Elf64_Shdr) * (size_t)nsh);
 
+	/* the one PT_LOAD maps the whole file, like a small real program */
+	Elf64_Phdr *load = (Elf64_Phdr *)(e->buf + e->phoff);
+	load->p_filesz = load->p_memsz = e->len;
 	eh.e_phoff = e->phoff;
 	eh.e_phnum = (uint16_t)nph;
 	eh.e_shoff = e->shoff;

@@ -1,0 +1,273 @@
+#!/bin/sh
+# End-to-end tests of cudaload-patch: real Debian executables and test
+# programs patched, run through cudaload, restored and compared byte for
+# byte; skips, bad input made by poking bytes into a good ELF, faithful and
+# atomic writes, and an image tree of a few hundred files.
+# Usage: patch.sh BUILD
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+B=$(cd "${1:-$top/build}" && pwd)
+CL=$B/cudaload
+P=$B/cudaload-patch
+CC=${CC:-cc}
+. "$here/lib.sh"
+echo "== end-to-end, cudaload-patch"
+
+W=$B/e2e-patch
+rm -rf "$W"
+mkdir -p "$W/bin" "$W/orig"
+PY=$(readlink -f /usr/bin/python3)
+LDSO=$(readelf -lW /usr/bin/env | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
+
+$CC -O1 -o "$W/orig/cudaprobe" "$here/cudaprobe.c" -ldl
+$CC -O1 -no-pie -o "$W/orig/cudaprobe-nopie" "$here/cudaprobe.c" -ldl
+$CC -O1 -shared -fPIC -Wl,-soname,libcudart.so.12 -o "$W/orig/libcudart.so.12" "$here/fakecudart.c"
+$CC -O1 -o "$W/orig/cudaapp" "$here/cudaapp.c" "$W/orig/libcudart.so.12" -Wl,-rpath,'$ORIGIN'
+cp "$W/orig/libcudart.so.12" "$W/bin/"
+$CC -O1 -static -o "$W/orig/static" "$here/mknote.c"
+cp /usr/bin/env /usr/bin/perl "$PY" "$W/orig/"
+py=$(basename "$PY")
+
+# elflint_clean FILE: eu-elflint finds nothing it did not find in the original
+elflint_same() {
+	eu-elflint --gnu-ld "$1" >"$W/lint.new" 2>&1
+	eu-elflint --gnu-ld "$2" >"$W/lint.old" 2>&1
+	sed "s|$1|F|" "$W/lint.new" >"$W/lint.a"
+	sed "s|$2|F|" "$W/lint.old" >"$W/lint.b"
+	cmp -s "$W/lint.a" "$W/lint.b"
+}
+
+# phdrs_loaded FILE: the program header table lies inside a PT_LOAD
+phdrs_loaded() {
+	readelf -lW "$1" | awk '$1 == "PHDR" || $1 == "LOAD" {print $1, $2, $5}' | {
+		read -r _ po ps
+		while read -r _ lo ls; do
+			[ $((po)) -ge $((lo)) ] && [ $((po + ps)) -le $((lo + ls)) ] && exit 0
+		done
+		exit 1
+	}
+}
+
+# ---- real programs: patch, check, run, restore, compare -----------------------
+for prog in cudaprobe cudaprobe-nopie cudaapp env perl "$py"; do
+	cp "$W/orig/$prog" "$W/bin/$prog"
+	out=$("$P" --interp "$CL" "$W/bin/$prog")
+	contains "$prog: patched" "$out" "$W/bin/$prog: patched, interpreter $CL (was $LDSO)"
+	interp=$(readelf -lW "$W/bin/$prog" | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
+	status "$prog: readelf sees the new interpreter" "$CL" "$interp" "$(readelf -lW "$W/bin/$prog")"
+	if elflint_same "$W/bin/$prog" "$W/orig/$prog"; then ok "$prog: eu-elflint as clean as before"; else
+		bad "$prog: eu-elflint" "$(diff "$W/lint.b" "$W/lint.a")"; fi
+	if phdrs_loaded "$W/bin/$prog"; then
+		ok "$prog: program headers inside a PT_LOAD"; else bad "$prog: program headers not loaded" "$(readelf -lW "$W/bin/$prog")"; fi
+	out=$("$P" --check "$W/bin/$prog")
+	has "$prog: --check" "$out" "$W/bin/$prog: patched, interpreter $CL, original $LDSO"
+	cp "$W/bin/$prog" "$W/twice"
+	out=$("$P" --interp "$CL" "$W/bin/$prog")
+	contains "$prog: a second patch reports it" "$out" "already patched, original interpreter $LDSO"
+	if cmp -s "$W/bin/$prog" "$W/twice"; then ok "$prog: patching twice equals once"; else bad "$prog: second patch changed it"; fi
+done
+
+out=$(CUDALOAD_DEBUG=1 "$W/bin/cudaprobe" x 2>&1)
+contains "cudaprobe: runs through cudaload with the recorded loader" "$out" "cudaload: loader $LDSO (recorded by cudaload-patch)"
+has "cudaprobe: runs" "$out" "arg[1]=x"
+out=$("$W/bin/cudaprobe-nopie" 2>&1)
+has "cudaprobe-nopie: runs" "$out" "tls=7"
+out=$("$W/bin/cudaapp" 2>&1)
+has "cudaapp: runs" "$out" "cudart 12020"
+out=$("$W/bin/env" CUDALOAD_X=1 2>&1)
+has "env: runs" "$out" "CUDALOAD_X=1"
+out=$("$W/bin/perl" -e 'print "perl $]\n"' 2>&1)
+contains "perl: runs" "$out" "perl 5"
+out=$("$W/bin/$py" -c 'import sys, json; print("python", sys.version_info[0])' 2>&1)
+has "$py: runs" "$out" "python 3"
+
+out=$("$P" --restore "$W/bin"/*)
+contains "restore: summary" "$out" "cudaload-patch: 6 restored, 1 skipped (library 1), 0 failed"
+for prog in cudaprobe cudaprobe-nopie cudaapp env perl "$py"; do
+	if cmp "$W/bin/$prog" "$W/orig/$prog"; then ok "$prog: restore is byte-identical"; else bad "$prog: restore differs"; fi
+done
+out=$("$P" --restore "$W/bin/env")
+contains "restore: an unpatched file is skipped" "$out" "$W/bin/env: skipped: not patched"
+
+# ---- the interpreter it already has; a path that fits in place -----------------
+cp "$W/orig/env" "$W/bin/env"
+out=$("$P" --interp "$LDSO" "$W/bin/env")
+contains "same interpreter: skipped" "$out" "skipped: already this interpreter"
+if cmp -s "$W/bin/env" "$W/orig/env"; then ok "same interpreter: byte-identical"; else bad "same interpreter: changed"; fi
+
+# A PT_INTERP with room to spare (NUL padding after the string, as some
+# image tools leave it): the record is written in place, nothing grows.
+long=/lib64/ld-linux-x86-64.so.2$(printf '%0120d' 0 | tr 0 X)
+$CC -O1 -o "$W/orig/longinterp" "$here/cudaprobe.c" -ldl -Wl,--dynamic-linker="$long"
+set -- $(readelf -lW "$W/orig/longinterp" | awk '$1 == "INTERP" {print $2, $5}')
+head -c $(($2 - 28)) /dev/zero | dd of="$W/orig/longinterp" bs=1 seek=$(($1 + 27)) conv=notrunc 2>/dev/null
+cp "$W/orig/longinterp" "$W/bin/longinterp"
+out=$("$P" --interp "$CL" "$W/bin/longinterp")
+has "in place: patched without growing" "$out" "$W/bin/longinterp: patched, interpreter $CL (was $LDSO)"
+status "in place: same program headers" "$(readelf -lW "$W/orig/longinterp" | grep -c LOAD)" "$(readelf -lW "$W/bin/longinterp" | grep -c LOAD)"
+out=$("$W/bin/longinterp" 2>&1)
+has "in place: runs" "$out" "tls=7"
+"$P" --restore "$W/bin/longinterp" >/dev/null
+if cmp -s "$W/bin/longinterp" "$W/orig/longinterp"; then ok "in place: restore is byte-identical"; else bad "in place: restore differs"; fi
+
+# ---- skipped with a reason, unchanged ------------------------------------------
+printf '#!/bin/sh\necho hi\n' >"$W/bin/script"
+printf 'just text\n' >"$W/bin/text"
+: >"$W/bin/empty"
+cp "$W/orig/static" "$W/orig/libcudart.so.12" "$W/bin/"
+aarch64-linux-gnu-gcc -o "$W/bin/arm-prog" "$here/cudaapp.c" -x none "$W/orig/libcudart.so.12" 2>/dev/null ||
+	cp "$B/e2e-aarch64/bin/cudaprobe" "$W/bin/arm-prog" 2>/dev/null
+chmod +x "$W/bin"/*
+for f in script text empty static libcudart.so.12 arm-prog; do cp "$W/bin/$f" "$W/keep-$f"; done
+out=$("$P" --interp "$CL" "$W/bin/script" "$W/bin/text" "$W/bin/empty" "$W/bin/static" "$W/bin/libcudart.so.12")
+has "skip: script" "$out" "$W/bin/script: skipped: script"
+has "skip: text" "$out" "$W/bin/text: skipped: not ELF"
+has "skip: empty" "$out" "$W/bin/empty: skipped: not ELF"
+has "skip: static" "$out" "$W/bin/static: skipped: static"
+has "skip: library" "$out" "$W/bin/libcudart.so.12: skipped: library"
+if [ -f "$W/bin/arm-prog" ]; then
+	out=$("$P" --interp "$CL" "$W/bin/arm-prog")
+	has "skip: other machine" "$out" "$W/bin/arm-prog: skipped: for aarch64, cudaload is for x86_64"
+fi
+for f in script text empty static libcudart.so.12 arm-prog; do
+	[ -f "$W/bin/$f" ] || continue
+	if cmp -s "$W/bin/$f" "$W/keep-$f"; then ok "skip: $f unchanged"; else bad "skip: $f changed"; fi
+done
+
+# ---- bad input: a clear error naming the file, status 1, nothing written -------
+poke() { # poke NAME OFFSET BYTES(printf format): a copy of env with bytes poked
+	cp "$W/orig/env" "$W/bad-$1"
+	# shellcheck disable=SC2059
+	printf "$3" | dd of="$W/bad-$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
+set -- $(readelf -lW "$W/orig/env" | awk '$1 == "INTERP" {print $2, $5}')
+iof=$(($1 + $2 - 1))
+poke phoff 32 '\377\377\377\377\377\377\000\000'
+poke phnum 56 '\000\100'
+poke shoff 40 '\377\377\377\377\000\000\000\000'
+poke shnum 60 '\377\177'
+poke interp-nul "$iof" 'X'
+poke class 4 '\011'
+poke phentsize 54 '\020\000'
+head -c 3000 "$W/orig/env" >"$W/bad-truncated"
+head -c 40 "$W/orig/env" >"$W/bad-header"
+chmod +x "$W"/bad-*
+expect_bad() { # NAME MESSAGE
+	cp "$W/bad-$1" "$W/bad-copy"
+	out=$("$P" --interp "$CL" "$W/bad-$1")
+	st=$?
+	status "bad $1: exit status 1" 1 "$st" "$out"
+	has "bad $1: message" "$out" "$W/bad-$1: error: $2"
+	if cmp -s "$W/bad-$1" "$W/bad-copy"; then ok "bad $1: unchanged"; else bad "bad $1: file changed"; fi
+	leftovers=$(find "$W" -maxdepth 1 -name '.*cudaload-*' | wc -l)
+	status "bad $1: no temporary file left" 0 "$leftovers"
+}
+expect_bad phoff "program headers lie outside the file"
+expect_bad phnum "program headers lie outside the file"
+expect_bad shoff "section headers lie outside the file"
+expect_bad shnum "section headers lie outside the file"
+expect_bad interp-nul "PT_INTERP is not NUL-terminated"
+expect_bad class "unknown ELF class 9"
+expect_bad phentsize "program header entry size 16, expected 56"
+expect_bad truncated "section headers lie outside the file"
+expect_bad header "truncated ELF header"
+
+# ---- faithful writes: mode, owner, extended attributes, capabilities, links ----
+cp "$W/orig/cudaprobe" "$W/bin/meta"
+chown 1234:5678 "$W/bin/meta" && chmod 4751 "$W/bin/meta"
+setfattr -n user.origin -v image-build "$W/bin/meta" 2>/dev/null && xattr=yes || xattr=no
+before=$(stat -c '%a %u %g' "$W/bin/meta")
+"$P" --interp "$CL" "$W/bin/meta" >/dev/null
+status "meta: mode and owner kept" "$before" "$(stat -c '%a %u %g' "$W/bin/meta")"
+if [ $xattr = yes ]; then
+	status "meta: extended attribute kept" "image-build" "$(getfattr --only-values -n user.origin "$W/bin/meta" 2>/dev/null)"
+fi
+cp "$W/orig/cudaprobe" "$W/bin/cap"
+if setcap cap_net_raw+ep "$W/bin/cap" 2>/dev/null; then
+	before=$(getcap "$W/bin/cap" | sed 's/^[^ ]* //')
+	"$P" --interp "$CL" "$W/bin/cap" >/dev/null
+	status "cap: file capability kept" "$before" "$(getcap "$W/bin/cap" | sed 's/^[^ ]* //')"
+else
+	skip "cap: file capability kept" "setcap not possible here"
+fi
+
+cp "$W/orig/cudaprobe" "$W/bin/linked"
+ln -f "$W/bin/linked" "$W/bin/linked2"
+out=$("$P" --interp "$CL" "$W/bin/linked")
+has "links: skipped by default" "$out" "$W/bin/linked: skipped: 2 hard links (--break-links patches this name only)"
+if cmp -s "$W/bin/linked" "$W/orig/cudaprobe"; then ok "links: unchanged"; else bad "links: changed"; fi
+out=$("$P" --interp "$CL" --break-links "$W/bin/linked")
+contains "links: --break-links patches the name" "$out" "$W/bin/linked: patched"
+if cmp -s "$W/bin/linked2" "$W/orig/cudaprobe"; then ok "links: the other name keeps the original"; else bad "links: other name changed"; fi
+
+ln -sf linked "$W/bin/symlink"
+cp "$W/orig/cudaprobe" "$W/bin/linked"
+out=$("$P" --interp "$CL" "$W/bin/symlink")
+contains "symlink: the target is patched" "$out" "$W/bin/linked: patched"
+[ -L "$W/bin/symlink" ] && ok "symlink: still a link" || bad "symlink: replaced by a file"
+
+# ---- failures leave the original intact: a full disk, a read-only target -------
+T=$W/tmpfs
+mkdir -p "$T"
+if mount -t tmpfs -o size=96k tmpfs "$T" 2>/dev/null; then
+	cp "$W/orig/cudaprobe" "$T/prog"
+	head -c 60000 /dev/zero >"$T/filler" 2>/dev/null
+	out=$("$P" --interp "$CL" "$T/prog")
+	status "disk full: exit status 1" 1 $? "$out"
+	contains "disk full: reported" "$out" "$T/prog: error: cannot write: No space left on device; left as it was"
+	if cmp -s "$T/prog" "$W/orig/cudaprobe"; then ok "disk full: original intact"; else bad "disk full: original damaged"; fi
+	status "disk full: no temporary left" 0 "$(find "$T" -name '.*cudaload-*' | wc -l)"
+	rm -f "$T/filler"
+	mount -o remount,ro "$T"
+	out=$("$P" --interp "$CL" "$T/prog")
+	contains "read-only: reported" "$out" "$T/prog: error: cannot create a file beside it: Read-only file system"
+	if cmp -s "$T/prog" "$W/orig/cudaprobe"; then ok "read-only: original intact"; else bad "read-only: damaged"; fi
+	umount "$T"
+else
+	skip "disk full and read-only cases" "cannot mount a tmpfs (not root?)"
+fi
+
+# ---- an image tree of a few hundred files -----------------------------------------
+I=$W/image
+mkdir -p "$I/usr/bin" "$I/usr/lib/cuda" "$I/opt/app/bin" "$I/usr/share/doc"
+for i in $(seq 1 40); do cp "$W/orig/cudaapp" "$I/opt/app/bin/cuda-app-$i"; done
+for i in $(seq 1 80); do cp "$W/orig/env" "$I/usr/bin/tool-$i"; done
+for i in $(seq 1 40); do cp "$W/orig/libcudart.so.12" "$I/usr/lib/cuda/libcudart-$i.so.12"; done
+for i in $(seq 1 60); do printf '#!/bin/sh\necho %s\n' "$i" >"$I/usr/bin/script-$i"; done
+for i in $(seq 1 60); do printf 'doc %s\n' "$i" >"$I/usr/share/doc/file-$i"; done
+for i in $(seq 1 10); do cp "$W/orig/static" "$I/usr/bin/static-$i"; done
+for i in $(seq 1 10); do ln -s "tool-$i" "$I/usr/bin/link-$i"; done
+cp -a "$I" "$W/image.orig"
+total=$(find "$I" -type f | wc -l)
+out=$("$P" --interp /usr/bin/cudaload --machine x86_64 "$I")
+status "image: exit status" 0 $? "$out"
+has "image: summary ($total files)" "$out" "cudaload-patch: 40 patched, 250 skipped (not ELF 60, script 60, static 10, library 40, no CUDA 80), 0 failed"
+out=$("$P" --interp /usr/bin/cudaload --machine x86_64 "$I")
+has "image: a second run patches nothing" "$out" "cudaload-patch: 0 patched, 290 skipped (not ELF 60, script 60, static 10, library 40, already patched 40, no CUDA 80), 0 failed"
+out=$("$P" --check "$I/opt/app/bin/cuda-app-7" "$I/usr/bin/tool-3")
+has "image: --check patched" "$out" "$I/opt/app/bin/cuda-app-7: patched, interpreter /usr/bin/cudaload, original $LDSO"
+has "image: --check not patched" "$out" "$I/usr/bin/tool-3: not patched, interpreter $LDSO"
+out=$("$P" --restore "$I")
+contains "image: restore" "$out" "cudaload-patch: 40 restored"
+if diff -r "$I" "$W/image.orig" >/dev/null; then ok "image: restored tree identical"; else bad "image: tree differs after restore"; fi
+out=$("$P" --interp /usr/bin/cudaload --machine x86_64 --all --dry-run "$I")
+contains "image: --all --dry-run counts every dynamic executable" "$out" "cudaload-patch: 120 would be patched"
+if diff -r "$I" "$W/image.orig" >/dev/null; then ok "image: --dry-run writes nothing"; else bad "image: --dry-run wrote"; fi
+if command -v script >/dev/null 2>&1; then
+	out=$(script -qec "$P --interp /usr/bin/cudaload --machine x86_64 --all $I" /dev/null | tr '\r' '\n')
+	contains "image: progress line on a terminal" "$out" "files, "
+	contains "image: --all patches them all" "$out" "cudaload-patch: 120 patched"
+fi
+
+# ---- usage ------------------------------------------------------------------------
+out=$("$P" 2>&1)
+status "usage: no path is 100" 100 $? "$out"
+out=$("$P" --interp relative/cudaload x 2>&1)
+status "usage: relative --interp is 100" 100 $? "$out"
+out=$("$P" --interp /nonexistent/cudaload x 2>&1)
+has "usage: unknown machine asks for --machine" "$out" "cudaload-patch: cannot read the machine of /nonexistent/cudaload here: give --machine"
+out=$("$P" --interp /usr/bin/cudaload --machine x86_64 /nonexistent 2>&1)
+status "missing file: exit status 1" 1 $? "$out"
+has "missing file: message" "$out" "/nonexistent: error: No such file or directory"
+finish

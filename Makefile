@@ -113,6 +113,7 @@ demo:
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/etc
 	install -m 755 $(BUILD)/cudaload $(DESTDIR)$(PREFIX)/bin/cudaload
+	install -m 755 $(BUILD)/cudaload-patch $(DESTDIR)$(PREFIX)/bin/cudaload-patch
 	install -m 644 etc/cudaload.conf $(DESTDIR)$(PREFIX)/etc/cudaload.conf
 
 clean:

@@ -260,6 +260,33 @@ if command -v script >/dev/null 2>&1; then
 	contains "image: --all patches them all" "$out" "cudaload-patch: 120 patched"
 fi
 
+# ---- a Jetson root filesystem: scripts/patch-image.sh, then run in a chroot -------
+. "$here/foreign.sh"
+if [ "$(id -u)" -ne 0 ]; then
+	skip "image: patch-image.sh and chroot" "not root"
+elif ! foreign_ready aarch64 "$B/aarch64/cudaload" aarch64-linux-gnu-gcc; then
+	skip "image: patch-image.sh and chroot" "$foreign_why"
+else
+	R=$W/rootfs
+	mkdir -p "$R/lib/aarch64-linux-gnu" "$R/usr/bin" "$R/usr/lib/aarch64-linux-gnu" "$R/opt/app"
+	cp -L /lib/ld-linux-aarch64.so.1 "$R/lib/"
+	cp -L /lib/aarch64-linux-gnu/libc.so.6 "$R/lib/aarch64-linux-gnu/"
+	aarch64-linux-gnu-gcc -O1 -shared -fPIC -Wl,-soname,libcudart.so.12 \
+		-o "$R/usr/lib/aarch64-linux-gnu/libcudart.so.12" "$here/fakecudart.c"
+	aarch64-linux-gnu-gcc -O1 -o "$R/opt/app/cuda-app" "$here/cudaapp.c" \
+		"$R/usr/lib/aarch64-linux-gnu/libcudart.so.12" -Wl,-rpath,/usr/lib/aarch64-linux-gnu
+	aarch64-linux-gnu-gcc -O1 -o "$R/usr/bin/plain" "$here/mknote.c"
+	out=$(CUDALOAD_PATCH=$P sh "$top/scripts/patch-image.sh" "$R" "$B/aarch64/cudaload" 2>&1)
+	has "rootfs: patch-image.sh patches the CUDA program only" "$out" \
+		"cudaload-patch: 1 patched, 2 skipped (library 1, no CUDA 1), 0 failed"
+	[ -x "$R/usr/bin/cudaload" ] && [ -f "$R/etc/cudaload.conf" ] &&
+		ok "rootfs: cudaload and its config installed" || bad "rootfs: cudaload not installed"
+	out=$(CUDALOAD_DEBUG=1 chroot "$R" /opt/app/cuda-app 2>&1)
+	has "rootfs: the patched program runs in the image" "$out" "cudart 12020"
+	contains "rootfs: through cudaload and the recorded loader" "$out" \
+		"cudaload: loader /lib/ld-linux-aarch64.so.1 (recorded by cudaload-patch)"
+fi
+
 # ---- usage ------------------------------------------------------------------------
 out=$("$P" 2>&1)
 status "usage: no path is 100" 100 $? "$out"

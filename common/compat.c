@@ -1,8 +1,13 @@
 #include "compat.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/syscall.h>
 #include <elf.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,12 +174,147 @@ static int push(struct candidates *out, const char *root, const char *dir,
 	return 0;
 }
 
+/* Patterns with wildcards in several components. */
+static int expand_glob(const char *root, const char *pattern, const char *origin,
+		       struct candidates *out)
+{
+	char pat[CL_PATH_MAX];
+	glob_t g;
+	size_t rl = root ? strlen(root) : 0;
+	while (rl && root[rl - 1] == '/')
+		rl--;
+	if (path_join(pat, sizeof pat, root, pattern) < 0 || glob(pat, GLOB_MARK, NULL, &g) != 0)
+		return 0;
+	int rc = 0;
+	for (size_t k = 0; k < g.gl_pathc && rc == 0; k++) {
+		/* GLOB_MARK ends directories (and links to them) with '/' */
+		char *path = g.gl_pathv[k];
+		size_t len = strlen(path);
+		if (len <= rl + 1 || path[len - 1] != '/')
+			continue;
+		path[len - 1] = '\0';
+		rc = push(out, root, path + rl, origin);
+	}
+	globfree(&g);
+	return rc;
+}
+
+/* The entries of one directory, kept while the patterns are expanded: the
+ * default patterns all list /usr/local, and cudaload counts its system calls. */
+struct listing {
+	char dir[CL_PATH_MAX];
+	char **names;
+	size_t n;
+};
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void listing_free(struct listing *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->names[i]);
+	free(l->names);
+	memset(l, 0, sizeof *l);
+}
+
+static int listing_load(struct listing *l, const char *dir)
+{
+	if (l->names && strcmp(l->dir, dir) == 0)
+		return 0;
+	listing_free(l);
+	snprintf(l->dir, sizeof l->dir, "%s", dir);
+	int fd = open_ro(dir, O_DIRECTORY);
+	if (fd < 0)
+		return 0;	/* nothing there: no candidates */
+	/* getdents64 straight into a stack buffer: opendir would add an fcntl
+	 * and a heap buffer, and cudaload counts its system calls */
+	_Alignas(8) char buf[4096];
+	size_t cap = 0;
+	long n;
+	while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+		for (long pos = 0; pos < n;) {
+			struct dirent64_head {
+				uint64_t ino;
+				int64_t off;
+				unsigned short reclen;
+				unsigned char type;
+			} h;
+			memcpy(&h, buf + pos, sizeof h);
+			const char *name = buf + pos + offsetof(struct dirent64_head, type) + 1;
+			if (h.reclen == 0 || h.reclen > n - pos)
+				break;
+			pos += h.reclen;
+			if (name[0] == '.')
+				continue;	/* like glob: a wildcard does not match a leading dot */
+			if (l->n == cap) {
+				char **v = realloc(l->names, (cap = cap ? cap * 2 : 16) * sizeof *v);
+				if (!v)
+					goto done;
+				l->names = v;
+			}
+			if (!(l->names[l->n] = strndup(name, h.reclen)))
+				goto done;
+			l->n++;
+		}
+	}
+done:
+	close(fd);
+	if (!l->names)
+		l->names = calloc(1, sizeof *l->names);
+	/* sorted, so equal versions keep a stable order */
+	qsort(l->names, l->n, sizeof *l->names, by_name);
+	return l->names ? 0 : -1;
+}
+
+/* Expand a pattern whose wildcards lie in one path component; patterns with
+ * more go through glob(3). */
+static int expand(const char *root, const char *pattern, const char *origin,
+		  struct listing *cache, struct candidates *out)
+{
+	const char *wild = strpbrk(pattern, "*?[");
+	if (!wild)
+		return rooted_is_dir(root, pattern) ? push(out, root, pattern, origin) : 0;
+
+	const char *comp = wild;
+	while (comp > pattern && comp[-1] != '/')
+		comp--;
+	const char *rest = strchr(wild, '/');
+	if (rest && strpbrk(rest, "*?["))
+		return expand_glob(root, pattern, origin, out);
+
+	char parent[CL_PATH_MAX], full[CL_PATH_MAX], compbuf[256];
+	size_t cl = rest ? (size_t)(rest - comp) : strlen(comp);
+	if (cl >= sizeof compbuf ||
+	    snprintf(parent, sizeof parent, "%.*s", (int)(comp - pattern), pattern) >= (int)sizeof parent ||
+	    path_join(full, sizeof full, root, parent) < 0)
+		return 0;
+	memcpy(compbuf, comp, cl);
+	compbuf[cl] = '\0';
+	if (listing_load(cache, full) < 0)
+		return -1;
+	for (size_t i = 0; i < cache->n; i++) {
+		char dir[CL_PATH_MAX];
+		if (fnmatch(compbuf, cache->names[i], FNM_PERIOD) != 0 ||
+		    snprintf(dir, sizeof dir, "%s%s%s", parent, cache->names[i], rest ? rest : "") >= (int)sizeof dir)
+			continue;
+		if (rooted_is_dir(root, dir) && push(out, root, dir, origin) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int compat_discover(const char *root, const char *const *dirs, int n_dirs,
 		    const char *const *patterns, int n_patterns, const char *pattern_origin,
 		    struct candidates *out)
 {
+	struct listing cache = { 0 };
+	int rc = 0;
+
 	memset(out, 0, sizeof *out);
-	for (int i = 0; i < n_dirs; i++) {
+	for (int i = 0; i < n_dirs && rc == 0; i++) {
 		if (dirs[i][0] != '/') {
 			diag("compat %s: not an absolute path, ignored", dirs[i]);
 			continue;
@@ -183,37 +323,13 @@ int compat_discover(const char *root, const char *const *dirs, int n_dirs,
 			diag("compat %s: not a directory, ignored", dirs[i]);
 			continue;
 		}
-		if (push(out, root, dirs[i], "CUDALOAD_COMPAT_PATH") < 0)
-			return -1;
+		rc = push(out, root, dirs[i], "CUDALOAD_COMPAT_PATH");
 	}
-
-	size_t rl = root ? strlen(root) : 0;
-	while (rl && root[rl - 1] == '/')
-		rl--;
-	for (int i = 0; i < n_patterns; i++) {
-		char pat[CL_PATH_MAX];
-		glob_t g;
-		if (patterns[i][0] != '/' ||
-		    path_join(pat, sizeof pat, root, patterns[i]) < 0)
-			continue;
-		/* glob sorts, so equal versions keep a stable order. */
-		if (glob(pat, GLOB_MARK, NULL, &g) != 0)
-			continue;
-		int rc = 0;
-		for (size_t k = 0; k < g.gl_pathc && rc == 0; k++) {
-			/* GLOB_MARK ends directories (and links to them) with '/' */
-			char *path = g.gl_pathv[k];
-			size_t len = strlen(path);
-			if (len <= rl + 1 || path[len - 1] != '/')
-				continue;
-			path[len - 1] = '\0';
-			rc = push(out, root, path + rl, pattern_origin);
-		}
-		globfree(&g);
-		if (rc < 0)
-			return -1;
-	}
-	return 0;
+	for (int i = 0; i < n_patterns && rc == 0; i++)
+		if (patterns[i][0] == '/')
+			rc = expand(root, patterns[i], pattern_origin, &cache, out);
+	listing_free(&cache);
+	return rc;
 }
 
 void compat_free(struct candidates *c)

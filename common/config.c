@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,10 +228,10 @@ void settings_parse_config(struct settings *s, const char *text, const char *nam
 /* Read a config file.  In secure mode, only one root owns and only it may write. */
 static bool read_config(struct settings *s, const char *path, bool must_exist)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int fd = open_ro(path, O_NONBLOCK);
 	if (fd < 0) {
-		if (must_exist || errno != ENOENT)
-			fprintf(stderr, "cudaload: %s: %s; config ignored\n", path, strerror(errno));
+		if (must_exist || fd != -ENOENT)
+			fprintf(stderr, "cudaload: %s: %s; config ignored\n", path, strerror(-fd));
 		return false;
 	}
 	struct stat st;
@@ -244,18 +245,18 @@ static bool read_config(struct settings *s, const char *path, bool must_exist)
 		close(fd);
 		return true;
 	}
-	char *buf = malloc(CONFIG_MAX_SIZE + 1);
+	size_t want = st.st_size < CONFIG_MAX_SIZE ? (size_t)st.st_size : CONFIG_MAX_SIZE;
+	char *buf = malloc(want + 1);
 	size_t got = 0;
 	ssize_t n = 0;
-	while (buf && got < CONFIG_MAX_SIZE &&
-	       (n = read(fd, buf + got, CONFIG_MAX_SIZE - got)) > 0)
+	while (buf && got < want && (n = read(fd, buf + got, want - got)) > 0)
 		got += (size_t)n;
 	close(fd);
 	if (!buf || n < 0) {
 		fprintf(stderr, "cudaload: %s: cannot read; config ignored\n", path);
 	} else {
 		buf[got] = '\0';
-		if (got == CONFIG_MAX_SIZE)
+		if ((uint64_t)st.st_size > CONFIG_MAX_SIZE)
 			fprintf(stderr, "cudaload: %s: larger than %d bytes; the rest is ignored\n",
 				path, CONFIG_MAX_SIZE);
 		if (strlen(buf) != got)

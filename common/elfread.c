@@ -15,6 +15,7 @@
 #define MAX_NOTE_SECTION (64 * 1024)
 #define MAX_DYNAMIC (64 * 1024)
 #define MAX_VERDEFS 256
+#define VERDEF_CHUNK 4096
 
 static void say(char *why, size_t cap, const char *msg)
 {
@@ -55,9 +56,19 @@ static bool in_file(const struct elf_file *ef, uint64_t off, uint64_t len)
 	return off <= ef->size && len <= ef->size - off;
 }
 
+/* Bytes [off, off+len) of the file: from the head when they are in it. */
+static int ef_read(const struct elf_file *ef, void *buf, size_t len, uint64_t off)
+{
+	if (off <= ef->head_len && len <= ef->head_len - off) {
+		memcpy(buf, ef->head + off, len);
+		return 0;
+	}
+	return pread_full(ef->fd, buf, len, (off_t)off);
+}
+
 int elf_open_fd(struct elf_file *ef, int fd, char *why, size_t whycap)
 {
-	unsigned char h[sizeof(Elf64_Ehdr)];
+	const unsigned char *h = ef->head;
 	struct stat st;
 
 	memset(ef, 0, sizeof *ef);
@@ -67,11 +78,14 @@ int elf_open_fd(struct elf_file *ef, int fd, char *why, size_t whycap)
 		return -1;
 	}
 	ef->size = (uint64_t)st.st_size;
-	size_t head = ef->size < EI_NIDENT ? (size_t)ef->size : EI_NIDENT;
-	if (pread_full(fd, h, head, 0) < 0 || head < SELFMAG || memcmp(h, ELFMAG, SELFMAG) != 0) {
+	ef->dev = st.st_dev;
+	ef->ino = st.st_ino;
+	size_t head = ef->size < sizeof ef->head ? (size_t)ef->size : sizeof ef->head;
+	if (pread_full(fd, ef->head, head, 0) < 0 || head < SELFMAG || memcmp(h, ELFMAG, SELFMAG) != 0) {
 		say(why, whycap, "not an ELF file");
 		return -1;
 	}
+	ef->head_len = head;
 	if (head < EI_NIDENT) {
 		say(why, whycap, "too short for an ELF header");
 		return -1;
@@ -88,7 +102,7 @@ int elf_open_fd(struct elf_file *ef, int fd, char *why, size_t whycap)
 	ef->big_endian = h[EI_DATA] == ELFDATA2MSB;
 
 	size_t ehsize = ef->cls == ELFCLASS64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
-	if (!in_file(ef, 0, ehsize) || pread_full(fd, h, ehsize, 0) < 0) {
+	if (head < ehsize) {
 		say(why, whycap, "truncated ELF header");
 		return -1;
 	}
@@ -143,6 +157,35 @@ int elf_split_interp(const char *bytes, size_t len, char *interp, size_t icap,
 	return 0;
 }
 
+/* A whole region of the file (bounded by limit): a pointer into the head
+ * when it lies there, else a fresh buffer.  Give it back with release(). */
+static const unsigned char *read_section(const struct elf_file *ef, uint64_t off,
+					 uint64_t size, uint64_t limit)
+{
+	if (size > limit || !in_file(ef, off, size))
+		return NULL;
+	if (off <= ef->head_len && size <= ef->head_len - off)
+		return ef->head + off;
+	unsigned char *buf = malloc(size ? size : 1);
+	if (buf && size && pread_full(ef->fd, buf, size, (off_t)off) < 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static void release(const struct elf_file *ef, const unsigned char *p)
+{
+	if (p && (p < ef->head || p >= ef->head + sizeof ef->head))
+		free((void *)p);
+}
+
+/* The NUL-terminated string at off in a table of size n, or NULL. */
+static const char *string_at(const unsigned char *table, uint64_t n, uint64_t off)
+{
+	return off < n && memchr(table + off, '\0', n - off) ? (const char *)table + off : NULL;
+}
+
 int elf_read_program(const struct elf_file *ef, struct elf_program *out,
 		     char *why, size_t whycap)
 {
@@ -160,9 +203,8 @@ int elf_read_program(const struct elf_file *ef, struct elf_program *out,
 		say(why, whycap, "program headers lie outside the file");
 		return -1;
 	}
-	unsigned char *tab = malloc(tablen);
-	if (!tab || pread_full(ef->fd, tab, tablen, (off_t)ef->phoff) < 0) {
-		free(tab);
+	const unsigned char *tab = read_section(ef, ef->phoff, tablen, tablen);
+	if (!tab) {
 		say(why, whycap, "cannot read program headers");
 		return -1;
 	}
@@ -187,7 +229,7 @@ int elf_read_program(const struct elf_file *ef, struct elf_program *out,
 		}
 	}
 	out->n = ef->phnum;
-	free(tab);
+	release(ef, tab);
 
 	for (unsigned i = 0; i < out->n; i++) {
 		const struct elf_phdr *ph = &out->ph[i];
@@ -202,7 +244,7 @@ int elf_read_program(const struct elf_file *ef, struct elf_program *out,
 			return -1;
 		}
 		char buf[CL_PATH_MAX];
-		if (pread_full(ef->fd, buf, ph->filesz, (off_t)ph->offset) < 0 ||
+		if (ef_read(ef, buf, ph->filesz, ph->offset) < 0 ||
 		    buf[ph->filesz - 1] != '\0' ||
 		    elf_split_interp(buf, ph->filesz, out->interp, sizeof out->interp,
 				     out->recorded, sizeof out->recorded) < 0) {
@@ -212,23 +254,6 @@ int elf_read_program(const struct elf_file *ef, struct elf_program *out,
 		out->has_interp = true;
 	}
 	return 0;
-}
-
-/* Read a whole section (bounded) into a fresh buffer with a NUL after it. */
-static unsigned char *read_section(const struct elf_file *ef, uint64_t off,
-				   uint64_t size, uint64_t limit)
-{
-	if (size > limit || !in_file(ef, off, size))
-		return NULL;
-	unsigned char *buf = malloc(size + 1);
-	if (!buf)
-		return NULL;
-	if (size && pread_full(ef->fd, buf, size, (off_t)off) < 0) {
-		free(buf);
-		return NULL;
-	}
-	buf[size] = '\0';
-	return buf;
 }
 
 struct shdr {
@@ -303,35 +328,35 @@ long elf_find_note(const struct elf_file *ef, const char *section,
 		return -1;
 	}
 	uint64_t tablen = (uint64_t)ef->shnum * ef->shentsize;
-	unsigned char *tab = read_section(ef, ef->shoff, tablen, tablen);
+	const unsigned char *tab = read_section(ef, ef->shoff, tablen, tablen);
 	if (!tab) {
 		say(why, whycap, "section headers lie outside the file");
 		return -1;
 	}
 	struct shdr strs = shdr_at(ef, tab + (size_t)ef->shstrndx * ef->shentsize);
-	unsigned char *names = read_section(ef, strs.offset, strs.size, MAX_SHSTRTAB);
+	const unsigned char *names = read_section(ef, strs.offset, strs.size, MAX_SHSTRTAB);
 	if (!names) {
-		free(tab);
+		release(ef, tab);
 		say(why, whycap, "section name table lies outside the file");
 		return -1;
 	}
 	for (unsigned i = 0; i < ef->shnum; i++) {
 		struct shdr s = shdr_at(ef, tab + (size_t)i * ef->shentsize);
-		if (s.type != SHT_NOTE || s.name >= strs.size ||
-		    strcmp((const char *)names + s.name, section) != 0)
+		const char *name = string_at(names, strs.size, s.name);
+		if (s.type != SHT_NOTE || !name || strcmp(name, section) != 0)
 			continue;
-		unsigned char *notes = read_section(ef, s.offset, s.size, MAX_NOTE_SECTION);
+		const unsigned char *notes = read_section(ef, s.offset, s.size, MAX_NOTE_SECTION);
 		if (!notes) {
 			say(why, whycap, "note section is too large or lies outside the file");
 			result = -1;
 			break;
 		}
 		result = scan_notes(ef, notes, s.size, owner, desc, cap, why, whycap);
-		free(notes);
+		release(ef, notes);
 		break;
 	}
-	free(names);
-	free(tab);
+	release(ef, names);
+	release(ef, tab);
 	return result;
 }
 
@@ -359,7 +384,7 @@ int elf_glibc_minor(const struct elf_file *ef, const struct elf_program *prog)
 	if (!dyn)
 		return 0;
 
-	unsigned char *d = read_section(ef, dyn->offset, dyn->filesz, MAX_DYNAMIC);
+	const unsigned char *d = read_section(ef, dyn->offset, dyn->filesz, MAX_DYNAMIC);
 	if (!d)
 		return -1;
 	size_t w = ef->cls == ELFCLASS64 ? 8 : 4;
@@ -377,40 +402,43 @@ int elf_glibc_minor(const struct elf_file *ef, const struct elf_program *prog)
 		else if (tag == DT_STRSZ)
 			strsz = val;
 	}
-	free(d);
+	release(ef, d);
 	uint64_t vd_off, str_off;
 	if (!verdef || !strtab)
 		return 0;
 	if (verdefnum > MAX_VERDEFS || strsz > MAX_SHSTRTAB ||
 	    !vaddr_to_offset(prog, verdef, &vd_off) ||
-	    !vaddr_to_offset(prog, strtab, &str_off))
+	    !vaddr_to_offset(prog, strtab, &str_off) || vd_off >= ef->size)
 		return -1;
-	unsigned char *strs = read_section(ef, str_off, strsz, MAX_SHSTRTAB);
-	if (!strs)
+	const unsigned char *strs = read_section(ef, str_off, strsz, MAX_SHSTRTAB);
+	/* The definitions are small and together: read them in one go. */
+	uint64_t span = ef->size - vd_off < VERDEF_CHUNK ? ef->size - vd_off : VERDEF_CHUNK;
+	const unsigned char *vds = read_section(ef, vd_off, span, VERDEF_CHUNK);
+	if (!strs || !vds) {
+		release(ef, strs);
+		release(ef, vds);
 		return -1;
-
+	}
 	int best = 0;
-	uint64_t pos = vd_off;
+	uint64_t pos = 0;
 	for (uint64_t i = 0; i < verdefnum; i++) {
-		unsigned char vd[20], aux[8];
-		if (!in_file(ef, pos, sizeof vd) || pread_full(ef->fd, vd, sizeof vd, (off_t)pos) < 0)
+		if (span < 20 || pos > span - 20)
 			break;
+		const unsigned char *vd = vds + pos;
 		uint32_t vd_aux = get32(ef, vd + 12), vd_next = get32(ef, vd + 16);
-		if (in_file(ef, pos + vd_aux, sizeof aux) &&
-		    pread_full(ef->fd, aux, sizeof aux, (off_t)(pos + vd_aux)) == 0) {
-			uint32_t name = get32(ef, aux);
+		if (vd_aux <= span - pos && span - pos - vd_aux >= 8) {
+			const char *name = string_at(strs, strsz, get32(ef, vd + vd_aux));
 			int minor;
 			char tail;
-			if (name < strsz &&
-			    sscanf((const char *)strs + name, "GLIBC_2.%d%c", &minor, &tail) == 1 &&
-			    minor > best)
+			if (name && sscanf(name, "GLIBC_2.%d%c", &minor, &tail) == 1 && minor > best)
 				best = minor;
 		}
 		if (vd_next == 0)
 			break;
 		pos += vd_next;
 	}
-	free(strs);
+	release(ef, vds);
+	release(ef, strs);
 	return best;
 }
 

@@ -14,12 +14,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "sys.h"
 
 struct elf_file {
 	int fd;
 	uint64_t size;		/* file size, the bound for every offset */
+	dev_t dev;		/* identity, to tell a file from cudaload itself */
+	ino_t ino;
 	int cls;		/* ELFCLASS32 / ELFCLASS64 */
 	bool big_endian;
 	int type;		/* ET_EXEC, ET_DYN, ... */
@@ -27,6 +30,10 @@ struct elf_file {
 	uint64_t phoff, shoff;
 	unsigned phnum, phentsize, shnum, shentsize, shstrndx;
 	uint64_t entry;
+	/* The file's first bytes, read once: header, program headers, and on
+	 * most files the dynamic strings, version definitions and notes too. */
+	unsigned char head[8192];
+	size_t head_len;
 };
 
 /* The program headers we care about, normalized. */

@@ -42,21 +42,23 @@ int ldso_inspect(struct ldso_info *l, const struct stat *self, char *why, size_t
 {
 	struct elf_file ef;
 	struct elf_program prog;
-	struct stat st;
 
-	int fd = open(l->path, O_RDONLY | O_CLOEXEC);
+	int fd = open_ro(l->path, 0);
 	if (fd < 0) {
-		int e = errno;
+		int e = -fd;
 		snprintf(why, whycap, "%s", strerror(e));
 		return e == ENOENT || e == ENOTDIR || e == ELOOP || e == ENAMETOOLONG ? -ENOENT : -EACCES;
 	}
-	if (fstat(fd, &st) == 0 && self && st.st_dev == self->st_dev && st.st_ino == self->st_ino) {
+	if (elf_open_fd(&ef, fd, why, whycap) < 0) {
+		close(fd);
+		return -ENOEXEC;
+	}
+	if (self && ef.dev == self->st_dev && ef.ino == self->st_ino) {
 		close(fd);
 		snprintf(why, whycap, "is cudaload itself, not a dynamic loader");
 		return -ELOOP;
 	}
-	if (elf_open_fd(&ef, fd, why, whycap) < 0 ||
-	    elf_read_program(&ef, &prog, why, whycap) < 0) {
+	if (elf_read_program(&ef, &prog, why, whycap) < 0) {
 		close(fd);
 		return -ENOEXEC;
 	}
@@ -66,19 +68,21 @@ int ldso_inspect(struct ldso_info *l, const struct stat *self, char *why, size_t
 		l->kind = LDSO_MUSL;
 	} else {
 		int minor = elf_glibc_minor(&ef, &prog);
-		char target[CL_PATH_MAX];
-		ssize_t n = readlink(l->path, target, sizeof target - 1);
 		int by_name = ldso_minor_from_name(l->path);
-		if (n > 0) {
-			target[n] = '\0';
-			if (ldso_minor_from_name(target) > by_name)
+		/* Old glibc versions its loader's file name (ld-2.31.so); the
+		 * symbol versions alone only give a lower bound. */
+		if (minor < 33 && by_name == 0) {
+			char target[CL_PATH_MAX];
+			ssize_t n = readlink(l->path, target, sizeof target - 1);
+			if (n > 0) {
+				target[n] = '\0';
 				by_name = ldso_minor_from_name(target);
-			if (strstr(target, "musl"))
-				l->kind = LDSO_MUSL;
+				if (strstr(target, "musl"))
+					l->kind = LDSO_MUSL;
+			}
 		}
 		if (l->kind != LDSO_MUSL && (minor > 0 || by_name > 0)) {
 			l->kind = LDSO_GLIBC;
-			/* the symbol versions only give a lower bound */
 			l->glibc_minor = by_name > minor ? by_name : minor;
 		}
 	}

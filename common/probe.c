@@ -48,13 +48,13 @@ static const char *soc_from_id(long id)
 	}
 }
 
-static void probe_soc(const char *root, struct host *h)
+static void probe_soc(const char *root, bool details, struct host *h)
 {
 	char buf[1024];
 	ssize_t n = read_small(root, "/proc/device-tree/compatible", buf, sizeof buf);
 	if (n > 0)
 		soc_from_compatible(buf, (size_t)n, h->soc, sizeof h->soc);
-	if (read_small(root, "/proc/device-tree/model", h->model, sizeof h->model) > 0)
+	if (details && read_small(root, "/proc/device-tree/model", h->model, sizeof h->model) > 0)
 		trim(h->model);
 
 	if (!h->soc[0] && read_small(root, "/sys/devices/soc0/family", buf, sizeof buf) > 0 &&
@@ -174,12 +174,12 @@ static void probe_dgpu(const char *root, struct host *h)
 }
 
 void probe_host(const char *root, const char *const *extra_dirs, int n_extra,
-		struct host *h)
+		bool details, struct host *h)
 {
 	memset(h, 0, sizeof *h);
 
 	/* Tegra first: JetPack 6+ also loads a kernel module named nvidia. */
-	probe_soc(root, h);
+	probe_soc(root, details, h);
 	if (h->soc[0]) {
 		h->platform = PLATFORM_TEGRA;
 		diag("tegra soc %s%s%s", h->soc, h->model[0] ? ", model " : "", h->model);

@@ -40,8 +40,9 @@ struct host {
 
 const char *platform_name(enum platform p);
 
-/* extra_dirs: config driver_dir entries, appended when they exist. */
+/* extra_dirs: config driver_dir entries, appended when they exist.
+ * details: also read what only reports show (the board model). */
 void probe_host(const char *root, const char *const *extra_dirs, int n_extra,
-		struct host *out);
+		bool details, struct host *out);
 
 #endif

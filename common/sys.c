@@ -5,7 +5,14 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+int open_ro(const char *path, int extra)
+{
+	long fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC | extra);
+	return fd < 0 ? -errno : (int)fd;
+}
 
 int path_join(char *out, size_t cap, const char *root, const char *path)
 {
@@ -26,30 +33,25 @@ int rooted_open(const char *root, const char *path)
 	char full[CL_PATH_MAX];
 	if (path_join(full, sizeof full, root, path) < 0)
 		return -ENAMETOOLONG;
-	int fd = open(full, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	return fd < 0 ? -errno : fd;
+	return open_ro(full, O_NONBLOCK);
 }
 
+/* One read: the files cudaload reads are small, and procfs and sysfs hand
+ * over a whole attribute at once, so a short read is the end. */
 static ssize_t read_fd_small(int fd, char *buf, size_t cap)
 {
-	size_t got = 0;
-	while (got + 1 < cap) {
-		ssize_t n = read(fd, buf + got, cap - 1 - got);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			int e = errno;
-			close(fd);
-			buf[0] = '\0';
-			return -e;	/* EISDIR for a directory */
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
+	ssize_t n;
+	do
+		n = read(fd, buf, cap - 1);
+	while (n < 0 && errno == EINTR);
+	int e = errno;
 	close(fd);
-	buf[got] = '\0';
-	return (ssize_t)got;
+	if (n < 0) {
+		buf[0] = '\0';
+		return -e;	/* EISDIR for a directory */
+	}
+	buf[n] = '\0';
+	return n;
 }
 
 ssize_t read_small(const char *root, const char *path, char *buf, size_t cap)
@@ -92,8 +94,7 @@ bool rooted_is_dir(const char *root, const char *path)
 
 static int real_gpu_open(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	return fd < 0 ? -errno : fd;
+	return open_ro(path, O_NONBLOCK);
 }
 
 static int real_gpu_ioctl(int fd, unsigned long request, void *arg)

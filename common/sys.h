@@ -19,6 +19,10 @@
 /* Join root and an absolute path into out.  Returns 0, or -1 if it does not fit. */
 int path_join(char *out, size_t cap, const char *root, const char *path);
 
+/* open(path, O_RDONLY | O_CLOEXEC | extra) in one system call (musl's open()
+ * adds an fcntl for O_CLOEXEC; cudaload counts its system calls).  fd or -errno. */
+int open_ro(const char *path, int extra);
+
 /* Open a rooted path read-only (O_CLOEXEC, O_NONBLOCK so a FIFO cannot block).
  * Returns an fd or -errno. */
 int rooted_open(const char *root, const char *path);

@@ -95,9 +95,9 @@ int target_from_command(struct target *t, int argc, char **argv, const char *pat
 			    r == -EACCES ? "Permission denied" : "not found");
 
 	for (int depth = 0;; depth++) {
-		int fd = open(t->path, O_RDONLY | O_CLOEXEC);
+		int fd = open_ro(t->path, 0);
 		if (fd < 0) {
-			int e = errno;
+			int e = -fd;
 			return fail(why, whycap, e == ENOENT || e == ENOTDIR ? -ENOENT : -EACCES, NULL);
 		}
 		struct stat st;

@@ -126,7 +126,7 @@ static void interp_from_file(struct target *t)
 	struct elf_file ef;
 	struct elf_program prog;
 	char why[128] = "cannot open";
-	int fd = open(t->path, O_RDONLY | O_CLOEXEC);
+	int fd = open_ro(t->path, 0);
 	if (fd >= 0 && elf_open_fd(&ef, fd, why, sizeof why) == 0 &&
 	    elf_read_program(&ef, &prog, why, sizeof why) == 0) {
 		snprintf(t->interp, sizeof t->interp, "%s", prog.interp);
@@ -284,7 +284,8 @@ int main(int argc, char **argv, char **envp)
 	struct host host;
 	struct candidates cands;
 	struct decision d;
-	probe_host(s.root, (const char *const *)s.driver_dirs, s.n_driver_dirs, &host);
+	probe_host(s.root, (const char *const *)s.driver_dirs, s.n_driver_dirs,
+		   o.explain || diag_on, &host);
 	if (compat_discover(s.root, (const char *const *)s.compat_env, s.n_compat_env,
 			    (const char *const *)s.compat, s.n_compat,
 			    s.compat_from_config ? "config" : "default", &cands) < 0)

@@ -24,7 +24,7 @@ Test(probe_happy, orin_jetpack6)
 {
 	char *root = orin_jp6();
 	struct host h;
-	probe_host(root, NULL, 0, &h);
+	probe_host(root, NULL, 0, true, &h);
 	cr_assert_eq(h.platform, PLATFORM_TEGRA);
 	cr_assert_str_eq(h.soc, "tegra234");
 	cr_assert_str_eq(h.model, "NVIDIA Jetson AGX Orin Developer Kit");
@@ -49,7 +49,7 @@ Test(probe_happy, soc0_fallback_and_extra_dirs)
 	put_text(root, "/opt/drivers/x", "");
 	const char *extra[] = { "/opt/drivers", "/not/there" };
 	struct host h;
-	probe_host(root, extra, 2, &h);
+	probe_host(root, extra, 2, true, &h);
 	cr_assert_str_eq(h.soc, "tegra194");
 	cr_assert_eq(h.cuda, 11040);
 	cr_assert_eq(h.n_driver_dirs, 2);
@@ -90,7 +90,7 @@ Test(probe_happy, gpu_beats_device_tree)
 	sys_gpu_ioctl = orin_ioctl;
 	sys_gpu_close = no_close;
 	struct host h;
-	probe_host(root, NULL, 0, &h);
+	probe_host(root, NULL, 0, true, &h);
 	cr_assert(h.have_gpu);
 	cr_assert_eq(h.gpu.arch, 0x170);
 	cr_assert_str_eq(h.soc, "tegra234");
@@ -103,7 +103,7 @@ Test(probe_happy, dgpu_sysfs_and_proc)
 	char *root = scratch_dir();
 	put_text(root, "/sys/module/nvidia/version", "580.65.06\n");
 	struct host h;
-	probe_host(root, NULL, 0, &h);
+	probe_host(root, NULL, 0, true, &h);
 	cr_assert_eq(h.platform, PLATFORM_DGPU);
 	cr_assert_str_eq(h.driver_str, "580.65.06");
 	cr_assert_eq(h.cuda, 13000);
@@ -113,7 +113,7 @@ Test(probe_happy, dgpu_sysfs_and_proc)
 	root = scratch_dir();
 	put_text(root, "/proc/driver/nvidia/version",
 		 "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  575.57.08  Release Build  (dvs-builder@U16)\n");
-	probe_host(root, NULL, 0, &h);
+	probe_host(root, NULL, 0, true, &h);
 	cr_assert_eq(h.platform, PLATFORM_DGPU);
 	cr_assert_eq(h.driver.major, 575);
 	cr_assert_eq(h.cuda, 12090);
@@ -125,7 +125,7 @@ Test(probe_sad, nothing_there)
 {
 	char *root = scratch_dir();
 	struct host h;
-	probe_host(root, NULL, 0, &h);
+	probe_host(root, NULL, 0, true, &h);
 	cr_assert_eq(h.platform, PLATFORM_NONE);
 	cr_assert_eq(h.cuda, 0);
 	cr_assert(strstr(h.problem, "no NVIDIA GPU") != NULL);
@@ -149,7 +149,7 @@ Test(probe_sad, bad_release_files)
 		put_file(root, "/proc/device-tree/compatible", orin_compatible, sizeof orin_compatible);
 		put_text(root, "/etc/nv_tegra_release", cases[i].text);
 		struct host h;
-		probe_host(root, NULL, 0, &h);
+		probe_host(root, NULL, 0, true, &h);
 		cr_assert_eq(h.platform, PLATFORM_TEGRA);
 		cr_assert_eq(h.cuda, 0, "case %zu", i);
 		cr_assert(strstr(h.problem, cases[i].problem) != NULL, "case %zu: %s", i, h.problem);
@@ -163,20 +163,20 @@ Test(probe_sad, release_is_a_directory_or_missing_or_unreadable)
 	char *root = scratch_dir();
 	put_file(root, "/proc/device-tree/compatible", orin_compatible, sizeof orin_compatible);
 	struct host h;
-	probe_host(root, NULL, 0, &h);
+	probe_host(root, NULL, 0, true, &h);
 	cr_assert(strstr(h.problem, "No such file") != NULL, "%s", h.problem);
 
 	char path[4200];
 	snprintf(path, sizeof path, "%s/etc/nv_tegra_release", root);
 	mkdirs(path);
-	probe_host(root, NULL, 0, &h);
+	probe_host(root, NULL, 0, true, &h);
 	cr_assert(strstr(h.problem, "Is a directory") != NULL, "%s", h.problem);
 	rmdir(path);
 
 	if (geteuid() != 0) {
 		put_text(root, "/etc/nv_tegra_release", "# R36 (release), REVISION: 4.3\n");
 		chmod(path, 0);
-		probe_host(root, NULL, 0, &h);
+		probe_host(root, NULL, 0, true, &h);
 		cr_assert(strstr(h.problem, "Permission denied") != NULL, "%s", h.problem);
 	}
 	rm_rf(root);
@@ -193,7 +193,7 @@ Test(probe_sad, endless_release_file)
 	snprintf(link, sizeof link, "%s/etc/nv_tegra_release", root);
 	cr_assert_eq(symlink("/dev/zero", link), 0);
 	struct host h;
-	probe_host(root, NULL, 0, &h);
+	probe_host(root, NULL, 0, true, &h);
 	cr_assert_eq(h.cuda, 0);
 	cr_assert(strstr(h.problem, "first line is not") != NULL, "%s", h.problem);
 	rm_rf(root);
@@ -207,6 +207,6 @@ Test(probe_sad, overlong_root)
 	root[0] = '/';
 	root[sizeof root - 1] = '\0';
 	struct host h;
-	probe_host(root, NULL, 0, &h);
+	probe_host(root, NULL, 0, true, &h);
 	cr_assert_eq(h.platform, PLATFORM_NONE);
 }

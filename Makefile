@@ -35,20 +35,31 @@ AARCH64_CC ?= $(if $(filter aarch64,$(ARCH)),$(CC),aarch64-linux-gnu-gcc)
 HAVE_AARCH64 := $(shell command -v $(AARCH64_CC) >/dev/null 2>&1 && \
 	test -f /usr/lib/aarch64-linux-musl/libc.a && echo yes)
 
-HOST_OBJ := $(patsubst %.c,$(BUILD)/musl/%.o,$(COMMON_SRC) $(LOADER_SRC))
-A64_OBJ  := $(patsubst %.c,$(BUILD)/aarch64/musl/%.o,$(COMMON_SRC) $(LOADER_SRC))
+HOST_OBJ := $(patsubst %.c,$(BUILD)/musl/%.o,$(COMMON_SRC) $(LOADER_SRC)) \
+	$(patsubst %.S,$(BUILD)/musl/%.o,$(wildcard loader/arch/$(ARCH)/*.S))
+A64_OBJ  := $(patsubst %.c,$(BUILD)/aarch64/musl/%.o,$(COMMON_SRC) $(LOADER_SRC)) \
+	$(patsubst %.S,$(BUILD)/aarch64/musl/%.o,$(wildcard loader/arch/aarch64/*.S))
 
 all: $(BUILD)/cudaload $(BUILD)/cudaload-patch $(if $(HAVE_AARCH64),$(BUILD)/aarch64/cudaload,aarch64-missing)
 
 aarch64-missing:
 	@echo "note: no aarch64 cross toolchain (run scripts/deps.sh): build/aarch64/cudaload not built" >&2
 
-# start.c runs before libc has set up the stack protector's canary.
-NO_SSP = $(if $(filter %/loader/start.o,$@),-fno-stack-protector)
+# start.c runs before libc has set up the stack protector's canary, and
+# chain.c's restore hook after ld.so has replaced musl's thread pointer.
+NO_SSP = $(if $(filter %/loader/start.o %/loader/chain.o,$@),-fno-stack-protector)
 
 $(BUILD)/musl/%.o: %.c $(COMMON_HDR) $(LOADER_HDR) Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(call loader_cflags,$(CC),$(HOST_TRIPLET)) $(NO_SSP) -c $< -o $@
+
+$(BUILD)/musl/%.o: %.S Makefile
+	@mkdir -p $(dir $@)
+	$(CC) -c $< -o $@
+
+$(BUILD)/aarch64/musl/%.o: %.S Makefile
+	@mkdir -p $(dir $@)
+	$(AARCH64_CC) -c $< -o $@
 
 $(BUILD)/cudaload: $(HOST_OBJ)
 	$(call loader_link,$(CC),$(HOST_TRIPLET),$^) -o $@

@@ -29,6 +29,7 @@
 #include "../common/probe.h"
 #include "../common/report.h"
 #include "../common/target.h"
+#include "chain.h"
 #include "start.h"
 
 #ifndef CUDALOAD_VERSION
@@ -263,8 +264,11 @@ int main(int argc, char **argv, char **envp)
 	if (slash)
 		*slash = '\0';
 	settings_load_config(&s, envp, slash ? self_dir : NULL);
-	if (s.mode == MODE_CHAIN) {
-		diag("chain mode is not in this build; using exec mode");
+	/* Chain mode needs a mapped program (PT_INTERP) and an ld.so that reads
+	 * LD_LIBRARY_PATH, which it does not in secure mode. */
+	if (s.mode == MODE_CHAIN && (!as_interp || s.secure)) {
+		diag("chain mode %s; exec mode", s.secure ? "cannot pass the search list in secure mode"
+						      : "needs cudaload as the interpreter");
 		s.mode = MODE_EXEC;
 	}
 
@@ -315,6 +319,21 @@ int main(int argc, char **argv, char **envp)
 	 * exec the program itself, exactly as without cudaload. */
 	if (!as_interp && !d.use_compat && strcmp(ldso.from, "PT_INTERP") == 0)
 		exec_or_die(t.path, t.argv, envp);
+
+	if (s.mode == MODE_CHAIN) {
+		struct chain_ldso cl;
+		char *entry = llp ? malloc(strlen(llp) + sizeof "LD_LIBRARY_PATH=") : NULL;
+		if (entry)
+			strcat(strcpy(entry, "LD_LIBRARY_PATH="), llp);
+		if ((!llp || entry) && chain_map(ldso.path, t.machine, &cl, why, sizeof why) == 0) {
+			diag("chain %s at 0x%lx%s%s", ldso.path, (unsigned long)cl.base,
+			     entry ? ", " : "", entry ? entry : "");
+			chain_enter(&cl, argv, start_program.auxv, start_program.phdr,
+				    start_program.phnum, start_program.phent, entry);
+		}
+		diag("chain mode: %s: %s; exec mode instead", ldso.path, entry || !llp ? why : "out of memory");
+		free(entry);
+	}
 
 	char **av = calloc((size_t)t.argc + 8, sizeof *av);
 	if (!av)

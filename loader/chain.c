@@ -1,0 +1,206 @@
+#include "chain.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../common/elfread.h"
+#include "../common/sys.h"
+
+/* arch/<arch>/chain.S */
+__attribute__((noreturn))
+void chain_jump(const size_t *vector, size_t words, void *sp, uintptr_t entry);
+void chain_entry_trampoline(void);
+
+/* Read by the trampoline and chain_restore_env. */
+__attribute__((visibility("hidden"))) uintptr_t chain_program_entry;
+static char **env_slot;
+static char *env_original;
+
+/* Called by the trampoline just before the program's own entry, when ld.so
+ * has set up its own thread pointer: it must not touch libc. */
+__attribute__((visibility("hidden"))) void chain_restore_env(void);
+void chain_restore_env(void)
+{
+	*env_slot = env_original;	/* NULL: the slot we added ends the list again */
+}
+
+static int prot_of(uint32_t flags)
+{
+	return (flags & PF_R ? PROT_READ : 0) | (flags & PF_W ? PROT_WRITE : 0) |
+	       (flags & PF_X ? PROT_EXEC : 0);
+}
+
+static int map_segments(int fd, const struct elf_program *prog, uintptr_t bias, size_t pg,
+			char *why, size_t cap)
+{
+	for (unsigned i = 0; i < prog->n; i++) {
+		const struct elf_phdr *ph = &prog->ph[i];
+		if (ph->type != PT_LOAD || ph->memsz == 0)
+			continue;
+		int prot = prot_of(ph->flags);
+		uintptr_t start = (bias + ph->vaddr) & ~(pg - 1);
+		uintptr_t file_end = bias + ph->vaddr + ph->filesz;
+		uintptr_t mem_end = bias + ph->vaddr + ph->memsz;
+		uintptr_t file_page_end = (file_end + pg - 1) & ~(pg - 1);
+		bool bss = ph->memsz > ph->filesz;
+		if (ph->filesz) {
+			void *p = mmap((void *)start, file_page_end - start, prot | (bss ? PROT_WRITE : 0),
+				       MAP_PRIVATE | MAP_FIXED, fd, (off_t)(ph->offset & ~(uint64_t)(pg - 1)));
+			if (p == MAP_FAILED) {
+				snprintf(why, cap, "cannot map segment %u: %s", i, strerror(errno));
+				return -1;
+			}
+			/* the rest of the last file page belongs to the bss */
+			if (bss && file_page_end > file_end)
+				memset((void *)file_end, 0, file_page_end - file_end);
+			if (bss && !(prot & PROT_WRITE))
+				mprotect((void *)start, file_page_end - start, prot);
+		} else {
+			file_page_end = start;
+		}
+		if (mem_end > file_page_end &&
+		    mmap((void *)file_page_end, ((mem_end + pg - 1) & ~(pg - 1)) - file_page_end, prot,
+			 MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS, -1, 0) == MAP_FAILED) {
+			snprintf(why, cap, "cannot map the bss of segment %u: %s", i, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int chain_map(const char *path, int machine, struct chain_ldso *out, char *why, size_t cap)
+{
+	struct elf_file ef;
+	struct elf_program prog;
+	size_t pg = getauxval(AT_PAGESZ) ? getauxval(AT_PAGESZ) : 4096;
+	int r = -1;
+
+	int fd = open_ro(path, 0);
+	if (fd < 0) {
+		snprintf(why, cap, "%s", strerror(-fd));
+		return -1;
+	}
+	if (elf_open_fd(&ef, fd, why, cap) < 0 || elf_read_program(&ef, &prog, why, cap) < 0)
+		goto out;
+	if (ef.type != ET_DYN || ef.machine != machine) {
+		snprintf(why, cap, ef.type != ET_DYN ? "not ET_DYN" : "for another machine");
+		goto out;
+	}
+
+	uint64_t lo = UINT64_MAX, hi = 0, align = pg;
+	for (unsigned i = 0; i < prog.n; i++) {
+		const struct elf_phdr *ph = &prog.ph[i];
+		if (ph->type != PT_LOAD)
+			continue;
+		if (ph->vaddr < lo)
+			lo = ph->vaddr;
+		if (ph->vaddr + ph->memsz > hi)
+			hi = ph->vaddr + ph->memsz;
+		if (ph->align > align && (ph->align & (ph->align - 1)) == 0)
+			align = ph->align;
+		if (ph->filesz > ph->memsz || ph->offset % pg != ph->vaddr % pg) {
+			snprintf(why, cap, "segment %u is not mappable", i);
+			goto out;
+		}
+	}
+	if (lo >= hi || hi - lo > (1ull << 32)) {
+		snprintf(why, cap, "no loadable segments");
+		goto out;
+	}
+	lo &= ~(uint64_t)(pg - 1);
+	hi = (hi + pg - 1) & ~(uint64_t)(pg - 1);
+
+	/* Reserve the whole span (aligned as the segments ask), then map into it. */
+	size_t span = (size_t)(hi - lo);
+	char *res = mmap(NULL, span + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (res == MAP_FAILED) {
+		snprintf(why, cap, "cannot reserve %zu bytes: %s", span, strerror(errno));
+		goto out;
+	}
+	uintptr_t start = ((uintptr_t)res + align - 1) & ~(uintptr_t)(align - 1);
+	if (start > (uintptr_t)res)
+		munmap(res, start - (uintptr_t)res);
+	if ((uintptr_t)res + span + align > start + span)
+		munmap((void *)(start + span), (uintptr_t)res + span + align - start - span);
+	uintptr_t bias = start - (uintptr_t)lo;
+	if (map_segments(fd, &prog, bias, pg, why, cap) < 0) {
+		munmap((void *)start, span);
+		goto out;
+	}
+	out->base = bias;
+	out->entry = bias + ef.entry;
+	r = 0;
+out:
+	close(fd);
+	return r;
+}
+
+void chain_enter(const struct chain_ldso *ldso, char **argv, size_t *auxv,
+		 const void *prog_phdr, size_t prog_phnum, size_t prog_phent,
+		 char *llp_entry)
+{
+	size_t *sp = (size_t *)argv - 1;	/* argc, as the kernel laid it out */
+	size_t argc = *sp;
+	char **envp = argv + argc + 1;
+	size_t envc = 0, auxw = 0;
+	while (envp[envc])
+		envc++;
+	while (auxv[auxw] != AT_NULL)
+		auxw += 2;
+	auxw += 2;
+
+	/* Is LD_LIBRARY_PATH there already?  Then its slot is swapped, else one
+	 * is added at the end of the list. */
+	size_t slot = envc;
+	for (size_t i = 0; llp_entry && i < envc; i++)
+		if (strncmp(envp[i], "LD_LIBRARY_PATH=", 16) == 0)
+			slot = i;	/* the last one is what ld.so reads */
+	size_t added = llp_entry && slot == envc ? 1 : 0;
+
+	size_t words = 1 + argc + 1 + envc + added + 1 + auxw;
+	size_t *v = malloc(words * sizeof *v);
+	if (!v)
+		abort();
+	size_t k = 0;
+	v[k++] = argc;
+	for (size_t i = 0; i < argc; i++)
+		v[k++] = (size_t)argv[i];
+	v[k++] = 0;
+	size_t env_at = k;
+	for (size_t i = 0; i < envc; i++)
+		v[k++] = (size_t)envp[i];
+	if (added)
+		v[k++] = 0;
+	v[k++] = 0;
+	for (size_t i = 0; i < auxw; i += 2, k += 2) {
+		v[k] = auxv[i];
+		v[k + 1] = auxv[i + 1];
+		switch (auxv[i]) {
+		case AT_BASE: v[k + 1] = ldso->base; break;
+		case AT_PHDR: v[k + 1] = (size_t)prog_phdr; break;
+		case AT_PHNUM: v[k + 1] = prog_phnum; break;
+		case AT_PHENT: v[k + 1] = prog_phent; break;
+		case AT_ENTRY:
+			if (llp_entry) {
+				chain_program_entry = auxv[i + 1];
+				v[k + 1] = (size_t)chain_entry_trampoline;
+			}
+			break;
+		}
+	}
+
+	/* The new vector goes below the old one, 16-byte aligned as at exec. */
+	size_t *new_sp = (size_t *)(((uintptr_t)sp - words * sizeof *v - 256) & ~(uintptr_t)15);
+	if (llp_entry) {
+		env_slot = (char **)(new_sp + env_at + slot);
+		env_original = added ? NULL : envp[slot];
+		v[env_at + slot] = (size_t)llp_entry;
+	}
+	chain_jump(v, words, new_sp, ldso->entry);
+}

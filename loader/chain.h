@@ -1,0 +1,40 @@
+/*
+ * chain: hand over without a second execve (DESIGN §6).
+ *
+ * The real ld.so is mapped into this process (the whole span reserved, each
+ * PT_LOAD mapped, the bss zeroed) and entered on a copy of the original
+ * start-up vector: the same argv and strings, AT_BASE set to ld.so's base,
+ * AT_PHDR/AT_PHNUM/AT_PHENT back on the program, and the search list in
+ * LD_LIBRARY_PATH.  ld.so parses that list at start-up and keeps it for
+ * every later dlopen; AT_ENTRY points at a trampoline that puts the user's
+ * environment back (the LD_LIBRARY_PATH slot restored, or the slot we added
+ * turned into the end of the list) before the program's own entry runs, so
+ * the program and its children see the environment they were given.
+ * /proc/self/exe and argv[0] stay the program's.
+ *
+ * Per-architecture code (the jump and the trampoline) is in arch/<arch>/.
+ */
+#ifndef CUDALOAD_CHAIN_H
+#define CUDALOAD_CHAIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct chain_ldso {
+	uintptr_t base;		/* load bias */
+	uintptr_t entry;
+};
+
+/* Map the loader at path.  0, or -1 with a reason (not ET_DYN, another
+ * machine, unreadable, mapping failed); nothing is left mapped on failure. */
+int chain_map(const char *path, int machine, struct chain_ldso *out, char *why, size_t whycap);
+
+/* Enter ld.so.  argv is the process's own argv (on the original stack),
+ * auxv the process auxv; llp_entry is "LD_LIBRARY_PATH=..." or NULL to
+ * leave the environment as it is.  Does not return. */
+__attribute__((noreturn))
+void chain_enter(const struct chain_ldso *ldso, char **argv, size_t *auxv,
+		 const void *prog_phdr, size_t prog_phnum, size_t prog_phent,
+		 char *llp_entry);
+
+#endif

@@ -100,12 +100,13 @@ unit: $(BUILD)/unit/test_units
 asan: $(BUILD)/asan/test_units
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(BUILD)/asan/test_units --jobs 1
 
-# Both matrices: the host's, and aarch64 (under qemu-user where this is not
-# aarch64), then JetPack 5's glibc 2.31 userland.  A matrix that cannot run
+# Both matrices in both modes: the host's, and aarch64 (under qemu-user where
+# this is not aarch64), then JetPack 5's glibc 2.31 userland.  A matrix that cannot run
 # here is reported as skipped, never as passed.
 E2E_ARCHES := $(sort $(ARCH) aarch64)
 e2e: all
-	@set -e; for a in $(E2E_ARCHES); do sh tests/e2e/run.sh $(BUILD) $$a; done
+	@set -e; for a in $(E2E_ARCHES); do for m in exec chain; do \
+		sh tests/e2e/run.sh $(BUILD) $$a $$m; done; done
 	sh tests/e2e/glibc231.sh $(BUILD)
 	sh tests/e2e/patch.sh $(BUILD)
 

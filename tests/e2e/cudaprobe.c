@@ -6,7 +6,9 @@
  *   argc=<n>, then arg[i]=<...> with '\n' escaped as \n
  *   LD_LIBRARY_PATH=<value or (unset)>
  * Options via the environment: PROBE_EXIT=<n> exits with n;
- * PROBE_CHILD=1 also runs `sh -c 'echo child LD_LIBRARY_PATH=...'`. */
+ * PROBE_CHILD=1 also runs `sh -c 'echo child LD_LIBRARY_PATH=...'`;
+ * PROBE_REEXEC=1 first re-executes itself through /proc/self/exe (as JVM
+ * launchers and Electron do) and prints reexec=1 in the new image. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
@@ -30,6 +32,15 @@ static void print_escaped(const char *s)
 
 int main(int argc, char **argv)
 {
+	if (getenv("PROBE_REEXEC")) {
+		unsetenv("PROBE_REEXEC");
+		setenv("PROBE_REEXECED", "1", 1);
+		execv("/proc/self/exe", argv);
+		perror("execv /proc/self/exe");
+		return 126;
+	}
+	if (getenv("PROBE_REEXECED"))
+		printf("reexec=1\n");
 	void *h = dlopen("libcuda.so.1", RTLD_NOW);
 	if (h) {
 		int (*get)(int *) = (int (*)(int *))dlsym(h, "cuDriverGetVersion");

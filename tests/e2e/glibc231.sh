@@ -100,6 +100,16 @@ has "2.31 as interpreter: compat applied" "$out" "libcuda=$root/usr/local/cuda-1
 has "2.31 as interpreter: argv[0] is the program's full path" "$out" "arg[0]=$W/bin/probe231-patched"
 has "2.31 as interpreter: TLS intact" "$out" "tls=7"
 
+# Chain mode maps the 2.31 loader into the process: argv[0] and
+# /proc/self/exe stay the program's, which exec mode cannot do with 2.31.
+out=$(cd "$W/bin" && CONFIG=$W/ldso231.conf CUDALOAD_MODE=chain run ./probe231-patched x)
+contains "2.31 chain: mapped" "$out" "cudaload: chain $LD231 at 0x"
+has "2.31 chain: compat applied" "$out" "libcuda=$root/usr/local/cuda-12.2/compat/libcuda.so.1 version=12020"
+has "2.31 chain: argv[0] as typed" "$out" "arg[0]=./probe231-patched"
+has "2.31 chain: /proc/self/exe is the program" "$out" "exe=$W/bin/probe231-patched"
+has "2.31 chain: the user's LD_LIBRARY_PATH" "$out" "LD_LIBRARY_PATH=$root$DD"
+has "2.31 chain: TLS intact" "$out" "tls=7"
+
 # With the system driver the same holds.
 out=$(cd "$W/bin" && CONFIG=$W/ldso231.conf CUDALOAD_POLICY=system run ./probe231-patched)
 has "2.31 system driver: system libcuda" "$out" "libcuda=$root$DD/libcuda.so.1 version=11040"

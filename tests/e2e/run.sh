@@ -1,7 +1,7 @@
 #!/bin/sh
 # End-to-end tests: real programs, the real cudaload, the real ld.so, fake
 # libcuda builds in fixture device trees (DESIGN §8).
-# Usage: run.sh BUILD [x86_64|aarch64]   (default: this machine's)
+# Usage: run.sh BUILD [x86_64|aarch64] [exec|chain]   (default: this machine's, exec)
 # aarch64 on another machine runs under qemu-user through binfmt_misc, exec'ing
 # the real aarch64 glibc loader: the path a Jetson takes.
 set -u
@@ -9,6 +9,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 B=$(cd "${1:-$top/build}" && pwd)
 arch=${2:-$(uname -m)}
+mode=${3:-exec}
 HOSTCC=${CC:-cc}
 . "$here/lib.sh"
 
@@ -37,11 +38,11 @@ else
 		exit
 	fi
 fi
-W=$B/e2e-$arch
+W=$B/e2e-$arch-$mode
 CC=$TCC OBJCOPY=${TCC%gcc}objcopy
 [ "$TCC" != "$HOSTCC" ] || OBJCOPY=objcopy
 export CC OBJCOPY
-echo "== end-to-end, $arch: $CL"
+echo "== end-to-end, $arch, $mode mode: $CL"
 
 rm -rf "$W"
 mkdir -p "$W/libs" "$W/roots" "$W/bin"
@@ -63,7 +64,7 @@ patchelf --set-interpreter "$CL" "$W/bin/probe-nopie-patched"
 run() {
 	r=$1 dd=$2
 	shift 2
-	env CUDALOAD_ROOT="$r" CUDALOAD_CONFIG="${CONFIG:-$W/empty.conf}" \
+	env CUDALOAD_ROOT="$r" CUDALOAD_CONFIG="${CONFIG:-$W/empty.conf}" CUDALOAD_MODE="$mode" \
 		LD_LIBRARY_PATH="$r$dd" "$@" 2>&1
 }
 
@@ -143,7 +144,7 @@ for root in "$J5" "$W/roots/no-gpu"; do
 	done
 	out=$(PROBE_CHILD=1 run "$root" $J5DD "$W/bin/probe-patched")
 	has "transparent/$tag: a child sees the user's LD_LIBRARY_PATH" "$out" "child LD_LIBRARY_PATH=$root$J5DD"
-	unset_out=$(cd "$W" && env -u LD_LIBRARY_PATH CUDALOAD_ROOT="$root" CUDALOAD_CONFIG="$W/empty.conf" \
+	unset_out=$(cd "$W" && env -u LD_LIBRARY_PATH CUDALOAD_ROOT="$root" CUDALOAD_CONFIG="$W/empty.conf" CUDALOAD_MODE="$mode" \
 		PROBE_CHILD=1 "$W/bin/probe-patched" 2>&1)
 	has "transparent/$tag: no LD_LIBRARY_PATH stays unset" "$unset_out" "LD_LIBRARY_PATH=(unset)"
 	has "transparent/$tag: ... for children too" "$unset_out" "child LD_LIBRARY_PATH=(unset)"
@@ -240,8 +241,45 @@ out=$(run "$J5" $J5DD "$CL" --explain)
 has "explain: text decision" "$out" "decision:     compat"
 out=$(CUDALOAD_DEBUG=1 run "$J5" $J5DD "$W/bin/probe-patched")
 contains "debug: decision traced" "$out" "cudaload: decision: compat CUDA 12.2 in /usr/local/cuda-12.2/compat"
-contains "debug: loader command traced" "$out" "cudaload: exec '$LDSO' '--library-path'"
 contains "debug: candidates traced" "$out" "cudaload: candidate /usr/local/cuda-12.2/compat: usable"
+if [ "$mode" = chain ]; then
+	contains "debug: chain traced" "$out" "cudaload: chain $LDSO at 0x"
+	contains "debug: chain passes the list" "$out" ", LD_LIBRARY_PATH=$J5/usr/local/cuda-12.2/compat:"
+else
+	contains "debug: loader command traced" "$out" "cudaload: exec '$LDSO' '--library-path'"
+fi
+
+# ---- what each mode shows the program -----------------------------------------
+out=$(cd "$W/bin" && run "$J5" $J5DD ./probe-patched)
+if [ "$mode" = chain ]; then
+	has "chain: /proc/self/exe is the program" "$out" "exe=$W/bin/probe-patched"
+	has "chain: argv[0] as given" "$out" "arg[0]=./probe-patched"
+	out=$(PROBE_REEXEC=1 run "$J5" $J5DD "$W/bin/probe-patched" x)
+	has "chain: a program re-executing itself through /proc/self/exe" "$out" "reexec=1"
+	has "chain: ... goes through cudaload again" "$out" "libcuda=$J5/usr/local/cuda-12.2/compat/libcuda.so.1 version=12020"
+	has "chain: ... with its arguments" "$out" "arg[1]=x"
+	out=$(CUDALOAD_DEBUG=1 run "$J5" $J5DD "$CL" "$W/bin/cudaprobe")
+	contains "chain: as a command it falls back to exec" "$out" "cudaload: chain mode needs cudaload as the interpreter; exec mode"
+	has "chain: ... and still applies the decision" "$out" "libcuda=$J5/usr/local/cuda-12.2/compat/libcuda.so.1 version=12020"
+	out=$(CUDALOAD_DEBUG=1 CUDALOAD_LDSO=$W/bin/cudaprobe-nopie run "$J5" $J5DD "$W/bin/probe-patched")
+	contains "chain: a loader that cannot be mapped falls back to exec" "$out" "cudaload: chain mode: $W/bin/cudaprobe-nopie: not ET_DYN; exec mode instead"
+else
+	has "exec: /proc/self/exe is ld.so" "$out" "exe=$(readlink -f "$LDSO")"
+fi
+
+# ---- a program for musl's loader -------------------------------------------------
+if [ "$arch" = "$(uname -m)" ] && command -v musl-gcc >/dev/null 2>&1; then
+	musl-gcc -O1 -o "$W/bin/probe-musl" "$here/cudaprobe.c"
+	"$B/cudaload-patch" --interp "$CL" "$W/bin/probe-musl" >/dev/null
+	out=$(cd "$W/bin" && CUDALOAD_DEBUG=1 run "$J5" $J5DD ./probe-musl "a b")
+	contains "musl: its loader is recorded and used" "$out" "(recorded by cudaload-patch), takes --argv0"
+	has "musl: compat applied" "$out" "libcuda=$J5/usr/local/cuda-12.2/compat/libcuda.so.1 version=12020"
+	has "musl: argv[0] kept (--argv0 or chain)" "$out" "arg[0]=./probe-musl"
+	has "musl: arguments" "$out" "arg[1]=a b"
+	has "musl: the user's LD_LIBRARY_PATH" "$out" "LD_LIBRARY_PATH=$J5$J5DD"
+else
+	skip "musl loader" "no musl-gcc for $arch here"
+fi
 
 # ---- candidate checks ------------------------------------------------------------
 M=$W/roots/machine

@@ -8,7 +8,6 @@
 #include <elf.h>
 #include <errno.h>
 #include <fnmatch.h>
-#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,31 +173,6 @@ static int push(struct candidates *out, const char *root, const char *dir,
 	return 0;
 }
 
-/* Patterns with wildcards in several components. */
-static int expand_glob(const char *root, const char *pattern, const char *origin,
-		       struct candidates *out)
-{
-	char pat[CL_PATH_MAX];
-	glob_t g;
-	size_t rl = root ? strlen(root) : 0;
-	while (rl && root[rl - 1] == '/')
-		rl--;
-	if (path_join(pat, sizeof pat, root, pattern) < 0 || glob(pat, GLOB_MARK, NULL, &g) != 0)
-		return 0;
-	int rc = 0;
-	for (size_t k = 0; k < g.gl_pathc && rc == 0; k++) {
-		/* GLOB_MARK ends directories (and links to them) with '/' */
-		char *path = g.gl_pathv[k];
-		size_t len = strlen(path);
-		if (len <= rl + 1 || path[len - 1] != '/')
-			continue;
-		path[len - 1] = '\0';
-		rc = push(out, root, path + rl, origin);
-	}
-	globfree(&g);
-	return rc;
-}
-
 /* The entries of one directory, kept while the patterns are expanded: the
  * default patterns all list /usr/local, and cudaload counts its system calls. */
 struct listing {
@@ -269,21 +243,21 @@ done:
 	return l->names ? 0 : -1;
 }
 
-/* Expand a pattern whose wildcards lie in one path component; patterns with
- * more go through glob(3). */
+/* Expand a pattern, one wildcard component at a time (like glob(3), without
+ * its tilde and password-file baggage in a static loader). */
 static int expand(const char *root, const char *pattern, const char *origin,
-		  struct listing *cache, struct candidates *out)
+		  struct listing *cache, struct candidates *out, int depth)
 {
 	const char *wild = strpbrk(pattern, "*?[");
 	if (!wild)
 		return rooted_is_dir(root, pattern) ? push(out, root, pattern, origin) : 0;
+	if (depth > 8)
+		return 0;
 
 	const char *comp = wild;
 	while (comp > pattern && comp[-1] != '/')
 		comp--;
 	const char *rest = strchr(wild, '/');
-	if (rest && strpbrk(rest, "*?["))
-		return expand_glob(root, pattern, origin, out);
 
 	char parent[CL_PATH_MAX], full[CL_PATH_MAX], compbuf[256];
 	size_t cl = rest ? (size_t)(rest - comp) : strlen(comp);
@@ -295,15 +269,27 @@ static int expand(const char *root, const char *pattern, const char *origin,
 	compbuf[cl] = '\0';
 	if (listing_load(cache, full) < 0)
 		return -1;
-	for (size_t i = 0; i < cache->n; i++) {
-		char dir[CL_PATH_MAX];
-		if (fnmatch(compbuf, cache->names[i], FNM_PERIOD) != 0 ||
-		    snprintf(dir, sizeof dir, "%s%s%s", parent, cache->names[i], rest ? rest : "") >= (int)sizeof dir)
+	/* the names matched here, before a deeper level replaces the cache */
+	char **names = calloc(cache->n + 1, sizeof *names);
+	size_t n = 0;
+	int rc = names ? 0 : -1;
+	for (size_t i = 0; rc == 0 && i < cache->n; i++) {
+		if (fnmatch(compbuf, cache->names[i], FNM_PERIOD) != 0)
 			continue;
-		if (rooted_is_dir(root, dir) && push(out, root, dir, origin) < 0)
-			return -1;
+		if ((names[n] = strdup(cache->names[i])))
+			n++;
+		else
+			rc = -1;
 	}
-	return 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		char sub[CL_PATH_MAX];
+		if (snprintf(sub, sizeof sub, "%s%s%s", parent, names[i], rest ? rest : "") < (int)sizeof sub)
+			rc = expand(root, sub, origin, cache, out, depth + 1);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return rc;
 }
 
 int compat_discover(const char *root, const char *const *dirs, int n_dirs,
@@ -327,7 +313,7 @@ int compat_discover(const char *root, const char *const *dirs, int n_dirs,
 	}
 	for (int i = 0; i < n_patterns && rc == 0; i++)
 		if (patterns[i][0] == '/')
-			rc = expand(root, patterns[i], pattern_origin, &cache, out);
+			rc = expand(root, patterns[i], pattern_origin, &cache, out, 0);
 	listing_free(&cache);
 	return rc;
 }

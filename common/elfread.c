@@ -428,10 +428,12 @@ int elf_glibc_minor(const struct elf_file *ef, const struct elf_program *prog)
 		uint32_t vd_aux = get32(ef, vd + 12), vd_next = get32(ef, vd + 16);
 		if (vd_aux <= span - pos && span - pos - vd_aux >= 8) {
 			const char *name = string_at(strs, strsz, get32(ef, vd + vd_aux));
-			int minor;
-			char tail;
-			if (name && sscanf(name, "GLIBC_2.%d%c", &minor, &tail) == 1 && minor > best)
-				best = minor;
+			char *end;
+			long minor = name && strncmp(name, "GLIBC_2.", 8) == 0 &&
+					     name[8] >= '0' && name[8] <= '9'
+					     ? strtol(name + 8, &end, 10) : 0;
+			if (minor > best && minor < 1000 && *end == '\0')
+				best = (int)minor;
 		}
 		if (vd_next == 0)
 			break;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -29,13 +30,23 @@ int ldso_minor_from_name(const char *path)
 		/* "ld-2.31.so" or "glibc-2.40" */
 		bool ld = p >= path + 3 && strncmp(p - 3, "ld-", 3) == 0;
 		bool glibc = p >= path + 6 && strncmp(p - 6, "glibc-", 6) == 0;
-		int m;
-		char tail;
-		if ((ld || glibc) && sscanf(p + 2, "%d%c", &m, &tail) == 2 &&
-		    (tail == '.' || tail == '-' || tail == '/') && m > minor)
-			minor = m;
+		char *end;
+		long m = (ld || glibc) && p[2] >= '0' && p[2] <= '9' ? strtol(p + 2, &end, 10) : 0;
+		if (m > minor && m < 1000 && (*end == '.' || *end == '-' || *end == '/'))
+			minor = (int)m;
 	}
 	return minor;
+}
+
+void ldso_release(struct ldso_info *l)
+{
+	if (l->fd >= 0)
+		close(l->fd);
+	free(l->ef);
+	free(l->prog);
+	l->fd = -1;
+	l->ef = NULL;
+	l->prog = NULL;
 }
 
 int ldso_inspect(struct ldso_info *l, const struct stat *self, char *why, size_t whycap)
@@ -43,6 +54,7 @@ int ldso_inspect(struct ldso_info *l, const struct stat *self, char *why, size_t
 	struct elf_file ef;
 	struct elf_program prog;
 
+	l->fd = -1;
 	int fd = open_ro(l->path, 0);
 	if (fd < 0) {
 		int e = -fd;
@@ -86,7 +98,14 @@ int ldso_inspect(struct ldso_info *l, const struct stat *self, char *why, size_t
 			l->glibc_minor = by_name > minor ? by_name : minor;
 		}
 	}
-	close(fd);
 	l->argv0 = l->kind == LDSO_MUSL || (l->kind == LDSO_GLIBC && l->glibc_minor >= 33);
+	if (l->keep && (l->ef = malloc(sizeof ef)) && (l->prog = malloc(sizeof prog))) {
+		*l->ef = ef;
+		*l->prog = prog;
+		l->fd = fd;
+		return 0;
+	}
+	ldso_release(l);
+	close(fd);
 	return 0;
 }

@@ -18,6 +18,9 @@
 
 enum ldso_kind { LDSO_UNKNOWN, LDSO_GLIBC, LDSO_MUSL };
 
+struct elf_file;
+struct elf_program;
+
 struct ldso_info {
 	char path[CL_PATH_MAX];
 	const char *from;
@@ -25,6 +28,12 @@ struct ldso_info {
 	int glibc_minor;	/* 0 when unknown */
 	bool argv0;		/* takes --argv0 */
 	int machine, cls;
+	/* With keep set before ldso_inspect: the open file and what was read of
+	 * it, for a caller that maps it next (chain mode); see ldso_release. */
+	bool keep;
+	int fd;
+	struct elf_file *ef;
+	struct elf_program *prog;
 };
 
 /* The conventional loader path for a machine and class, or NULL. */
@@ -33,6 +42,9 @@ const char *ldso_standard(int machine, int cls);
 /* Open and read l->path.  0 on success; -ENOENT / -EACCES / -ENOEXEC with a
  * reason in why; -ELOOP when the file is cudaload itself (self: its stat). */
 int ldso_inspect(struct ldso_info *l, const struct stat *self, char *why, size_t whycap);
+
+/* Close and free what keep held. */
+void ldso_release(struct ldso_info *l);
 
 /* glibc minor version from a file name such as "ld-2.31.so" or a Nix store
  * path ".../glibc-2.40-66/lib/ld-linux-x86-64.so.2"; 0 if none. */

@@ -1,6 +1,7 @@
 #include "notejson.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -159,8 +160,12 @@ static bool drivers(struct parser *ps, struct compat_note *out)
 				return false;
 			if (driver_parse(s, &dv) == 0)
 				v = dv.major;
-			else if (sscanf(s, "%ld", &v) != 1)
-				return fail(ps, "\"driver\" entry is not a branch number");
+			else {
+				char *end;
+				v = strtol(s, &end, 10);
+				if (end == s || *end)
+					return fail(ps, "\"driver\" entry is not a branch number");
+			}
 		} else if (!number(ps, &v)) {
 			return false;
 		}

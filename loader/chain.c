@@ -74,28 +74,18 @@ static int map_segments(int fd, const struct elf_program *prog, uintptr_t bias, 
 	return 0;
 }
 
-int chain_map(const char *path, int machine, struct chain_ldso *out, char *why, size_t cap)
+int chain_map(int fd, const struct elf_file *ef, const struct elf_program *prog, int machine,
+	      struct chain_ldso *out, char *why, size_t cap)
 {
-	struct elf_file ef;
-	struct elf_program prog;
 	size_t pg = getauxval(AT_PAGESZ) ? getauxval(AT_PAGESZ) : 4096;
-	int r = -1;
 
-	int fd = open_ro(path, 0);
-	if (fd < 0) {
-		snprintf(why, cap, "%s", strerror(-fd));
+	if (ef->type != ET_DYN || ef->machine != machine) {
+		snprintf(why, cap, ef->type != ET_DYN ? "not ET_DYN" : "for another machine");
 		return -1;
 	}
-	if (elf_open_fd(&ef, fd, why, cap) < 0 || elf_read_program(&ef, &prog, why, cap) < 0)
-		goto out;
-	if (ef.type != ET_DYN || ef.machine != machine) {
-		snprintf(why, cap, ef.type != ET_DYN ? "not ET_DYN" : "for another machine");
-		goto out;
-	}
-
 	uint64_t lo = UINT64_MAX, hi = 0, align = pg;
-	for (unsigned i = 0; i < prog.n; i++) {
-		const struct elf_phdr *ph = &prog.ph[i];
+	for (unsigned i = 0; i < prog->n; i++) {
+		const struct elf_phdr *ph = &prog->ph[i];
 		if (ph->type != PT_LOAD)
 			continue;
 		if (ph->vaddr < lo)
@@ -106,39 +96,37 @@ int chain_map(const char *path, int machine, struct chain_ldso *out, char *why, 
 			align = ph->align;
 		if (ph->filesz > ph->memsz || ph->offset % pg != ph->vaddr % pg) {
 			snprintf(why, cap, "segment %u is not mappable", i);
-			goto out;
+			return -1;
 		}
 	}
 	if (lo >= hi || hi - lo > (1ull << 32)) {
 		snprintf(why, cap, "no loadable segments");
-		goto out;
+		return -1;
 	}
 	lo &= ~(uint64_t)(pg - 1);
 	hi = (hi + pg - 1) & ~(uint64_t)(pg - 1);
 
-	/* Reserve the whole span (aligned as the segments ask), then map into it. */
-	size_t span = (size_t)(hi - lo);
-	char *res = mmap(NULL, span + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/* Reserve the whole span, aligned as the segments ask (the slack is only
+	 * needed, and given back, when that is more than a page), then map into it. */
+	size_t span = (size_t)(hi - lo), slack = align > pg ? align : 0;
+	char *res = mmap(NULL, span + slack, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (res == MAP_FAILED) {
 		snprintf(why, cap, "cannot reserve %zu bytes: %s", span, strerror(errno));
-		goto out;
+		return -1;
 	}
 	uintptr_t start = ((uintptr_t)res + align - 1) & ~(uintptr_t)(align - 1);
 	if (start > (uintptr_t)res)
 		munmap(res, start - (uintptr_t)res);
-	if ((uintptr_t)res + span + align > start + span)
-		munmap((void *)(start + span), (uintptr_t)res + span + align - start - span);
+	if ((uintptr_t)res + span + slack > start + span)
+		munmap((void *)(start + span), (uintptr_t)res + span + slack - start - span);
 	uintptr_t bias = start - (uintptr_t)lo;
-	if (map_segments(fd, &prog, bias, pg, why, cap) < 0) {
+	if (map_segments(fd, prog, bias, pg, why, cap) < 0) {
 		munmap((void *)start, span);
-		goto out;
+		return -1;
 	}
 	out->base = bias;
-	out->entry = bias + ef.entry;
-	r = 0;
-out:
-	close(fd);
-	return r;
+	out->entry = bias + ef->entry;
+	return 0;
 }
 
 void chain_enter(const struct chain_ldso *ldso, char **argv, size_t *auxv,

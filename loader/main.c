@@ -160,7 +160,11 @@ static void choose_ldso(const struct settings *s, const struct target *t,
 		char why[160];
 		if (!tries[i].path)
 			continue;
+		ldso_release(l);
+		bool keep = l->keep;
 		memset(l, 0, sizeof *l);
+		l->keep = keep;
+		l->fd = -1;
 		snprintf(l->path, sizeof l->path, "%s", tries[i].path);
 		l->from = tries[i].from;
 		int r = ldso_inspect(l, self, why, sizeof why);
@@ -281,6 +285,8 @@ int main(int argc, char **argv, char **envp)
 
 	struct ldso_info ldso;
 	memset(&ldso, 0, sizeof ldso);
+	ldso.fd = -1;
+	ldso.keep = s.mode == MODE_CHAIN && !o.explain;	/* chain maps it next */
 	if (have_program)
 		choose_ldso(&s, &t, have_self ? &self : NULL, &ldso);
 
@@ -325,13 +331,18 @@ int main(int argc, char **argv, char **envp)
 		char *entry = llp ? malloc(strlen(llp) + sizeof "LD_LIBRARY_PATH=") : NULL;
 		if (entry)
 			strcat(strcpy(entry, "LD_LIBRARY_PATH="), llp);
-		if ((!llp || entry) && chain_map(ldso.path, t.machine, &cl, why, sizeof why) == 0) {
+		if (!ldso.ef)
+			snprintf(why, sizeof why, "out of memory");
+		else if ((!llp || entry) &&
+			 chain_map(ldso.fd, ldso.ef, ldso.prog, t.machine, &cl, why, sizeof why) == 0) {
+			ldso_release(&ldso);
 			diag("chain %s at 0x%lx%s%s", ldso.path, (unsigned long)cl.base,
 			     entry ? ", " : "", entry ? entry : "");
 			chain_enter(&cl, argv, start_program.auxv, start_program.phdr,
 				    start_program.phnum, start_program.phent, entry);
 		}
 		diag("chain mode: %s: %s; exec mode instead", ldso.path, entry || !llp ? why : "out of memory");
+		ldso_release(&ldso);
 		free(entry);
 	}
 

@@ -268,8 +268,10 @@ else
 fi
 
 # ---- a program for musl's loader -------------------------------------------------
-if [ "$arch" = "$(uname -m)" ] && command -v musl-gcc >/dev/null 2>&1; then
-	musl-gcc -O1 -o "$W/bin/probe-musl" "$here/cudaprobe.c"
+MUSLCC=musl-gcc
+[ "$arch" = "$(uname -m)" ] || MUSLCC=$arch-linux-musl-gcc
+if command -v "$MUSLCC" >/dev/null 2>&1 && [ -e "/lib/ld-musl-$arch.so.1" ]; then
+	$MUSLCC -O1 -o "$W/bin/probe-musl" "$here/cudaprobe.c"
 	"$B/cudaload-patch" --interp "$CL" "$W/bin/probe-musl" >/dev/null
 	out=$(cd "$W/bin" && CUDALOAD_DEBUG=1 run "$J5" $J5DD ./probe-musl "a b")
 	contains "musl: its loader is recorded and used" "$out" "(recorded by cudaload-patch), takes --argv0"
@@ -278,7 +280,7 @@ if [ "$arch" = "$(uname -m)" ] && command -v musl-gcc >/dev/null 2>&1; then
 	has "musl: arguments" "$out" "arg[1]=a b"
 	has "musl: the user's LD_LIBRARY_PATH" "$out" "LD_LIBRARY_PATH=$J5$J5DD"
 else
-	skip "musl loader" "no musl-gcc for $arch here"
+	skip "musl loader" "no $MUSLCC or /lib/ld-musl-$arch.so.1 here"
 fi
 
 # ---- candidate checks ------------------------------------------------------------

@@ -60,6 +60,25 @@ Test(compat_happy, version_sources)
 	free(root);
 }
 
+Test(compat_happy, nested_patterns)
+{
+	char *root = scratch_dir();
+	put_lib(root, "/opt/vendor-b/cuda-12.4/compat", "libcuda.so.1.1", &plain);
+	put_lib(root, "/opt/vendor-a/cuda-12.6/compat", "libcuda.so.1.1", &plain);
+	put_text(root, "/opt/vendor-a/cuda-12.9/README", "no compat here\n");
+	put_text(root, "/opt/.hidden/cuda-12.8/compat/libcuda.so.1", "x");
+	const char *patterns[] = { "/opt/*/cuda-*/compat", "/opt/vendor-?/cuda-12.[46]/compat" };
+	struct candidates c;
+	cr_assert_eq(compat_discover(root, NULL, 0, patterns, 2, "config", &c), 0);
+	cr_assert_eq(c.n, 2, "each directory once; no hidden ones; only existing dirs");
+	cr_assert_str_eq(c.v[0].dir, "/opt/vendor-a/cuda-12.6/compat");
+	cr_assert_str_eq(c.v[1].dir, "/opt/vendor-b/cuda-12.4/compat");
+	cr_assert_str_eq(c.v[0].origin, "config");
+	compat_free(&c);
+	rm_rf(root);
+	free(root);
+}
+
 Test(compat_happy, dir_cuda)
 {
 	cr_assert_eq(compat_dir_cuda("/usr/local/cuda-12.2/compat"), 12020);

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 
+#include "../../common/elfread.h"
 #include "../../common/ldso.h"
 
 Test(ldso_happy, standard_paths)
@@ -26,10 +27,20 @@ Test(ldso_happy, real_glibc_loader)
 	memset(&l, 0, sizeof l);
 	strcpy(l.path, "/lib64/ld-linux-x86-64.so.2");
 	cr_assert_eq(ldso_inspect(&l, NULL, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(l.fd, -1, "closed unless kept");
 	cr_assert_eq(l.kind, LDSO_GLIBC);
 	cr_assert_geq(l.glibc_minor, 34);
 	cr_assert(l.argv0, "glibc 2.36 takes --argv0");
 	cr_assert_eq(l.machine, EM_X86_64);
+
+	l.keep = true;
+	cr_assert_eq(ldso_inspect(&l, NULL, why, sizeof why), 0, "%s", why);
+	cr_assert_geq(l.fd, 0);
+	cr_assert_not_null(l.ef);
+	cr_assert_not_null(l.prog);
+	cr_assert_eq(l.ef->type, ET_DYN);
+	ldso_release(&l);
+	cr_assert_eq(l.fd, -1);
 }
 
 Test(ldso_happy, old_glibc_by_name_gets_no_argv0)

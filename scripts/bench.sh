@@ -1,0 +1,143 @@
+#!/bin/sh
+# make bench: what cudaload costs at start-up, measured, as ratios to running
+# the program directly (hyperfine: warm-up, many runs, medians, one session).
+# Also: the system calls cudaload makes before handing over (strace), its
+# stripped size, and cudaload-patch against a patchelf loop.
+# Prints a table and writes build/bench/results.json.
+# Usage: bench.sh BUILD [smoke]   (smoke: a few runs, so it cannot rot)
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/.." && pwd)
+B=$(cd "${1:-$top/build}" && pwd)
+smoke=${2:-}
+E=$top/tests/e2e
+O=$B/bench
+rm -rf "$O"
+mkdir -p "$O/libs" "$O/bin"
+CC=${CC:-cc}
+export CC
+
+runs=200 warmup=20 copies=5000
+[ -z "$smoke" ] || { runs=5 warmup=1 copies=50; }
+
+# A Jetson (JetPack 5, CUDA 12.2 compat available): cudaload probes, finds
+# the package, decides, and passes a search list, as it would on the board.
+$CC -O1 -o "$O/libs/mknote" "$E/mknote.c"
+sh "$E/mkroot.sh" "$top/tests/fixtures/orin-jp5-compat122.profile" "$O/root" "$O/libs"
+: >"$O/empty.conf"
+LIST=$O/root/usr/local/cuda-12.2/compat
+LDSO=$(readelf -lW /usr/bin/env | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
+export CUDALOAD_ROOT="$O/root" CUDALOAD_CONFIG="$O/empty.conf"
+
+printf 'int main(void) { return 0; }\n' >"$O/trivial.c"
+$CC -O2 -o "$O/bin/trivial" "$O/trivial.c"
+cp "$O/bin/trivial" "$O/bin/trivial-cl"
+"$B/cudaload-patch" --interp "$B/cudaload" "$O/bin/trivial-cl" >/dev/null
+PY=$(readlink -f /usr/bin/python3)
+cp "$PY" "$O/bin/python3-cl"
+"$B/cudaload-patch" --interp "$B/cudaload" "$O/bin/python3-cl" >/dev/null
+for p in trivial python3; do
+	printf '#!/bin/sh\nexport LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\nexec %s "$@"\n' \
+		"$LIST" "$([ $p = trivial ] && echo "$O/bin/trivial" || echo "$PY")" >"$O/bin/$p-wrapper"
+	chmod +x "$O/bin/$p-wrapper"
+done
+
+# bench NAME PROGRAM [ARGS]: one hyperfine session, medians in seconds
+bench() {
+	name=$1 prog=$2
+	shift 2
+	args="$*"
+	hyperfine -N --style none --warmup "$warmup" --runs "$runs" --export-csv "$O/$name.csv" \
+		-n direct "$prog $args" \
+		-n ldso-library-path "$LDSO --library-path $LIST $prog $args" \
+		-n cudaload-exec "env CUDALOAD_MODE=exec $O/bin/$name-cl $args" \
+		-n cudaload-chain "env CUDALOAD_MODE=chain $O/bin/$name-cl $args" \
+		-n sh-wrapper "$O/bin/$name-wrapper $args" \
+		-n env-ld-library-path "env LD_LIBRARY_PATH=$LIST $prog $args" >/dev/null
+}
+bench trivial "$O/bin/trivial"
+bench python3 "$PY" -c pass
+
+# The env(1) in front of the cudaload runs costs an exec of its own; measure
+# it (env running the trivial program) and take it out of those two rows.
+hyperfine -N --style none --warmup "$warmup" --runs "$runs" --export-csv "$O/env.csv" \
+	-n env "env $O/bin/trivial" -n direct "$O/bin/trivial" >/dev/null
+env_cost=$(awk -F, 'NR > 1 { m[$1] = $4 } END { printf "%.9f", m["env"] - m["direct"] }' "$O/env.csv")
+
+# System calls before the hand-over, per mode (the exec of ld.so, or the
+# jump into it, ends the count).
+syscalls() {
+	env CUDALOAD_MODE="$1" strace -f -o "$O/strace-$1.txt" "$O/bin/trivial-cl" >/dev/null 2>&1 || true
+	awk -v m="$1" 'NR == 1 { next }
+		m == "exec" && /^[0-9]+ +execve\(/ { exit }
+		m == "chain" && /mmap\(.*MAP_FIXED\|MAP_ANONYMOUS|mmap\(.*MAP_FIXED, 3/ { n++; last = NR }
+		{ c++ } END { print c }' "$O/strace-$1.txt"
+}
+sc_exec=$(syscalls exec)
+# chain: count up to the first system call ld.so itself makes (its brk)
+env CUDALOAD_MODE=chain strace -o "$O/strace-chain.txt" "$O/bin/trivial-cl" >/dev/null 2>&1 || true
+sc_chain=$(awk 'NR == 1 { next } /^close\(/ { last = NR } /^brk\(NULL\)/ && NR > 5 { print last - 1; exit }' "$O/strace-chain.txt")
+
+strip -o "$O/cudaload.stripped" "$B/cudaload"
+size=$(stat -c %s "$O/cudaload.stripped")
+
+# cudaload-patch against patchelf over the same tree of copies of env(1).
+mkdir -p "$O/tree-a" "$O/tree-b"
+i=0
+while [ $i -lt "$copies" ]; do
+	cp /usr/bin/env "$O/tree-a/env-$i"
+	i=$((i + 1))
+done
+cp -a "$O/tree-a/." "$O/tree-b/"
+t0=$(date +%s%N)
+"$B/cudaload-patch" --interp /usr/bin/cudaload --machine "$(uname -m)" --all "$O/tree-a" >/dev/null
+t1=$(date +%s%N)
+find "$O/tree-b" -type f -exec patchelf --set-interpreter /usr/bin/cudaload {} \;
+t2=$(date +%s%N)
+patch_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+patchelf_s=$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+
+# ---- the table and the JSON -------------------------------------------------------
+awk -F, -v env_cost="$env_cost" -v out="$O/results.json" \
+    -v sc_exec="$sc_exec" -v sc_chain="$sc_chain" -v size="$size" \
+    -v copies="$copies" -v patch_s="$patch_s" -v patchelf_s="$patchelf_s" -v runs="$runs" '
+FNR == 1 { prog = FILENAME; sub(/.*\//, "", prog); sub(/\.csv$/, "", prog); next }
+prog == "env" { next }
+{
+	med = $4
+	if ($1 ~ /^cudaload-/) med -= env_cost
+	key = prog SUBSEP $1
+	m[key] = med
+	if ($1 == "direct") d[prog] = med
+	if (!(prog in seen)) { seen[prog] = 1; progs[++np] = prog }
+	if (!(($1) in seenr)) { seenr[$1] = 1; rows[++nr] = $1 }
+}
+END {
+	printf "%-22s", "start-up (median)"
+	for (p = 1; p <= np; p++) printf "  %22s", progs[p]
+	printf "\n"
+	for (r = 1; r <= nr; r++) {
+		printf "%-22s", rows[r]
+		for (p = 1; p <= np; p++) {
+			k = progs[p] SUBSEP rows[r]
+			printf "  %10.3f ms  %6.3fx", m[k] * 1000, m[k] / d[progs[p]]
+		}
+		printf "\n"
+	}
+	printf "\nsystem calls before hand-over: exec mode %d, chain mode %d\n", sc_exec, sc_chain
+	printf "cudaload stripped size: %d bytes (%.1f KiB)\n", size, size / 1024
+	printf "patching %d copies of env(1): cudaload-patch %.3f s, patchelf loop %.3f s (%.1fx)\n",
+		copies, patch_s, patchelf_s, patchelf_s / (patch_s > 0 ? patch_s : 0.001)
+	printf "{\"runs\":%d,\"startup\":{", runs > out
+	for (p = 1; p <= np; p++) {
+		printf "%s\"%s\":{", (p > 1 ? "," : ""), progs[p] >> out
+		for (r = 1; r <= nr; r++) {
+			k = progs[p] SUBSEP rows[r]
+			printf "%s\"%s\":{\"median_s\":%.9f,\"ratio\":%.4f}", (r > 1 ? "," : ""), rows[r], m[k], m[k] / d[progs[p]] >> out
+		}
+		printf "}" >> out
+	}
+	printf "},\"syscalls\":{\"exec\":%d,\"chain\":%d},\"stripped_size\":%d,", sc_exec, sc_chain, size >> out
+	printf "\"patch\":{\"copies\":%d,\"cudaload_patch_s\":%s,\"patchelf_s\":%s}}\n", copies, patch_s, patchelf_s >> out
+}' "$O/trivial.csv" "$O/python3.csv"
+echo "figures: $O/results.json"

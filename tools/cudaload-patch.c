@@ -9,10 +9,10 @@
  * executable.  In a directory walk only programs that use CUDA are (a
  * DT_NEEDED of libcuda, libcudart, libcublas, libcudnn, libnvinfer ...; see
  * elfpatch.c), unless --all.  Every write goes to a temporary file in the
- * same directory that is fsynced and renamed over the original, keeping its
+ * same directory, made durable, then renamed over the original, keeping its
  * mode, owner and extended attributes: the original is intact or fully
- * replaced, never half-written.  A file with several hard links is skipped
- * unless --break-links (then only the named link is patched).
+ * replaced, never half-written (see flush_batch).  A file with several hard
+ * links is skipped unless --break-links (then only the named link is patched).
  */
 #include <dirent.h>
 #include <elf.h>
@@ -42,7 +42,7 @@ enum action { PATCH, RESTORE, CHECK };
 enum outcome {
 	DONE, FAILED, SKIP_NOT_ELF, SKIP_SCRIPT, SKIP_STATIC, SKIP_LIBRARY, SKIP_OBJECT,
 	SKIP_MACHINE, SKIP_PATCHED, SKIP_NO_CUDA, SKIP_LINKS, SKIP_SAME, SKIP_NOT_PATCHED,
-	SKIP_SPECIAL, N_OUTCOMES
+	SKIP_SPECIAL, N_OUTCOMES, QUEUED
 };
 
 static const char *const outcome_names[N_OUTCOMES] = {
@@ -108,10 +108,85 @@ static int copy_xattrs(int src, int dst, char *why, size_t cap)
 	return r;
 }
 
-/* Write the planned file beside `path` and rename it over the original. */
-static int replace_file(const char *path, int srcfd, const struct stat *st,
-			const unsigned char *img, const struct patch_plan *plan,
-			char *why, size_t cap)
+/*
+ * Replacing files, in batches.  Each new file is written in full beside its
+ * original; then one syncfs() makes the whole batch durable, each file is
+ * renamed over its original, and each directory touched is fsynced.  A crash
+ * at any point leaves every original intact or fully replaced (at worst a
+ * stray ".NAME.cudaload-XXXXXX" beside it), and costs one flush per batch
+ * instead of one per file.
+ */
+#define BATCH_MAX 512
+
+struct pending {
+	char *tmp, *path;
+	dev_t dev;			/* the directory's file system */
+	char line[CL_PATH_MAX + 64];	/* what to report once it is in place */
+};
+
+static struct {
+	struct pending v[BATCH_MAX];
+	size_t n;
+} batch;
+
+static void count(int o, const char *path);
+
+static int flush_batch(void)
+{
+	int failed = 0;
+	if (batch.n == 0)
+		return 0;
+	/* the temporaries are all beside their originals: one filesystem flush
+	 * per file system; syncfs on the first one's directory covers the rest
+	 * when they share it, and fsync covers any that do not */
+	int sfd = open(batch.v[0].tmp, O_RDONLY | O_CLOEXEC);
+	bool synced = sfd >= 0 && syncfs(sfd) == 0;
+	if (sfd >= 0)
+		close(sfd);
+	char last_dir[CL_PATH_MAX] = "";
+	for (size_t i = 0; i < batch.n; i++) {
+		struct pending *p = &batch.v[i];
+		int r = 0;
+		if (!synced || p->dev != batch.v[0].dev) {
+			int fd = open(p->tmp, O_RDONLY | O_CLOEXEC);
+			r = fd >= 0 && fsync(fd) == 0 ? 0 : -1;
+			if (fd >= 0)
+				close(fd);
+		}
+		if (r == 0 && rename(p->tmp, p->path) == 0) {
+			progress_clear();
+			puts(p->line);
+			count(DONE, p->path);
+			const char *slash = strrchr(p->path, '/');
+			char dir[CL_PATH_MAX];
+			snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - p->path) : 1,
+				 slash ? p->path : ".");
+			if (strcmp(dir, last_dir) != 0) {
+				int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+				if (dfd >= 0) {
+					fsync(dfd);	/* make the renames durable */
+					close(dfd);
+				}
+				snprintf(last_dir, sizeof last_dir, "%s", dir);
+			}
+		} else {
+			say(p->path, "error: cannot replace it: %s; left as it was", strerror(errno));
+			unlink(p->tmp);
+			count(FAILED, p->path);
+			failed++;
+		}
+		free(p->tmp);
+		free(p->path);
+	}
+	batch.n = 0;
+	return failed;
+}
+
+/* Write the planned file beside `path`, with the original's owner, mode and
+ * extended attributes, and queue it to replace the original. */
+static int queue_replacement(const char *path, int srcfd, const struct stat *st,
+			     const unsigned char *img, const struct patch_plan *plan,
+			     const char *line, char *why, size_t cap)
 {
 	char tmp[CL_PATH_MAX];
 	const char *slash = strrchr(path, '/');
@@ -137,23 +212,21 @@ static int replace_file(const char *path, int srcfd, const struct stat *st,
 		snprintf(why, cap, "cannot keep the mode: %s", strerror(errno)), r = -1;
 	else if (copy_xattrs(srcfd, fd, why, cap) < 0)
 		r = -1;
-	else if (fsync(fd) < 0)
-		snprintf(why, cap, "cannot write: %s", strerror(errno)), r = -1;
 	if (close(fd) < 0 && r == 0)
 		snprintf(why, cap, "cannot write: %s", strerror(errno)), r = -1;
-	if (r == 0 && rename(tmp, path) < 0)
-		snprintf(why, cap, "cannot replace it: %s", strerror(errno)), r = -1;
+	struct pending *p = &batch.v[batch.n];
+	if (r == 0 && (!(p->tmp = strdup(tmp)) || !(p->path = strdup(path)))) {
+		free(p->tmp);
+		snprintf(why, cap, "out of memory"), r = -1;
+	}
 	if (r < 0) {
 		unlink(tmp);
 		return -1;
 	}
-	char dirpath[CL_PATH_MAX];
-	snprintf(dirpath, sizeof dirpath, "%.*s", dirlen, dir);
-	int dfd = open(dirpath, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);	/* make the rename itself durable */
-		close(dfd);
-	}
+	snprintf(p->line, sizeof p->line, "%s", line);
+	p->dev = st->st_dev;	/* the temporary sits beside the original */
+	if (++batch.n == BATCH_MAX)
+		flush_batch();
 	return 0;
 }
 
@@ -253,17 +326,19 @@ static enum outcome process_file(const char *path, bool named)
 		o = SKIP_LINKS;
 
 	if (o == DONE) {
-		const char *verb = opt.action == RESTORE ? "restored" : "patched";
+		char line[CL_PATH_MAX + 64];
+		if (opt.action == RESTORE)
+			snprintf(line, sizeof line, "%s: restored, interpreter %s", path, f.recorded);
+		else
+			snprintf(line, sizeof line, "%s: patched, interpreter %s (was %s)%s", path,
+				 opt.interp, f.interp, plan.grew ? ", grown" : "");
 		if (opt.dry_run) {
-			say(path, "would be %s", verb);
-		} else if (replace_file(path, fd, &st, img, &plan, why, sizeof why) < 0) {
+			say(path, "would be %s", opt.action == RESTORE ? "restored" : "patched");
+		} else if (queue_replacement(path, fd, &st, img, &plan, line, why, sizeof why) < 0) {
 			say(path, "error: %s; left as it was", why);
 			o = FAILED;
-		} else if (opt.action == RESTORE) {
-			say(path, "restored, interpreter %s", f.recorded);
 		} else {
-			say(path, "patched, interpreter %s (was %s)%s", opt.interp, f.interp,
-			    plan.grew ? ", grown" : "");
+			o = QUEUED;	/* counted when it is in place */
 		}
 	} else if (o == SKIP_PATCHED) {
 		say(path, "already patched, original interpreter %s", f.recorded);
@@ -285,8 +360,10 @@ out:
 	return o;
 }
 
-static void count(enum outcome o, const char *path)
+static void count(int o, const char *path)
 {
+	if (o == QUEUED)
+		return;
 	opt.count[o]++;
 	opt.seen++;
 	if (opt.progress && opt.seen % 64 == 0)
@@ -295,16 +372,48 @@ static void count(enum outcome o, const char *path)
 			opt.count[FAILED], path);
 }
 
+/* A walk first lists the files, then patches them: renaming into a
+ * directory while reading it could show a file twice or a temporary. */
+static struct {
+	char **v;
+	size_t n, cap;
+	bool oom;
+} walked;
+
+/* ".NAME.cudaload-XXXXXX": our own temporary, left by a run that was killed. */
+static bool is_our_temporary(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	const char *mark = strstr(base, ".cudaload-");
+	return base[0] == '.' && mark && strlen(mark) == strlen(".cudaload-XXXXXX");
+}
+
 static int walk_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
 	(void)st, (void)ftw;
-	if (type == FTW_F)
-		count(process_file(path, false), path);
-	else if (type == FTW_DNR || type == FTW_NS) {
+	if (type == FTW_DNR || type == FTW_NS) {
 		say(path, "error: cannot read");
 		count(FAILED, path);
 	}
-	return 0;	/* symlinks (FTW_SL) are skipped: their targets are walked or named */
+	if (type != FTW_F || is_our_temporary(path))
+		return 0;	/* symlinks (FTW_SL) are skipped: their targets are walked or named */
+	if (walked.n == walked.cap) {
+		size_t cap = walked.cap ? walked.cap * 2 : 256;
+		char **v = realloc(walked.v, cap * sizeof *v);
+		if (!v) {
+			walked.oom = true;
+			return 1;
+		}
+		walked.v = v;
+		walked.cap = cap;
+	}
+	if (!(walked.v[walked.n] = strdup(path))) {
+		walked.oom = true;
+		return 1;
+	}
+	walked.n++;
+	return 0;
 }
 
 static void process(const char *path)
@@ -316,10 +425,16 @@ static void process(const char *path)
 		return;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		if (nftw(path, walk_entry, 64, FTW_PHYS) < 0) {
-			say(path, "error: %s", strerror(errno));
+		walked.n = 0;
+		if (nftw(path, walk_entry, 64, FTW_PHYS) != 0 || walked.oom) {
+			say(path, "error: %s", walked.oom ? "out of memory" : strerror(errno));
 			count(FAILED, path);
 		}
+		for (size_t i = 0; i < walked.n; i++) {
+			count(process_file(walked.v[i], false), walked.v[i]);
+			free(walked.v[i]);
+		}
+		walked.n = 0;
 		return;
 	}
 	if (S_ISLNK(st.st_mode)) {
@@ -440,6 +555,7 @@ int main(int argc, char **argv)
 
 	for (; i < argc; i++)
 		process(argv[i]);
+	flush_batch();
 	progress_clear();
 
 	if (opt.action != CHECK) {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "../common/elfread.h"
@@ -56,12 +57,6 @@ bool elfpatch_needed_is_cuda(const char *name)
 
 #define HEAD_LEN (TRAILER_MAGIC_LEN + 20)	/* magic, size, hash, count */
 
-static uint64_t fnv1a(uint64_t h, const unsigned char *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ p[i]) * 0x100000001b3ULL;
-	return h;
-}
 #define FNV_START 0xcbf29ce484222325ULL
 
 /* Hash of the file a plan produces, without producing it. */
@@ -81,6 +76,46 @@ static uint64_t get_le(const unsigned char *p, int n)
 	return v;
 }
 
+/* FNV-1a over 64-bit little-endian words (then the odd bytes): as strong a
+ * check as byte-wise FNV for this purpose, eight times fewer multiplies.
+ * Pieces hashed in turn must split at multiples of 8 to give the same sum,
+ * so plan_hash feeds it through a small carry buffer. */
+static uint64_t fnv1a_words(uint64_t h, const unsigned char *p, size_t n)
+{
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8)
+		h = (h ^ get_le(p + i, 8)) * 0x100000001b3ULL;
+	for (; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+struct hasher {
+	uint64_t h;
+	unsigned char carry[8];
+	size_t nc;
+};
+
+static void hash_feed(struct hasher *hs, const unsigned char *p, size_t n)
+{
+	while (n && hs->nc) {	/* complete a word left over from the last piece */
+		hs->carry[hs->nc++] = *p++;
+		n--;
+		if (hs->nc == 8) {
+			hs->h = fnv1a_words(hs->h, hs->carry, 8);
+			hs->nc = 0;
+		}
+	}
+	size_t whole = n & ~(size_t)7;
+	hs->h = fnv1a_words(hs->h, p, whole);
+	memcpy(hs->carry, p + whole, n - whole);
+	hs->nc = n - whole;
+}
+
+static uint64_t hash_end(struct hasher *hs)
+{
+	return fnv1a_words(hs->h, hs->carry, hs->nc);
+}
 /* Parse the trailer; fills plan edits (copies) when plan is not NULL. */
 static int trailer_read(const unsigned char *img, size_t len, uint64_t *orig_size,
 			uint64_t *start_out, struct patch_plan *plan)
@@ -140,7 +175,9 @@ static unsigned char *trailer_make(const unsigned char *img, uint64_t orig_size,
 		return NULL;
 	memcpy(p, TRAILER_MAGIC, TRAILER_MAGIC_LEN);
 	put_le(p + 8, orig_size, 8);
-	put_le(p + 16, fnv1a(FNV_START, img, orig_size), 8);
+	struct hasher hs = { FNV_START, { 0 }, 0 };
+	hash_feed(&hs, img, orig_size);
+	put_le(p + 16, hash_end(&hs), 8);
 	put_le(p + 24, (uint64_t)plan->n_edits, 4);
 	p += HEAD_LEN;
 	for (int i = 0; i < plan->n_edits; i++) {
@@ -659,19 +696,6 @@ unsigned char *patch_plan_render(const unsigned char *img, const struct patch_pl
 	return out;
 }
 
-static int write_all(int fd, const unsigned char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 /* Visit the planned file piece by piece: kept bytes between edits, the edits,
  * the tail.  Stops at the first non-zero return of fn. */
@@ -703,24 +727,51 @@ static int plan_walk(const unsigned char *img, const struct patch_plan *plan,
 
 static int hash_piece(void *ctx, const unsigned char *p, size_t n)
 {
-	*(uint64_t *)ctx = fnv1a(*(uint64_t *)ctx, p, n);
+	hash_feed(ctx, p, n);
 	return 0;
 }
 
 static uint64_t plan_hash(const unsigned char *img, const struct patch_plan *plan)
 {
-	uint64_t h = FNV_START;
-	return plan_walk(img, plan, hash_piece, &h) == 0 ? h : ~h;
+	struct hasher hs = { FNV_START, { 0 }, 0 };
+	return plan_walk(img, plan, hash_piece, &hs) == 0 ? hash_end(&hs) : 0;
 }
 
-static int write_piece(void *ctx, const unsigned char *p, size_t n)
+/* The pieces go out in one writev (a plan has at most 2 * edits + 2). */
+struct gather {
+	struct iovec iov[2 * PLAN_MAX_EDITS + 2];
+	int n;
+};
+
+static int gather_piece(void *ctx, const unsigned char *p, size_t n)
 {
-	return write_all(*(int *)ctx, p, n);
+	struct gather *g = ctx;
+	if (n) {
+		g->iov[g->n].iov_base = (void *)p;
+		g->iov[g->n].iov_len = n;
+		g->n++;
+	}
+	return 0;
 }
 
 int patch_plan_write(int fd, const unsigned char *img, const struct patch_plan *plan)
 {
-	return plan_walk(img, plan, write_piece, &fd);
+	struct gather g = { .n = 0 };
+	int r = plan_walk(img, plan, gather_piece, &g);
+	for (int i = 0; r == 0 && i < g.n;) {
+		ssize_t w = writev(fd, g.iov + i, g.n - i);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		while (i < g.n && (size_t)w >= g.iov[i].iov_len)
+			w -= (ssize_t)g.iov[i++].iov_len;
+		if (i < g.n) {	/* a short write: go on from inside this piece */
+			g.iov[i].iov_base = (char *)g.iov[i].iov_base + w;
+			g.iov[i].iov_len -= (size_t)w;
+		}
+	}
+	return r;
 }
 
 void patch_plan_free(struct patch_plan *plan)

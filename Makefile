@@ -110,7 +110,16 @@ e2e: all
 	sh tests/e2e/glibc231.sh $(BUILD)
 	sh tests/e2e/patch.sh $(BUILD)
 
-test: all unit asan e2e
+# Start-up cost, system calls, size, patcher throughput: build/bench/.
+bench: all
+	sh scripts/bench.sh $(BUILD)
+
+# A few runs of the same, so the benchmark cannot rot; timings decide nothing.
+bench-smoke: all
+	sh scripts/bench.sh $(BUILD) smoke >/dev/null
+	@echo "bench smoke: ok ($(BUILD)/bench/results.json)"
+
+test: all unit asan e2e bench-smoke
 
 # Installs what is missing (as root), then builds and runs every test.
 check:
@@ -131,4 +140,4 @@ install: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all aarch64-missing unit asan e2e test check demo install clean
+.PHONY: all aarch64-missing bench bench-smoke unit asan e2e test check demo install clean

@@ -27,15 +27,24 @@ sh "$E/mkroot.sh" "$top/tests/fixtures/orin-jp5-compat122.profile" "$O/root" "$O
 : >"$O/empty.conf"
 LIST=$O/root/usr/local/cuda-12.2/compat
 LDSO=$(readelf -lW /usr/bin/env | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
-export CUDALOAD_ROOT="$O/root" CUDALOAD_CONFIG="$O/empty.conf"
+export CUDALOAD_ROOT="$O/root"
+unset CUDALOAD_CONFIG CUDALOAD_MODE CUDALOAD_DEBUG
 
+# One cudaload per mode, each with its ../etc/cudaload.conf naming the mode,
+# so no wrapper (env) stands in front of what is measured.
+for m in exec chain; do
+	mkdir -p "$O/$m/bin" "$O/$m/etc"
+	cp "$B/cudaload" "$O/$m/bin/cudaload"
+	printf 'mode = %s\n' "$m" >"$O/$m/etc/cudaload.conf"
+done
 printf 'int main(void) { return 0; }\n' >"$O/trivial.c"
 $CC -O2 -o "$O/bin/trivial" "$O/trivial.c"
-cp "$O/bin/trivial" "$O/bin/trivial-cl"
-"$B/cudaload-patch" --interp "$B/cudaload" "$O/bin/trivial-cl" >/dev/null
 PY=$(readlink -f /usr/bin/python3)
-cp "$PY" "$O/bin/python3-cl"
-"$B/cudaload-patch" --interp "$B/cudaload" "$O/bin/python3-cl" >/dev/null
+for m in exec chain; do
+	cp "$O/bin/trivial" "$O/bin/trivial-$m"
+	cp "$PY" "$O/bin/python3-$m"
+	"$B/cudaload-patch" --interp "$O/$m/bin/cudaload" "$O/bin/trivial-$m" "$O/bin/python3-$m" >/dev/null
+done
 for p in trivial python3; do
 	printf '#!/bin/sh\nexport LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\nexec %s "$@"\n' \
 		"$LIST" "$([ $p = trivial ] && echo "$O/bin/trivial" || echo "$PY")" >"$O/bin/$p-wrapper"
@@ -50,33 +59,23 @@ bench() {
 	hyperfine -N --style none --warmup "$warmup" --runs "$runs" --export-csv "$O/$name.csv" \
 		-n direct "$prog $args" \
 		-n ldso-library-path "$LDSO --library-path $LIST $prog $args" \
-		-n cudaload-exec "env CUDALOAD_MODE=exec $O/bin/$name-cl $args" \
-		-n cudaload-chain "env CUDALOAD_MODE=chain $O/bin/$name-cl $args" \
+		-n cudaload-exec "$O/bin/$name-exec $args" \
+		-n cudaload-chain "$O/bin/$name-chain $args" \
 		-n sh-wrapper "$O/bin/$name-wrapper $args" \
 		-n env-ld-library-path "env LD_LIBRARY_PATH=$LIST $prog $args" >/dev/null
 }
 bench trivial "$O/bin/trivial"
 bench python3 "$PY" -c pass
 
-# The env(1) in front of the cudaload runs costs an exec of its own; measure
-# it (env running the trivial program) and take it out of those two rows.
-hyperfine -N --style none --warmup "$warmup" --runs "$runs" --export-csv "$O/env.csv" \
-	-n env "env $O/bin/trivial" -n direct "$O/bin/trivial" >/dev/null
-env_cost=$(awk -F, 'NR > 1 { m[$1] = $4 } END { printf "%.9f", m["env"] - m["direct"] }' "$O/env.csv")
 
 # System calls before the hand-over, per mode (the exec of ld.so, or the
 # jump into it, ends the count).
-syscalls() {
-	env CUDALOAD_MODE="$1" strace -f -o "$O/strace-$1.txt" "$O/bin/trivial-cl" >/dev/null 2>&1 || true
-	awk -v m="$1" 'NR == 1 { next }
-		m == "exec" && /^[0-9]+ +execve\(/ { exit }
-		m == "chain" && /mmap\(.*MAP_FIXED\|MAP_ANONYMOUS|mmap\(.*MAP_FIXED, 3/ { n++; last = NR }
-		{ c++ } END { print c }' "$O/strace-$1.txt"
-}
-sc_exec=$(syscalls exec)
-# chain: count up to the first system call ld.so itself makes (its brk)
-env CUDALOAD_MODE=chain strace -o "$O/strace-chain.txt" "$O/bin/trivial-cl" >/dev/null 2>&1 || true
-sc_chain=$(awk 'NR == 1 { next } /^close\(/ { last = NR } /^brk\(NULL\)/ && NR > 5 { print last - 1; exit }' "$O/strace-chain.txt")
+# exec: up to the execve of ld.so; chain: up to the first call ld.so makes
+# itself (its brk), i.e. through the last mapping of ld.so.
+strace -o "$O/strace-exec.txt" "$O/bin/trivial-exec" >/dev/null 2>&1 || true
+sc_exec=$(awk 'NR > 1 && /^execve\(/ { print NR - 2; exit }' "$O/strace-exec.txt")
+strace -o "$O/strace-chain.txt" "$O/bin/trivial-chain" >/dev/null 2>&1 || true
+sc_chain=$(awk 'NR > 5 && /^brk\(NULL\)/ { print NR - 2; exit }' "$O/strace-chain.txt")
 
 strip -o "$O/cudaload.stripped" "$B/cudaload"
 size=$(stat -c %s "$O/cudaload.stripped")
@@ -98,14 +97,12 @@ patch_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
 patchelf_s=$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
 
 # ---- the table and the JSON -------------------------------------------------------
-awk -F, -v env_cost="$env_cost" -v out="$O/results.json" \
+awk -F, -v out="$O/results.json" \
     -v sc_exec="$sc_exec" -v sc_chain="$sc_chain" -v size="$size" \
     -v copies="$copies" -v patch_s="$patch_s" -v patchelf_s="$patchelf_s" -v runs="$runs" '
 FNR == 1 { prog = FILENAME; sub(/.*\//, "", prog); sub(/\.csv$/, "", prog); next }
-prog == "env" { next }
 {
 	med = $4
-	if ($1 ~ /^cudaload-/) med -= env_cost
 	key = prog SUBSEP $1
 	m[key] = med
 	if ($1 == "direct") d[prog] = med

@@ -80,6 +80,7 @@ printf 'ldso.aarch64 = %s\n' "$LD231" >"$W/ldso231.conf"
 
 run() {
 	env CUDALOAD_ROOT="$root" CUDALOAD_CONFIG="${CONFIG:-$W/empty.conf}" CUDALOAD_DEBUG=1 \
+		CUDALOAD_MODE="${CUDALOAD_MODE:-exec}" \
 		LD_LIBRARY_PATH="$root$DD" "$@" 2>&1
 }
 

@@ -26,6 +26,7 @@ Test(config_happy, environment)
 	cr_assert_eq(s.n_compat_env, 2);
 	cr_assert_str_eq(s.compat_env[1], "/b/compat");
 	cr_assert_eq(s.n_compat, 3, "the default globs");
+	cr_assert_eq(s.mode, MODE_EXEC, "CUDALOAD_MODE=exec");
 	settings_free(&s);
 }
 
@@ -40,6 +41,7 @@ Test(config_happy, secure_ignores_environment)
 	cr_assert(!s.debug);
 	cr_assert_eq(s.n_compat_env, 0);
 	cr_assert_null(s.ldso_env);
+	cr_assert_eq(s.mode, MODE_CHAIN, "the default");
 	settings_free(&s);
 }
 

@@ -58,7 +58,7 @@ Test(report_happy, json_is_valid_and_complete)
 		"\"host_cuda\":\"11.4\"", "\"candidates\":[{\"dir\":\"/usr/local/cuda-12.2/compat\",\"cuda\":\"12.2\"",
 		"\"usable\":true", "\"decision\":\"compat\"", "\"compat_dir\":\"/usr/local/cuda-12.2/compat\"",
 		"\"reason\":\"compat CUDA 12.2\"", "\"ldso\":\"/lib/ld-linux-aarch64.so.1\"",
-		"\"library_path\":\"/usr/local/cuda-12.2/compat\"", "\"mode\":\"exec\"",
+		"\"library_path\":\"/usr/local/cuda-12.2/compat\"", "\"mode\":\"chain\"",
 		"\"model\":\"Jetson \\\"AGX\\\" Orin\\n\"",
 	};
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)

@@ -109,6 +109,7 @@ e2e: all
 		sh tests/e2e/run.sh $(BUILD) $$a $$m; done; done
 	sh tests/e2e/glibc231.sh $(BUILD)
 	sh tests/e2e/patch.sh $(BUILD)
+	sh tests/e2e/secure.sh $(BUILD)
 
 # Start-up cost, system calls, size, patcher throughput: build/bench/.
 bench: all

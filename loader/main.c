@@ -28,6 +28,7 @@
 #include "../common/plan.h"
 #include "../common/probe.h"
 #include "../common/report.h"
+#include "../common/secure.h"
 #include "../common/target.h"
 #include "chain.h"
 #include "start.h"
@@ -300,6 +301,8 @@ int main(int argc, char **argv, char **envp)
 			    (const char *const *)s.compat, s.n_compat,
 			    s.compat_from_config ? "config" : "default", &cands) < 0)
 		diag("out of memory while looking for compat packages");
+	if (s.secure)
+		secure_filter(s.root, &host, &cands);
 	decide(&host, &cands, s.policy, t.cls, t.machine, &d);
 	for (size_t i = 0; i < cands.n; i++)
 		diag("candidate %s: %s: %s", cands.v[i].dir,
@@ -321,6 +324,8 @@ int main(int argc, char **argv, char **envp)
 	}
 
 	/* ---- hand over ---- */
+	if (s.secure)
+		secure_env_filter(envp);
 	/* Run as a command with the system driver and the program's own loader:
 	 * exec the program itself, exactly as without cudaload. */
 	if (!as_interp && !d.use_compat && strcmp(ldso.from, "PT_INTERP") == 0)

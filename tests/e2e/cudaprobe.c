@@ -3,6 +3,7 @@
  *   libcuda=<path> version=<n>   (or libcuda=none)
  *   exe=<readlink /proc/self/exe>
  *   tls=7                        (a thread-local initialized from PT_TLS)
+ *   euid=<n>
  *   argc=<n>, then arg[i]=<...> with '\n' escaped as \n
  *   LD_LIBRARY_PATH=<value or (unset)>
  * Options via the environment: PROBE_EXIT=<n> exits with n;
@@ -59,6 +60,7 @@ int main(int argc, char **argv)
 	exe[n > 0 ? n : 0] = '\0';
 	printf("exe=%s\n", exe);
 	printf("tls=%d\n", tls_marker);
+	printf("euid=%d\n", (int)geteuid());
 	printf("argc=%d\n", argc);
 	for (int i = 0; i < argc; i++) {
 		printf("arg[%d]=", i);

@@ -1,0 +1,80 @@
+#include "secure.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "diag.h"
+
+/* glibc's UNSECURE_ENVVARS (sysdeps/generic/unsecvars.h, 2.31 to 2.40). */
+static const char *const unsafe_vars[] = {
+	"GCONV_PATH", "GETCONF_DIR", "HOSTALIASES", "LD_AUDIT", "LD_DEBUG",
+	"LD_DEBUG_OUTPUT", "LD_DYNAMIC_WEAK", "LD_HWCAP_MASK", "LD_LIBRARY_PATH",
+	"LD_ORIGIN_PATH", "LD_PRELOAD", "LD_PROFILE", "LD_SHOW_AUXV", "LD_USE_LOAD_BIAS",
+	"LOCALDOMAIN", "LOCPATH", "MALLOC_TRACE", "NIS_PATH", "NLSPATH", "RESOLV_HOST_CONF",
+	"RES_OPTIONS", "TMPDIR", "TZDIR",
+};
+
+bool secure_path_trusted(const char *path)
+{
+	char dir[CL_PATH_MAX];
+	size_t n = strlen(path);
+	if (path[0] != '/' || n >= sizeof dir)
+		return false;
+	memcpy(dir, path, n + 1);
+	/* the path itself, then each directory above it, up to "/" */
+	for (;;) {
+		struct stat st;
+		if (stat(dir[0] ? dir : "/", &st) < 0 || st.st_uid != 0 ||
+		    (st.st_mode & (S_IWGRP | S_IWOTH)))
+			return false;
+		char *slash = strrchr(dir, '/');
+		if (!slash)
+			return true;
+		*slash = '\0';
+	}
+}
+
+void secure_filter(const char *root, struct host *h, struct candidates *c)
+{
+	char full[CL_PATH_MAX];
+	int k = 0;
+	for (int i = 0; i < h->n_driver_dirs; i++) {
+		if (path_join(full, sizeof full, root, h->driver_dirs[i]) == 0 && secure_path_trusted(full)) {
+			if (k != i)
+				memcpy(h->driver_dirs[k], h->driver_dirs[i], sizeof h->driver_dirs[k]);
+			k++;
+		} else {
+			diag("driver dir %s: not root-owned or writable by others; not used by a set-id program",
+			     h->driver_dirs[i]);
+		}
+	}
+	h->n_driver_dirs = k;
+	for (size_t i = 0; i < c->n; i++) {
+		struct candidate *cand = &c->v[i];
+		if (path_join(full, sizeof full, root, cand->dir) == 0 && secure_path_trusted(full))
+			continue;
+		cand->has_lib = false;
+		snprintf(cand->lib_problem, sizeof cand->lib_problem,
+			 "not root-owned or writable by others, and the program is set-id");
+	}
+}
+
+bool secure_env_unsafe(const char *entry)
+{
+	for (size_t i = 0; i < sizeof unsafe_vars / sizeof unsafe_vars[0]; i++) {
+		size_t n = strlen(unsafe_vars[i]);
+		if (strncmp(entry, unsafe_vars[i], n) == 0 && entry[n] == '=')
+			return true;
+	}
+	return false;
+}
+
+void secure_env_filter(char **envp)
+{
+	char **out = envp;
+	for (char **e = envp; *e; e++)
+		if (!secure_env_unsafe(*e))
+			*out++ = *e;
+	*out = NULL;
+}

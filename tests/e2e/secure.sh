@@ -1,0 +1,106 @@
+#!/bin/sh
+# Set-id programs: a setuid-root copy of the test program, patched with
+# cudaload and run by an unprivileged user, must not be steerable: every
+# CUDALOAD_* variable ignored, only a root-owned default config read, compat
+# and driver directories used only when root owns them and their parents and
+# nobody else may write them, the user's LD_LIBRARY_PATH not passed on, and
+# glibc's unsafe variables removed before ld.so runs (glibc 2.36's ld.so run as
+# a command in secure mode aborts on LD_LIBRARY_PATH).
+# Needs root (to make the user, the setuid file and /etc/cudaload.conf);
+# everything it creates is removed on exit.  Usage: secure.sh BUILD
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+B=$(cd "${1:-$top/build}" && pwd)
+CC=${CC:-cc}
+. "$here/lib.sh"
+echo "== end-to-end, set-id programs"
+
+T=/opt/cudaload-test
+U=cudaload-test
+CONF=/etc/cudaload.conf
+if [ "$(id -u)" -ne 0 ]; then
+	skip "set-id suite" "not root"
+	finish
+	exit
+fi
+if [ -e "$CONF" ] || [ -e "$T" ]; then
+	skip "set-id suite" "$CONF or $T exists already; not touching them"
+	finish
+	exit
+fi
+cleanup() {
+	rm -rf "$T" "$CONF" /tmp/cudaload-evil
+	userdel "$U" 2>/dev/null
+}
+trap cleanup EXIT INT TERM
+id "$U" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$U" ||
+	{ skip "set-id suite" "cannot create user $U"; finish; exit; }
+
+mkdir -p "$T/bin" "$T/cuda-12.9/compat" /tmp/cudaload-evil
+chmod 755 "$T" "$T/bin" "$T/cuda-12.9" "$T/cuda-12.9/compat"
+cp "$B/cudaload" "$T/bin/cudaload"
+$CC -O1 -o "$T/bin/probe" "$here/cudaprobe.c" -ldl
+"$B/cudaload-patch" --interp "$T/bin/cudaload" "$T/bin/probe" >/dev/null
+cp "$T/bin/probe" "$T/bin/probe-suid"
+chmod 4755 "$T/bin/probe-suid"
+$CC -O1 -o "$T/bin/plain-suid" "$here/cudaprobe.c" -ldl
+chmod 4755 "$T/bin/plain-suid"
+$CC -shared -fPIC -Wl,-soname,libcuda.so.1 -DFAKE_CUDA_VERSION=12090 -o "$T/cuda-12.9/compat/libcuda.so.1" "$here/fakecuda.c"
+$CC -shared -fPIC -Wl,-soname,libcuda.so.1 -DFAKE_CUDA_VERSION=66666 -o /tmp/cudaload-evil/libcuda.so.1 "$here/fakecuda.c"
+chmod -R a+rX /tmp/cudaload-evil
+
+# as_user ENV... PROGRAM: run as the unprivileged user with only these variables
+as_user() {
+	setpriv --reuid="$U" --regid="$U" --clear-groups env -i PATH=/usr/bin:/bin "$@" 2>&1
+}
+evil="CUDALOAD_DEBUG=1 CUDALOAD_POLICY=compat CUDALOAD_COMPAT_PATH=/tmp/cudaload-evil
+CUDALOAD_ROOT=/tmp/cudaload-evil CUDALOAD_LDSO=/tmp/cudaload-evil/ld.so
+CUDALOAD_CONFIG=/tmp/cudaload-evil/conf LD_LIBRARY_PATH=/tmp/cudaload-evil"
+
+# Does the setuid bit take effect here at all?  (Asked of a program without
+# cudaload, so a cudaload failure cannot pass for a nosuid mount.)
+if ! as_user "$T/bin/plain-suid" | grep -qx 'euid=0'; then
+	skip "set-id suite" "the setuid bit does not take effect under $T (nosuid mount?)"
+	finish
+	exit
+fi
+for mode in exec chain; do
+	# shellcheck disable=SC2086
+	out=$(as_user $evil CUDALOAD_MODE=$mode "$T/bin/probe-suid")
+	st=$?
+	has "$mode: runs set-id" "$out" "euid=0"
+	status "$mode: the set-id program runs (no ld.so assertion)" 0 "$st" "$out"
+	lacks "$mode: CUDALOAD_DEBUG ignored" "$out" "cudaload:"
+	has "$mode: CUDALOAD_COMPAT_PATH, CUDALOAD_ROOT, CUDALOAD_POLICY and LD_LIBRARY_PATH do not bring in a libcuda" "$out" "libcuda=none"
+	has "$mode: the program sees no LD_LIBRARY_PATH, as glibc would give it" "$out" "LD_LIBRARY_PATH=(unset)"
+	has "$mode: TLS intact" "$out" "tls=7"
+done
+out=$(as_user CUDALOAD_DEBUG=1 "$T/bin/probe")
+contains "control: the same variables work for a program that is not set-id" "$out" "cudaload: decision:"
+
+# The default config, root-owned: honored.
+printf 'policy = compat\ncompat = %s/cuda-*/compat\n' "$T" >"$CONF"
+chmod 644 "$CONF"
+for mode in exec chain; do
+	out=$(as_user CUDALOAD_MODE=$mode "$T/bin/probe-suid")
+	has "config: a root-owned $CONF and compat dir are used ($mode)" "$out" "libcuda=$T/cuda-12.9/compat/libcuda.so.1 version=12090"
+done
+chmod o+w "$T/cuda-12.9"
+out=$(as_user "$T/bin/probe-suid")
+has "trust: a parent writable by others is refused" "$out" "libcuda=none"
+chmod o-w "$T/cuda-12.9"
+chown "$U" "$T/cuda-12.9/compat"
+out=$(as_user "$T/bin/probe-suid")
+has "trust: a compat dir owned by the user is refused" "$out" "libcuda=none"
+chown root "$T/cuda-12.9/compat"
+out=$(as_user "$T/bin/probe-suid")
+has "trust: root-owned again, used again" "$out" "libcuda=$T/cuda-12.9/compat/libcuda.so.1 version=12090"
+chmod 664 "$CONF"
+out=$(as_user "$T/bin/probe-suid")
+has "config: a group-writable $CONF is ignored" "$out" "libcuda=none"
+chmod 644 "$CONF"
+chown "$U" "$CONF"
+out=$(as_user "$T/bin/probe-suid")
+has "config: a $CONF not owned by root is ignored" "$out" "libcuda=none"
+finish

@@ -78,6 +78,10 @@ $(BUILD)/cudaload-patch: $(TOOL_SRC) $(TOOL_HDR) Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(BASEFLAGS) -O2 $(TOOL_SRC) -lelf -o $@
 
+$(BUILD)/asan/cudaload-patch: $(TOOL_SRC) $(TOOL_HDR) Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) -g -O1 $(SAN_FLAGS) $(TOOL_SRC) -lelf -o $@
+
 # ---- unit tests: Criterion against glibc, plain and under ASan+UBSan ----
 UNIT_SRC  := $(wildcard tests/unit/*.c)
 HOST_CFLAGS := $(BASEFLAGS) -g -O1
@@ -104,12 +108,15 @@ asan: $(BUILD)/asan/test_units
 # this is not aarch64), then JetPack 5's glibc 2.31 userland.  A matrix that cannot run
 # here is reported as skipped, never as passed.
 E2E_ARCHES := $(sort $(ARCH) aarch64)
-e2e: all
+e2e: all $(BUILD)/asan/cudaload-patch
 	@set -e; for a in $(E2E_ARCHES); do for m in exec chain; do \
 		sh tests/e2e/run.sh $(BUILD) $$a $$m; done; done
 	sh tests/e2e/glibc231.sh $(BUILD)
 	sh tests/e2e/patch.sh $(BUILD)
 	sh tests/e2e/secure.sh $(BUILD)
+	sh tests/e2e/faults.sh $(BUILD)
+	PATCHER=$(BUILD)/asan/cudaload-patch ASAN_OPTIONS=detect_leaks=1 sh tests/e2e/patch.sh $(BUILD)
+	sh tests/e2e/valgrind.sh $(BUILD)
 
 # Start-up cost, system calls, size, patcher throughput: build/bench/.
 bench: all
@@ -120,7 +127,30 @@ bench-smoke: all
 	sh scripts/bench.sh $(BUILD) smoke >/dev/null
 	@echo "bench smoke: ok ($(BUILD)/bench/results.json)"
 
-test: all unit asan e2e bench-smoke
+# ---- fuzzing: libFuzzer targets (clang) for every parser of outside data ----
+FUZZ_TARGETS := release versions notejson config elf patch
+FUZZ_LIBSRC := $(COMMON_SRC) tools/elfpatch.c
+FUZZ_SECONDS ?= 60
+
+$(BUILD)/fuzz/%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIBSRC) $(TOOL_HDR)
+	@mkdir -p $(dir $@)
+	clang $(BASEFLAGS) -Wno-unknown-warning-option -Wno-missing-prototypes -g -O1 \
+		-fsanitize=fuzzer,address,undefined \
+		$< $(FUZZ_LIBSRC) -lelf -o $@
+
+# The corpus replayed without libFuzzer, under ASan and UBSan, in make check.
+$(BUILD)/fuzz-replay/%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(FUZZ_LIBSRC) $(TOOL_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) -Wno-missing-prototypes -g -O1 $(SAN_FLAGS) $< tests/fuzz/replay.c $(FUZZ_LIBSRC) -lelf -o $@
+
+fuzz: $(addprefix $(BUILD)/fuzz/,$(FUZZ_TARGETS))
+	sh scripts/fuzz.sh $(BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-replay: $(addprefix $(BUILD)/fuzz-replay/,$(FUZZ_TARGETS))
+	@set -e; for t in $(FUZZ_TARGETS); do printf 'fuzz corpus %-9s ' $$t; \
+		UBSAN_OPTIONS=halt_on_error=1 $(BUILD)/fuzz-replay/$$t tests/fuzz/corpus/$$t; done
+
+test: all unit asan fuzz-replay e2e bench-smoke
 
 # Installs what is missing (as root), then builds and runs every test.
 check:
@@ -141,4 +171,4 @@ install: all
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all aarch64-missing bench bench-smoke unit asan e2e test check demo install clean
+.PHONY: all aarch64-missing bench bench-smoke fuzz fuzz-replay unit asan e2e test check demo install clean

@@ -65,6 +65,11 @@ int ldso_inspect(struct ldso_info *l, const struct stat *self, char *why, size_t
 		close(fd);
 		return -ENOEXEC;
 	}
+	if (!(ef.mode & 0111)) {
+		close(fd);
+		snprintf(why, whycap, "not executable");
+		return -EACCES;
+	}
 	if (self && ef.dev == self->st_dev && ef.ino == self->st_ino) {
 		close(fd);
 		snprintf(why, whycap, "is cudaload itself, not a dynamic loader");

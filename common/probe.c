@@ -24,15 +24,19 @@ static void trim(char *s)
 		s[--n] = '\0';
 }
 
-/* "nvidia,tegra234" among the NUL-separated compatible strings. */
-static void soc_from_compatible(const char *buf, size_t len, char *soc, size_t cap)
+void probe_soc_from_compatible(const char *buf, size_t len, char *soc, size_t cap)
 {
-	for (size_t i = 0; i < len; i += strlen(buf + i) + 1) {
+	if (cap)
+		soc[0] = '\0';
+	for (size_t i = 0; i < len;) {
 		const char *s = buf + i;
-		if (strncmp(s, "nvidia,tegra", 12) == 0 && strlen(s + 7) < cap) {
-			snprintf(soc, cap, "%s", s + 7);
+		size_t n = strnlen(s, len - i);	/* the last string may lack its NUL */
+		if (n >= 12 && strncmp(s, "nvidia,tegra", 12) == 0 && n - 7 < cap) {
+			memcpy(soc, s + 7, n - 7);
+			soc[n - 7] = '\0';
 			return;
 		}
+		i += n + 1;
 	}
 }
 
@@ -53,7 +57,7 @@ static void probe_soc(const char *root, bool details, struct host *h)
 	char buf[1024];
 	ssize_t n = read_small(root, "/proc/device-tree/compatible", buf, sizeof buf);
 	if (n > 0)
-		soc_from_compatible(buf, (size_t)n, h->soc, sizeof h->soc);
+		probe_soc_from_compatible(buf, (size_t)n, h->soc, sizeof h->soc);
 	if (details && read_small(root, "/proc/device-tree/model", h->model, sizeof h->model) > 0)
 		trim(h->model);
 

@@ -40,6 +40,10 @@ struct host {
 
 const char *platform_name(enum platform p);
 
+/* "tegra234" from /proc/device-tree/compatible (NUL-separated strings,
+ * len bytes, the last one perhaps unterminated) into soc; "" if none. */
+void probe_soc_from_compatible(const char *buf, size_t len, char *soc, size_t cap);
+
 /* extra_dirs: config driver_dir entries, appended when they exist.
  * details: also read what only reports show (the board model). */
 void probe_host(const char *root, const char *const *extra_dirs, int n_extra,

@@ -92,7 +92,7 @@ int target_from_command(struct target *t, int argc, char **argv, const char *pat
 	int r = target_search_path(argv[0], pathenv, t->path, sizeof t->path);
 	if (r < 0)
 		return fail(why, whycap, r == -EACCES ? -EACCES : -ENOENT,
-			    r == -EACCES ? "Permission denied" : "not found");
+			    r == -ENOENT ? "not found" : strerror(-r));
 
 	for (int depth = 0;; depth++) {
 		int fd = open_ro(t->path, 0);

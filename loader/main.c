@@ -54,12 +54,12 @@ static const char usage[] =
 __attribute__((noreturn, format(printf, 2, 3)))
 static void die(int status, const char *fmt, ...)
 {
-	char msg[1024];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	fputs("cudaload: ", stderr);
+	vfprintf(stderr, fmt, ap);	/* unbounded: a long path is still said whole */
+	fputc('\n', stderr);
 	va_end(ap);
-	fprintf(stderr, "cudaload: %s\n", msg);
 	exit(status);
 }
 

@@ -6,7 +6,8 @@
 set -eu
 
 packages="make gcc musl-tools musl-dev libcriterion-dev libelf-dev pkg-config
-patchelf elfutils binutils strace file attr libcap2-bin python3 perl hyperfine"
+patchelf elfutils binutils strace file attr libcap2-bin python3 perl hyperfine
+valgrind clang libclang-rt-14-dev"
 if [ "$(uname -m)" = aarch64 ]; then
 	packages="$packages musl-dev"
 else

@@ -9,10 +9,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 B=$(cd "${1:-$top/build}" && pwd)
 CL=$B/cudaload
-P=$B/cudaload-patch
+P=${PATCHER:-$B/cudaload-patch}	# make check also runs this with an ASan+UBSan build
 CC=${CC:-cc}
 . "$here/lib.sh"
-echo "== end-to-end, cudaload-patch"
+echo "== end-to-end, cudaload-patch ($P)"
 
 W=$B/e2e-patch
 rm -rf "$W"
@@ -259,6 +259,27 @@ if command -v script >/dev/null 2>&1; then
 	contains "image: progress line on a terminal" "$out" "files, "
 	contains "image: --all patches them all" "$out" "cudaload-patch: 120 patched"
 fi
+
+# ---- killed mid-run: every file intact or fully patched -----------------------------
+K=$W/killed
+mkdir -p "$K"
+for i in $(seq 1 1500); do cp "$W/orig/cudaapp" "$K/app-$i"; done
+cp -a "$K" "$W/killed.orig"
+"$P" --interp /usr/bin/cudaload --machine x86_64 "$K" >/dev/null 2>&1 &
+kpid=$!
+sleep 0.4
+kill -9 "$kpid" 2>/dev/null
+wait "$kpid" 2>/dev/null
+torn=0 intact=0 done_=0
+for f in "$K"/app-*; do
+	if cmp -s "$f" "$W/killed.orig/${f##*/}"; then intact=$((intact + 1))
+	elif "$P" --check "$f" | grep -q ': patched, interpreter /usr/bin/cudaload, original'; then done_=$((done_ + 1))
+	else torn=$((torn + 1)); fi
+done
+status "kill -9: no file half-written ($intact intact, $done_ patched)" 0 "$torn"
+find "$K" -name '.*.cudaload-*' -delete	# what a killed run may leave beside the originals
+"$P" --restore "$K" >/dev/null
+if diff -r "$K" "$W/killed.orig" >/dev/null; then ok "kill -9: restore gives back the whole tree"; else bad "kill -9: tree differs after restore"; fi
 
 # ---- a Jetson root filesystem: scripts/patch-image.sh, then run in a chroot -------
 . "$here/foreign.sh"

@@ -1,0 +1,170 @@
+#!/bin/sh
+# Faults and limits: each gets a clear one-line error or a fail-open run,
+# never a hang or a crash.  Every run is under `timeout`, so a hang fails.
+# Usage: faults.sh BUILD
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+B=$(cd "${1:-$top/build}" && pwd)
+CC=${CC:-cc}
+. "$here/lib.sh"
+echo "== end-to-end, faults and limits"
+
+# Everything lives in a world-readable scratch directory, so an unprivileged
+# user can run it too.
+F=$(mktemp -d /tmp/cudaload-faults-XXXXXX)
+chmod 755 "$F"
+U=cudaload-faults
+cleanup() {
+	[ -n "${spinner:-}" ] && kill "$spinner" 2>/dev/null
+	rm -rf "$F"
+	[ "$(id -u)" -eq 0 ] && userdel "$U" 2>/dev/null
+}
+trap cleanup EXIT INT TERM
+mkdir -p "$F/bin" "$F/libs"
+cp "$B/cudaload" "$F/bin/cudaload"
+$CC -O1 -o "$F/bin/cudaprobe" "$here/cudaprobe.c" -ldl
+cp "$F/bin/cudaprobe" "$F/bin/probe"
+"$B/cudaload-patch" --interp "$F/bin/cudaload" "$F/bin/probe" >/dev/null
+$CC -O1 -o "$F/libs/mknote" "$here/mknote.c"
+$CC -O1 -o "$F/bin/bigargs" "$here/bigargs.c"
+R=$F/root
+sh "$here/mkroot.sh" "$top/tests/fixtures/orin-jp5-compat122.profile" "$R" "$F/libs"
+chmod -R a+rX "$F"
+DD=/usr/lib/aarch64-linux-gnu/tegra
+: >"$F/empty.conf"
+COMPAT_LINE="libcuda=$R/usr/local/cuda-12.2/compat/libcuda.so.1 version=12020"
+SYSTEM_LINE="libcuda=$R$DD/libcuda.so.1 version=11040"
+
+run() { # run [VAR=VALUE...] PROGRAM ARGS: under the fixture, 20 s at most
+	timeout 20 env CUDALOAD_ROOT="$R" CUDALOAD_CONFIG="$F/empty.conf" LD_LIBRARY_PATH="$R$DD" "$@" 2>&1
+}
+
+# ---- release files that are not files -----------------------------------------
+rel=$R/etc/nv_tegra_release
+cp "$rel" "$F/release.good"
+for kind in directory fifo endless; do
+	rm -f "$rel"
+	case $kind in
+	directory) mkdir "$rel" ;;
+	fifo) mkfifo "$rel" ;;
+	endless) ln -s /dev/zero "$rel" ;;
+	esac
+	for mode in exec chain; do
+		out=$(run CUDALOAD_MODE=$mode "$F/bin/probe")
+		status "release is a $kind ($mode): runs, no hang" 0 $? "$out"
+		has "release is a $kind ($mode): system driver" "$out" "$SYSTEM_LINE"
+	done
+	out=$(run "$F/bin/cudaload" --explain)
+	contains "release is a $kind: explained" "$out" "problem:      /etc/nv_tegra_release"
+	rm -rf "$rel"
+done
+cp "$F/release.good" "$rel"
+
+# ---- unreadable /proc, /sys and config: as an unprivileged user ---------------
+if [ "$(id -u)" -eq 0 ] && (id "$U" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$U"); then
+	as_user() { setpriv --reuid="$U" --regid="$U" --clear-groups "$@" 2>&1; }
+	chmod 000 "$R/proc/device-tree/compatible" "$R/sys/devices/soc0/family" "$rel"
+	printf 'policy = compat\n' >"$F/locked.conf"
+	chmod 000 "$F/locked.conf"
+	out=$(as_user timeout 20 env CUDALOAD_ROOT="$R" CUDALOAD_CONFIG="$F/locked.conf" LD_LIBRARY_PATH="$R$DD" "$F/bin/probe")
+	status "EACCES everywhere: the program runs" 0 $? "$out"
+	has "EACCES: unreadable config reported with its name" "$out" "cudaload: $F/locked.conf: Permission denied; config ignored"
+	has "EACCES: unreadable device tree and soc0 mean no GPU: system driver" "$out" "$SYSTEM_LINE"
+	chmod 644 "$R/proc/device-tree/compatible" "$R/sys/devices/soc0/family"
+	out=$(as_user timeout 20 env CUDALOAD_ROOT="$R" CUDALOAD_CONFIG="$F/empty.conf" "$F/bin/cudaload" --explain)
+	contains "EACCES: an unreadable release file is explained" "$out" "problem:      /etc/nv_tegra_release: Permission denied"
+	chmod 644 "$rel"
+else
+	skip "EACCES cases" "needs root to create an unprivileged user"
+fi
+
+# ---- the real loader: missing, not executable, a loop, cudaload itself -------
+printf 'x\n' >"$F/notexec"
+cp /lib64/ld-linux-x86-64.so.2 "$F/ld-noexec.so" 2>/dev/null || cp "$(readelf -lW /bin/true | sed -n 's/.*interpreter: \(.*\)]/\1/p')" "$F/ld-noexec.so"
+chmod 644 "$F/ld-noexec.so"
+ln -s loop-b "$F/loop-a"
+ln -s loop-a "$F/loop-b"
+ln -s "$F/bin/cudaload" "$F/cl-link"
+for mode in exec chain; do
+	out=$(run CUDALOAD_MODE=$mode CUDALOAD_LDSO="$F/ld-noexec.so" "$F/bin/probe")
+	status "loader not executable ($mode): 126" 126 $? "$out"
+	has "loader not executable ($mode): said" "$out" "cudaload: $F/ld-noexec.so (CUDALOAD_LDSO): not executable"
+	out=$(run CUDALOAD_MODE=$mode CUDALOAD_LDSO="$F/loop-a" "$F/bin/probe")
+	status "loader is a symlink loop ($mode): 127" 127 $? "$out"
+	has "loader is a symlink loop ($mode): said" "$out" "cudaload: $F/loop-a (CUDALOAD_LDSO): Symbolic link loop"	# musl's words for ELOOP
+	out=$(run CUDALOAD_MODE=$mode CUDALOAD_LDSO="$F/cl-link" "$F/bin/probe")
+	status "loader is cudaload through a symlink ($mode): 127" 127 $? "$out"
+	out=$(run CUDALOAD_MODE=$mode CUDALOAD_LDSO="$F/notexec" "$F/bin/probe")
+	status "loader is not ELF ($mode): 126" 126 $? "$out"
+done
+out=$(run "$F/bin/cudaload" "$F/bin/cudaload" "$F/bin/cudaprobe")
+status "cudaload cudaload ./x: runs" 0 $? "$out"
+has "cudaload cudaload ./x: the decision still applies" "$out" "$COMPAT_LINE"
+
+# ---- a compat dir that comes and goes while programs start ---------------------
+C=$R/usr/local/cuda-12.2
+( while [ ! -e "$F/stop" ]; do mv "$C" "$C.away" 2>/dev/null; mv "$C.away" "$C" 2>/dev/null; done ) &
+spinner=$!
+bad_runs=0 compat_runs=0 system_runs=0
+i=0
+while [ $i -lt 150 ]; do
+	m=exec
+	[ $((i % 2)) -eq 0 ] && m=chain
+	out=$(run CUDALOAD_MODE=$m "$F/bin/probe")
+	st=$?
+	if [ $st -ne 0 ]; then bad_runs=$((bad_runs + 1)); last_bad=$out
+	elif printf '%s\n' "$out" | grep -q 'version=12020'; then compat_runs=$((compat_runs + 1))
+	elif printf '%s\n' "$out" | grep -q 'version=11040'; then system_runs=$((system_runs + 1))
+	else bad_runs=$((bad_runs + 1)); last_bad=$out; fi
+	i=$((i + 1))
+done
+touch "$F/stop"
+wait "$spinner" 2>/dev/null
+spinner=
+[ -d "$C" ] || mv "$C.away" "$C"
+status "vanishing compat dir: 150 starts, none failed ($compat_runs compat, $system_runs system)" 0 "$bad_runs" "${last_bad:-}"
+
+# ---- limits -------------------------------------------------------------------------
+long=$(printf '/%0250d' 0 | sed 's/0/d/g')
+long=$long$long$long$long$long$long$long$long$long$long$long$long$long$long$long$long$long$long$long$long
+out=$(run CUDALOAD_COMPAT_PATH="$long" CUDALOAD_ROOT_X=1 "$F/bin/probe")
+has "overlong compat path: ignored, runs" "$out" "$COMPAT_LINE"
+out=$(timeout 20 env CUDALOAD_ROOT="$long" CUDALOAD_CONFIG="$F/empty.conf" "$F/bin/probe" 2>&1)
+has "overlong CUDALOAD_ROOT: reported" "$out" "cudaload: CUDALOAD_ROOT: too long; ignored"
+contains "overlong CUDALOAD_ROOT: runs" "$out" "tls=7"
+out=$(run "$F/bin/cudaload" "$long/prog")
+status "overlong program path: 127" 127 $? "$out"
+has "overlong program path: said" "$out" "cudaload: $long/prog: Filename too long"	# musl's words
+
+big=$R/usr/lib/big
+mkdir -p "$big"
+llp=$R$DD
+while [ ${#llp} -lt 65536 ]; do llp="$llp:$big"; done
+for mode in exec chain; do
+	out=$(timeout 20 env CUDALOAD_ROOT="$R" CUDALOAD_CONFIG="$F/empty.conf" CUDALOAD_MODE=$mode \
+		LD_LIBRARY_PATH="$llp" "$F/bin/probe" 2>&1)
+	status "64 KiB LD_LIBRARY_PATH ($mode): runs" 0 $? "$(printf '%s' "$out" | cut -c1-300)"
+	has "64 KiB LD_LIBRARY_PATH ($mode): compat used" "$out" "$COMPAT_LINE"
+	has "64 KiB LD_LIBRARY_PATH ($mode): the program sees it unchanged" "$out" "LD_LIBRARY_PATH=$llp"
+done
+
+out=$(cd "$F" && CUDALOAD_ROOT="$R" CUDALOAD_CONFIG="$F/empty.conf" CUDALOAD_MODE=exec timeout 120 "$F/bin/bigargs" "$F/bin/probe" 64 2>&1 >/dev/null)
+contains "ARG_MAX: exec mode reports E2BIG" "$out" "argument list and environment too long (E2BIG)"
+contains "ARG_MAX: ... and exits 126" "$out" "status 126"
+out=$(cd "$F" && CUDALOAD_ROOT="$R" CUDALOAD_CONFIG="$F/empty.conf" CUDALOAD_MODE=chain timeout 120 "$F/bin/bigargs" "$F/bin/probe" 64 2>&1 >/dev/null)
+contains "ARG_MAX: chain mode needs no second exec: it runs" "$out" "status 0"
+
+# 10,000 compat candidates (version unknown, no libcuda): decided, in time.
+many=$F/many
+mkdir -p "$many/etc" "$many/usr/local"
+cp -a "$R/proc" "$R/sys" "$R/usr" "$many/" 2>/dev/null
+cp "$rel" "$many/etc/"
+i=0
+while [ $i -lt 10000 ]; do mkdir "$many/usr/local/cuda-x$i"; mkdir "$many/usr/local/cuda-x$i/compat"; i=$((i + 1)); done
+start=$(date +%s)
+out=$(timeout 60 env CUDALOAD_ROOT="$many" CUDALOAD_CONFIG="$F/empty.conf" LD_LIBRARY_PATH="$many$DD" "$F/bin/probe" 2>&1)
+status "10,000 candidates: runs" 0 $? "$(printf '%s' "$out" | head -5)"
+has "10,000 candidates: the real one still wins" "$out" "libcuda=$many/usr/local/cuda-12.2/compat/libcuda.so.1 version=12020"
+echo "     (10,000 candidates took $(( $(date +%s) - start )) s)"
+finish

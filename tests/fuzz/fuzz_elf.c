@@ -1,0 +1,29 @@
+/* ELF files as cudaload reads them: header, program headers, PT_INTERP and
+ * its record, the compat note, and the loader's symbol versions. */
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../../common/compat.h"
+#include "../../common/elfread.h"
+#include "fuzz.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static int fd = -1;
+	if (fd < 0)
+		fd = memfd_create("fuzz-elf", 0);
+	if (fd < 0 || ftruncate(fd, 0) < 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
+		return 0;
+	struct elf_file ef;
+	struct elf_program prog;
+	char why[128], desc[4096];
+	if (elf_open_fd(&ef, fd, why, sizeof why) < 0)
+		return 0;
+	elf_find_note(&ef, COMPAT_NOTE_SECTION, COMPAT_NOTE_OWNER, desc, sizeof desc, why, sizeof why);
+	if (elf_read_program(&ef, &prog, why, sizeof why) < 0)
+		return 0;
+	if (prog.n > ELF_MAX_PHDRS)
+		abort();
+	elf_glibc_minor(&ef, &prog);
+	return 0;
+}

@@ -1,0 +1,20 @@
+/* Version strings: CUDA, driver, /proc/driver/nvidia/version, ld.so names. */
+#include "../../common/ldso.h"
+#include "../../common/version.h"
+#include "fuzz.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *s = fuzz_cstr(data, size);
+	struct driver_version v;
+	char buf[16];
+	if (!s)
+		return 0;
+	cuda_format(cuda_parse(s, false), buf, sizeof buf);
+	cuda_parse(s, true);
+	driver_parse(s, &v);
+	nvrm_parse(s, &v);
+	ldso_minor_from_name(s);
+	free(s);
+	return 0;
+}

@@ -267,7 +267,11 @@ for i in $(seq 1 1500); do cp "$W/orig/cudaapp" "$K/app-$i"; done
 cp -a "$K" "$W/killed.orig"
 "$P" --interp /usr/bin/cudaload --machine x86_64 "$K" >/dev/null 2>&1 &
 kpid=$!
-sleep 0.4
+# once the first batch is in place, kill it while it writes the next one
+n=0
+while cmp -s "$K/app-1" "$W/killed.orig/app-1" && kill -0 "$kpid" 2>/dev/null && [ $n -lt 100000 ]; do
+	n=$((n + 1))
+done
 kill -9 "$kpid" 2>/dev/null
 wait "$kpid" 2>/dev/null
 torn=0 intact=0 done_=0

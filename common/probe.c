@@ -31,7 +31,7 @@ void probe_soc_from_compatible(const char *buf, size_t len, char *soc, size_t ca
 	for (size_t i = 0; i < len;) {
 		const char *s = buf + i;
 		size_t n = strnlen(s, len - i);	/* the last string may lack its NUL */
-		if (n >= 12 && strncmp(s, "nvidia,tegra", 12) == 0 && n - 7 < cap) {
+		if (n > 12 && strncmp(s, "nvidia,tegra", 12) == 0 && n - 7 < cap) {
 			memcpy(soc, s + 7, n - 7);
 			soc[n - 7] = '\0';
 			return;

@@ -51,6 +51,8 @@ Test(ldso_happy, old_glibc_by_name_gets_no_argv0)
 	test_elf_build(&e, &s);
 	put_file(dir, "/ld-2.31.so", e.buf, e.len);
 	char link[4200];
+	snprintf(link, sizeof link, "%s/ld-2.31.so", dir);
+	chmod(link, 0755);
 	snprintf(link, sizeof link, "%s/ld-linux-aarch64.so.1", dir);
 	cr_assert_eq(symlink("ld-2.31.so", link), 0);
 	struct ldso_info l;
@@ -84,6 +86,13 @@ Test(ldso_sad, missing_self_and_garbage)
 	snprintf(l.path, sizeof l.path, "%s/ld.so", dir);
 	cr_assert_eq(ldso_inspect(&l, NULL, why, sizeof why), -ENOEXEC);
 	cr_assert_str_eq(why, "not an ELF file");
+	struct test_elf e;
+	struct test_elf_spec spec = { 0 };
+	test_elf_build(&e, &spec);
+	put_file(dir, "/ld-noexec.so", e.buf, e.len);
+	snprintf(l.path, sizeof l.path, "%s/ld-noexec.so", dir);
+	cr_assert_eq(ldso_inspect(&l, NULL, why, sizeof why), -EACCES);
+	cr_assert_str_eq(why, "not executable");
 	snprintf(l.path, sizeof l.path, "%s", dir);
 	cr_assert_eq(ldso_inspect(&l, NULL, why, sizeof why), -ENOEXEC);
 	rm_rf(dir);

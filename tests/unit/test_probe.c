@@ -210,3 +210,20 @@ Test(probe_sad, overlong_root)
 	probe_host(root, NULL, 0, true, &h);
 	cr_assert_eq(h.platform, PLATFORM_NONE);
 }
+
+Test(probe_sad, compatible_edge_cases)
+{
+	char soc[32];
+	probe_soc_from_compatible("nvidia,tegra234", 15, soc, sizeof soc);
+	cr_assert_str_eq(soc, "tegra234", "the last string may lack its NUL");
+	probe_soc_from_compatible("nvidia,tegra", 12, soc, sizeof soc);
+	cr_assert_str_eq(soc, "", "a prefix alone is no SoC");
+	probe_soc_from_compatible("", 0, soc, sizeof soc);
+	cr_assert_str_eq(soc, "");
+	char longsoc[80] = "nvidia,tegra";
+	memset(longsoc + 12, '9', 60);
+	probe_soc_from_compatible(longsoc, sizeof longsoc, soc, sizeof soc);
+	cr_assert_str_eq(soc, "", "too long for the field: ignored");
+	probe_soc_from_compatible("a\0\0nvidia,tegra194\0", 19, soc, 4);
+	cr_assert_str_eq(soc, "", "does not fit a small buffer");
+}

@@ -156,7 +156,7 @@ void report_text(FILE *f, const struct report *r)
 	if (r->program)
 		fprintf(f, "program:      %s\n", r->program);
 	if (r->ldso_problem)
-		fprintf(f, "loader:       %s: %s\n", r->ldso ? r->ldso->path : "?", r->ldso_problem);
+		fprintf(f, "loader:       %s\n", r->ldso_problem);
 	else if (r->ldso)
 		fprintf(f, "loader:       %s (%s%s)\n", r->ldso->path, r->ldso->from,
 			r->ldso->argv0 ? ", takes --argv0" : "");

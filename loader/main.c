@@ -140,9 +140,11 @@ static void interp_from_file(struct target *t)
 		close(fd);
 }
 
-/* Find the real loader; exits 127/126 when there is none to run. */
-static void choose_ldso(const struct settings *s, const struct target *t,
-			const struct stat *self, struct ldso_info *l)
+/* Find the real loader.  0, or the exit status (127/126) with the problem
+ * in problem: --explain reports it, a run stops on it. */
+static int choose_ldso(const struct settings *s, const struct target *t,
+		       const struct stat *self, struct ldso_info *l,
+		       char *problem, size_t cap)
 {
 	const char *machine = elf_machine_name(t->machine);
 	char cfgkey[32];
@@ -178,7 +180,7 @@ static void choose_ldso(const struct settings *s, const struct target *t,
 		if (r == 0) {
 			diag("loader %s (%s)%s", l->path, l->from,
 			     l->argv0 ? ", takes --argv0" : ", no --argv0");
-			return;
+			return 0;
 		}
 		if (r == -ELOOP && !tries[i].explicit) {
 			diag("%s %s is cudaload itself; looking further", l->from, l->path);
@@ -188,10 +190,11 @@ static void choose_ldso(const struct settings *s, const struct target *t,
 			diag("%s %s: %s; looking further", l->from, l->path, why);
 			continue;
 		}
-		die(r == -ENOENT || r == -ELOOP ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC,
-		    "%s (%s): %s", l->path, l->from, why);
+		snprintf(problem, cap, "%s (%s): %s", l->path, l->from, why);
+		return r == -ENOENT || r == -ELOOP ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
 	}
-	die(EXIT_NOT_FOUND, "no dynamic loader known for machine %d", t->machine);
+	snprintf(problem, cap, "no dynamic loader known for machine %d", t->machine);
+	return EXIT_NOT_FOUND;
 }
 
 static void trace_command(char *const *av)
@@ -229,8 +232,7 @@ int main(int argc, char **argv, char **envp)
 	settings_from_env(&s, envp, getauxval(AT_SECURE) != 0);
 	if (!as_interp)
 		parse_options(argc, argv, &s, &o);
-	diag("%s, %s mode%s", as_interp ? "as interpreter" : "as a command",
-	     mode_name(s.mode), s.secure ? ", secure" : "");
+	diag("%s%s", as_interp ? "as interpreter" : "as a command", s.secure ? ", secure" : "");
 
 	/* ---- the program, and where this binary lives ---- */
 	char self_path[CL_PATH_MAX] = "";
@@ -276,6 +278,7 @@ int main(int argc, char **argv, char **envp)
 						      : "needs cudaload as the interpreter");
 		s.mode = MODE_EXEC;
 	}
+	diag("%s mode", mode_name(s.mode));
 
 	/* A static program has no loader to hand over to: run it as it is. */
 	bool have_program = as_interp || o.first < argc;
@@ -288,8 +291,11 @@ int main(int argc, char **argv, char **envp)
 	memset(&ldso, 0, sizeof ldso);
 	ldso.fd = -1;
 	ldso.keep = s.mode == MODE_CHAIN && !o.explain;	/* chain maps it next */
-	if (have_program)
-		choose_ldso(&s, &t, have_self ? &self : NULL, &ldso);
+	char ldso_problem[CL_PATH_MAX + 200] = "";
+	int ldso_status = have_program ? choose_ldso(&s, &t, have_self ? &self : NULL, &ldso,
+						      ldso_problem, sizeof ldso_problem) : 0;
+	if (ldso_status && !o.explain)
+		die(ldso_status, "%s", ldso_problem);
 
 	/* ---- host, candidates, decision ---- */
 	struct host host;
@@ -318,7 +324,8 @@ int main(int argc, char **argv, char **envp)
 
 	if (o.explain) {
 		struct report r = { &s, &host, &cands, &d, have_program ? t.path : NULL,
-				    have_program ? &ldso : NULL, NULL, llp };
+				    have_program ? &ldso : NULL,
+				    ldso_status ? ldso_problem : NULL, llp };
 		(o.json ? report_json : report_text)(stdout, &r);
 		return fflush(stdout) == 0 ? 0 : 1;
 	}

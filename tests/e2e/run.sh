@@ -185,6 +185,9 @@ status "error: non-ELF program is 126" 126 $? "$out"
 out=$(CUDALOAD_LDSO=/nonexistent/ld.so "$CL" "$W/bin/cudaprobe" 2>&1)
 status "error: missing loader is 127" 127 $? "$out"
 has "error: missing loader message" "$out" "cudaload: /nonexistent/ld.so (CUDALOAD_LDSO): No such file or directory"
+out=$(CUDALOAD_LDSO=/nonexistent/ld.so "$CL" --explain --json "$W/bin/cudaprobe" 2>&1)
+status "explain: a missing loader is reported, not fatal" 0 $? "$out"
+contains "explain: ... as ldso_problem" "$out" "\"ldso\":null,\"ldso_problem\":\"/nonexistent/ld.so (CUDALOAD_LDSO): No such file or directory\""
 out=$(CUDALOAD_LDSO=$CL "$W/bin/probe-patched" 2>&1)
 status "error: cudaload as its own loader is 127" 127 $? "$out"
 contains "error: cudaload as its own loader message" "$out" "is cudaload itself"
@@ -219,8 +222,9 @@ printf "compat = /opt/vendor/cuda-*/compat\nldso.%s = /nonexistent/ld.so\n" "$ar
 mkdir -p "$J5/opt/vendor/cuda-12.1/compat"
 cp "$J5/usr/local/cuda-12.2/compat/libcuda.so.1.1" "$J5/opt/vendor/cuda-12.1/compat/"
 ln -sf libcuda.so.1.1 "$J5/opt/vendor/cuda-12.1/compat/libcuda.so.1"
-out=$(CONFIG=$W/glob.conf run "$J5" $J5DD "$CL" --explain --json "$W/bin/cudaprobe")
+out=$(CONFIG=$W/glob.conf run "$J5" $J5DD "$CL" "$W/bin/cudaprobe")
 status "config: a bad ldso.$arch is an error" 127 $? "$out"
+has "config: ... saying which" "$out" "cudaload: /nonexistent/ld.so (config ldso.$arch): No such file or directory"
 printf 'compat = /opt/vendor/cuda-*/compat\n' >"$W/glob.conf"
 out=$(CONFIG=$W/glob.conf run "$J5" $J5DD "$CL" --explain --json "$W/bin/cudaprobe")
 contains "config: compat glob replaces the defaults" "$out" "\"compat_dir\":\"/opt/vendor/cuda-12.1/compat\""

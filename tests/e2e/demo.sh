@@ -14,6 +14,8 @@ mkdir -p "$W/libs"
 : >"$W/empty.conf"
 $CC -O1 -o "$W/libs/mknote" "$here/mknote.c"
 $CC -O1 -o "$W/cudaprobe" "$here/cudaprobe.c" -ldl
+cp "$W/cudaprobe" "$W/cudaprobe-patched"
+"$B/cudaload-patch" --interp "$B/cudaload" "$W/cudaprobe-patched" >/dev/null
 
 show() { # show PROFILE DRIVER_DIR TITLE
 	root=$W/$1
@@ -25,6 +27,9 @@ show() { # show PROFILE DRIVER_DIR TITLE
 	printf '$ cudaload ./cudaprobe   # what the program actually loaded:\n'
 	env CUDALOAD_ROOT="$root" CUDALOAD_CONFIG="$W/empty.conf" LD_LIBRARY_PATH="$root$2" \
 		"$B/cudaload" "$W/cudaprobe" | sed -n 's/^libcuda=/  libcuda /p' | sed "s|$root||"
+	printf '$ ./cudaprobe-patched    # cudaload as its interpreter (chain mode):\n'
+	env CUDALOAD_ROOT="$root" CUDALOAD_CONFIG="$W/empty.conf" LD_LIBRARY_PATH="$root$2" \
+		"$W/cudaprobe-patched" | sed -n -e 's/^libcuda=/  libcuda /p' -e 's/^exe=/  \/proc\/self\/exe /p' | sed "s|$root||"
 }
 
 show orin-jp5-compat122 /usr/lib/aarch64-linux-gnu/tegra \

@@ -106,6 +106,8 @@ static void hash_feed(struct hasher *hs, const unsigned char *p, size_t n)
 			hs->nc = 0;
 		}
 	}
+	if (hs->nc)
+		return;	/* the piece was used up completing the carried word */
 	size_t whole = n & ~(size_t)7;
 	hs->h = fnv1a_words(hs->h, p, whole);
 	memcpy(hs->carry, p + whole, n - whole);
@@ -239,8 +241,9 @@ static int load(unsigned char *img, size_t len, struct loaded *l, char *why, siz
 	    !in_image(len, l->eh.e_phoff, (uint64_t)l->eh.e_phnum * l->eh.e_phentsize))
 		return fail(why, cap, "program headers lie outside the file");
 	if (l->eh.e_shoff &&
-	    !in_image(len, l->eh.e_shoff, (uint64_t)(l->eh.e_shnum ? l->eh.e_shnum : 1) * l->eh.e_shentsize))
-		return fail(why, cap, "section headers lie outside the file");
+	    (l->eh.e_shentsize != gelf_fsize(l->elf, ELF_T_SHDR, 1, EV_CURRENT) ||
+	     !in_image(len, l->eh.e_shoff, (uint64_t)(l->eh.e_shnum ? l->eh.e_shnum : 1) * l->eh.e_shentsize)))
+		return fail(why, cap, "section headers lie outside the file or have a bad size");
 	if (elf_getphdrnum(l->elf, &l->phnum) != 0)
 		return fail(why, cap, "bad program header count (%s)", elf_errmsg(-1));
 	/* Section headers are rewritten too (.interp): they must be sound. */
@@ -350,6 +353,8 @@ static int inspect_loaded(unsigned char *img, size_t len, struct loaded *l,
 		    elf_split_interp(s, p->p_filesz, out->interp, sizeof out->interp,
 				     out->recorded, sizeof out->recorded) < 0)
 			return fail(why, cap, "PT_INTERP is not NUL-terminated");
+		if (!out->interp[0])
+			return fail(why, cap, "PT_INTERP names no interpreter");
 	}
 	switch (l->eh.e_type) {
 	case ET_EXEC:
@@ -546,15 +551,15 @@ static int plan_grow(unsigned char *img, size_t len, struct loaded *l, const uns
 	}
 
 	unsigned enc = l->eh.e_ident[EI_DATA];
-	size_t body = (size_t)(x - len) + table + nblen;
-	plan->tail = calloc(1, body);
-	if (!plan->tail || encode_phdrs(l->elf, ph, n, plan->tail + (x - len), table, enc) < 0) {
+	plan->pad = x - len;	/* zeros, written as a hole */
+	plan->tail = calloc(1, table + nblen);
+	if (!plan->tail || encode_phdrs(l->elf, ph, n, plan->tail, table, enc) < 0) {
 		free(ph);
 		return fail(why, cap, "cannot encode the new program headers (%s)", elf_errmsg(-1));
 	}
 	free(ph);
-	memcpy(plan->tail + (x - len) + table, nb, nblen);
-	plan->tail_len = body;
+	memcpy(plan->tail + table, nb, nblen);
+	plan->tail_len = table + nblen;
 
 	GElf_Ehdr eh = l->eh;
 	eh.e_phoff = x;
@@ -581,6 +586,23 @@ static int plan_grow(unsigned char *img, size_t len, struct loaded *l, const uns
 	plan->grew = true;
 	(void)img;
 	return 0;
+}
+
+static bool overlap(uint64_t a, uint64_t an, uint64_t b, uint64_t bn)
+{
+	return an && bn && a < b + bn && b < a + an;
+}
+
+/* Does the string share bytes with the headers?  (Only a crafted file does;
+ * rewriting it in place would then rewrite them too.) */
+static bool overlaps_tables(const struct loaded *l, const GElf_Phdr *pi)
+{
+	size_t ehsize = gelf_fsize(l->elf, ELF_T_EHDR, 1, EV_CURRENT);
+	return overlap(pi->p_offset, pi->p_filesz, 0, ehsize) ||
+	       overlap(pi->p_offset, pi->p_filesz, l->eh.e_phoff,
+		       (uint64_t)l->phnum * l->eh.e_phentsize) ||
+	       overlap(pi->p_offset, pi->p_filesz, l->eh.e_shoff,
+		       (uint64_t)l->eh.e_shnum * l->eh.e_shentsize);
 }
 
 int elfpatch_plan_patch(unsigned char *img, size_t len, const char *interp,
@@ -621,7 +643,7 @@ int elfpatch_plan_patch(unsigned char *img, size_t len, const char *interp,
 	memcpy(nb + il + 1 + ml, f.interp, ol + 1);
 
 	const GElf_Phdr *pi = &l.ph[l.interp];
-	if (nblen <= pi->p_filesz) {
+	if (nblen <= pi->p_filesz && !overlaps_tables(&l, pi)) {
 		/* fits: rewrite the string where it is, the rest of it zeroed */
 		struct plan_edit *e = add_edit(plan, pi->p_offset, (uint32_t)pi->p_filesz);
 		if (!e) {
@@ -634,7 +656,7 @@ int elfpatch_plan_patch(unsigned char *img, size_t len, const char *interp,
 	}
 
 	size_t tlen;
-	unsigned char *t = trailer_make(img, len, plan, len + plan->tail_len, &tlen);
+	unsigned char *t = trailer_make(img, len, plan, len + plan->pad + plan->tail_len, &tlen);
 	unsigned char *tail = t ? realloc(plan->tail, plan->tail_len + tlen) : NULL;
 	if (!tail) {
 		free(t);
@@ -680,7 +702,7 @@ int elfpatch_plan_restore(unsigned char *img, size_t len, struct patch_plan *pla
 
 uint64_t patch_plan_size(const struct patch_plan *plan)
 {
-	return plan->keep + plan->tail_len;
+	return plan->keep + plan->pad + plan->tail_len;
 }
 
 unsigned char *patch_plan_render(const unsigned char *img, const struct patch_plan *plan)
@@ -691,8 +713,9 @@ unsigned char *patch_plan_render(const unsigned char *img, const struct patch_pl
 	memcpy(out, img, plan->keep);
 	for (int i = 0; i < plan->n_edits; i++)
 		memcpy(out + plan->edits[i].off, plan->edits[i].bytes, plan->edits[i].len);
+	memset(out + plan->keep, 0, plan->pad);
 	if (plan->tail_len)
-		memcpy(out + plan->keep, plan->tail, plan->tail_len);
+		memcpy(out + plan->keep + plan->pad, plan->tail, plan->tail_len);
 	return out;
 }
 
@@ -722,12 +745,21 @@ static int plan_walk(const unsigned char *img, const struct patch_plan *plan,
 	}
 	if ((r = fn(ctx, img + pos, plan->keep - pos)) != 0)
 		return r;
+	if (plan->pad && (r = fn(ctx, NULL, plan->pad)) != 0)	/* NULL: that many zeros */
+		return r;
 	return plan->tail_len ? fn(ctx, plan->tail, plan->tail_len) : 0;
 }
 
 static int hash_piece(void *ctx, const unsigned char *p, size_t n)
 {
-	hash_feed(ctx, p, n);
+	static const unsigned char zeros[4096];
+	while (!p && n) {
+		size_t k = n < sizeof zeros ? n : sizeof zeros;
+		hash_feed(ctx, zeros, k);
+		n -= k;
+	}
+	if (p)
+		hash_feed(ctx, p, n);
 	return 0;
 }
 
@@ -737,15 +769,40 @@ static uint64_t plan_hash(const unsigned char *img, const struct patch_plan *pla
 	return plan_walk(img, plan, hash_piece, &hs) == 0 ? hash_end(&hs) : 0;
 }
 
-/* The pieces go out in one writev (a plan has at most 2 * edits + 2). */
+/* The pieces go out in one writev (a plan has at most 2 * edits + 2), the
+ * padding as a hole (lseek), so a large bss costs no disk. */
 struct gather {
+	int fd;
 	struct iovec iov[2 * PLAN_MAX_EDITS + 2];
 	int n;
 };
 
+static int gather_flush(struct gather *g)
+{
+	for (int i = 0; i < g->n;) {
+		ssize_t w = writev(g->fd, g->iov + i, g->n - i);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		while (i < g->n && (size_t)w >= g->iov[i].iov_len)
+			w -= (ssize_t)g->iov[i++].iov_len;
+		if (i < g->n) {	/* a short write: go on from inside this piece */
+			g->iov[i].iov_base = (char *)g->iov[i].iov_base + w;
+			g->iov[i].iov_len -= (size_t)w;
+		}
+	}
+	g->n = 0;
+	return 0;
+}
+
 static int gather_piece(void *ctx, const unsigned char *p, size_t n)
 {
 	struct gather *g = ctx;
+	if (!p) {
+		int r = gather_flush(g);
+		return r ? r : lseek(g->fd, (off_t)n, SEEK_CUR) < 0 ? -errno : 0;
+	}
 	if (n) {
 		g->iov[g->n].iov_base = (void *)p;
 		g->iov[g->n].iov_len = n;
@@ -756,22 +813,9 @@ static int gather_piece(void *ctx, const unsigned char *p, size_t n)
 
 int patch_plan_write(int fd, const unsigned char *img, const struct patch_plan *plan)
 {
-	struct gather g = { .n = 0 };
+	struct gather g = { .fd = fd, .n = 0 };
 	int r = plan_walk(img, plan, gather_piece, &g);
-	for (int i = 0; r == 0 && i < g.n;) {
-		ssize_t w = writev(fd, g.iov + i, g.n - i);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		while (i < g.n && (size_t)w >= g.iov[i].iov_len)
-			w -= (ssize_t)g.iov[i++].iov_len;
-		if (i < g.n) {	/* a short write: go on from inside this piece */
-			g.iov[i].iov_base = (char *)g.iov[i].iov_base + w;
-			g.iov[i].iov_len -= (size_t)w;
-		}
-	}
-	return r;
+	return r ? r : gather_flush(&g);
 }
 
 void patch_plan_free(struct patch_plan *plan)

@@ -56,7 +56,8 @@ struct patch_plan {
 	uint64_t keep;			/* bytes of the original image kept */
 	struct plan_edit edits[PLAN_MAX_EDITS];
 	int n_edits;
-	unsigned char *tail;		/* appended after `keep` bytes */
+	uint64_t pad;			/* zeros after the kept bytes (a hole on disk) */
+	unsigned char *tail;		/* appended after them */
 	size_t tail_len;
 	bool grew;			/* a new segment was added */
 	uint64_t orig_hash;		/* restore: what the result must hash to */

@@ -165,12 +165,12 @@ expect_bad() { # NAME MESSAGE
 }
 expect_bad phoff "program headers lie outside the file"
 expect_bad phnum "program headers lie outside the file"
-expect_bad shoff "section headers lie outside the file"
-expect_bad shnum "section headers lie outside the file"
+expect_bad shoff "section headers lie outside the file or have a bad size"
+expect_bad shnum "section headers lie outside the file or have a bad size"
 expect_bad interp-nul "PT_INTERP is not NUL-terminated"
 expect_bad class "unknown ELF class 9"
 expect_bad phentsize "program header entry size 16, expected 56"
-expect_bad truncated "section headers lie outside the file"
+expect_bad truncated "section headers lie outside the file or have a bad size"
 expect_bad header "truncated ELF header"
 
 # ---- faithful writes: mode, owner, extended attributes, capabilities, links ----

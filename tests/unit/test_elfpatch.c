@@ -210,9 +210,10 @@ Test(elfpatch_sad, poked)
 		{ EI_DATA, "\x07", 1, "unknown ELF byte order 7" },
 		{ offsetof(Elf64_Ehdr, e_phoff), &huge, 8, "program headers lie outside the file" },
 		{ offsetof(Elf64_Ehdr, e_phnum), &many, 2, "program headers lie outside the file" },
-		{ offsetof(Elf64_Ehdr, e_shoff), &huge, 8, "section headers lie outside the file" },
-		{ offsetof(Elf64_Ehdr, e_shnum), &many, 2, "section headers lie outside the file" },
+		{ offsetof(Elf64_Ehdr, e_shoff), &huge, 8, "section headers lie outside the file or have a bad size" },
+		{ offsetof(Elf64_Ehdr, e_shnum), &many, 2, "section headers lie outside the file or have a bad size" },
 		{ offsetof(Elf64_Ehdr, e_phentsize), &badent, 2, "program header entry size 16, expected 56" },
+		{ offsetof(Elf64_Ehdr, e_shentsize), &badent, 2, "section headers lie outside the file or have a bad size" },
 		{ good.interp_off + strlen(LDSO), "X", 1, "PT_INTERP is not NUL-terminated" },
 		{ good.phoff + offsetof(Elf64_Phdr, p_filesz), &huge, 8, "segment 0 lies outside the file (truncated?)" },
 	};
@@ -226,6 +227,10 @@ Test(elfpatch_sad, poked)
 	}
 	struct elf_facts f;
 	char why[256];
+	struct test_elf e = good;
+	e.buf[e.interp_off] = '\0';	/* found by the fuzzer: nothing to record, nothing to restore */
+	cr_assert_eq(elfpatch_inspect(e.buf, e.len, &f, why, sizeof why), -1);
+	cr_assert_str_eq(why, "PT_INTERP names no interpreter");
 	cr_assert_eq(elfpatch_inspect(good.buf, 40, &f, why, sizeof why), -1);
 	cr_assert_str_eq(why, "truncated ELF header");
 }

@@ -240,9 +240,10 @@ static int load(unsigned char *img, size_t len, struct loaded *l, char *why, siz
 	if (l->eh.e_phnum && l->eh.e_phnum != PN_XNUM &&
 	    !in_image(len, l->eh.e_phoff, (uint64_t)l->eh.e_phnum * l->eh.e_phentsize))
 		return fail(why, cap, "program headers lie outside the file");
-	if (l->eh.e_shoff &&
+	if ((!l->eh.e_shoff && l->eh.e_shnum) ||	/* a count without a table */
+	    (l->eh.e_shoff &&
 	    (l->eh.e_shentsize != gelf_fsize(l->elf, ELF_T_SHDR, 1, EV_CURRENT) ||
-	     !in_image(len, l->eh.e_shoff, (uint64_t)(l->eh.e_shnum ? l->eh.e_shnum : 1) * l->eh.e_shentsize)))
+	     !in_image(len, l->eh.e_shoff, (uint64_t)(l->eh.e_shnum ? l->eh.e_shnum : 1) * l->eh.e_shentsize))))
 		return fail(why, cap, "section headers lie outside the file or have a bad size");
 	if (elf_getphdrnum(l->elf, &l->phnum) != 0)
 		return fail(why, cap, "bad program header count (%s)", elf_errmsg(-1));

@@ -1,6 +1,6 @@
 #!/bin/sh
 # make bench: what cudaload costs at start-up, measured, as ratios to running
-# the program directly (hyperfine: warm-up, many runs, medians, one session).
+# the program directly (warm-up, many runs, round-robin, medians, one session).
 # Also: the system calls cudaload makes before handing over (strace), its
 # stripped size, and cudaload-patch against a patchelf loop.
 # Prints a table and writes build/bench/results.json.
@@ -17,8 +17,8 @@ mkdir -p "$O/libs" "$O/bin"
 CC=${CC:-cc}
 export CC
 
-runs=200 warmup=20 copies=5000
-[ -z "$smoke" ] || { runs=5 warmup=1 copies=50; }
+runs=400 copies=5000
+[ -z "$smoke" ] || { runs=5 copies=50; }
 
 # A Jetson (JetPack 5, CUDA 12.2 compat available): cudaload probes, finds
 # the package, decides, and passes a search list, as it would on the board.
@@ -51,18 +51,21 @@ for p in trivial python3; do
 	chmod +x "$O/bin/$p-wrapper"
 done
 
-# bench NAME PROGRAM [ARGS]: one hyperfine session, medians in seconds
+# bench NAME PROGRAM [ARGS]: the six ways to start it, round-robin, medians
+# in seconds (tests/bench/startup.c: interleaving keeps the drift of a shared
+# machine out of the ratios).
+$CC -O2 -o "$O/startup" "$top/tests/bench/startup.c"
 bench() {
 	name=$1 prog=$2
 	shift 2
 	args="$*"
-	hyperfine -N --style none --warmup "$warmup" --runs "$runs" --export-csv "$O/$name.csv" \
-		-n direct "$prog $args" \
-		-n ldso-library-path "$LDSO --library-path $LIST $prog $args" \
-		-n cudaload-exec "$O/bin/$name-exec $args" \
-		-n cudaload-chain "$O/bin/$name-chain $args" \
-		-n sh-wrapper "$O/bin/$name-wrapper $args" \
-		-n env-ld-library-path "env LD_LIBRARY_PATH=$LIST $prog $args" >/dev/null
+	"$O/startup" "$runs" \
+		"direct=$prog $args" \
+		"ldso-library-path=$LDSO --library-path $LIST $prog $args" \
+		"cudaload-exec=$O/bin/$name-exec $args" \
+		"cudaload-chain=$O/bin/$name-chain $args" \
+		"sh-wrapper=$O/bin/$name-wrapper $args" \
+		"env-ld-library-path=/usr/bin/env LD_LIBRARY_PATH=$LIST $prog $args" >"$O/$name.csv"
 }
 bench trivial "$O/bin/trivial"
 bench python3 "$PY" -c pass
@@ -100,9 +103,9 @@ patchelf_s=$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
 awk -F, -v out="$O/results.json" \
     -v sc_exec="$sc_exec" -v sc_chain="$sc_chain" -v size="$size" \
     -v copies="$copies" -v patch_s="$patch_s" -v patchelf_s="$patchelf_s" -v runs="$runs" '
-FNR == 1 { prog = FILENAME; sub(/.*\//, "", prog); sub(/\.csv$/, "", prog); next }
+FNR == 1 { prog = FILENAME; sub(/.*\//, "", prog); sub(/\.csv$/, "", prog) }
 {
-	med = $4
+	med = $2
 	key = prog SUBSEP $1
 	m[key] = med
 	if ($1 == "direct") d[prog] = med

@@ -78,6 +78,7 @@ static void add(char **list, int *n, const char *value, const char *what)
 void settings_from_env(struct settings *s, char *const *envp, bool secure)
 {
 	memset(s, 0, sizeof *s);
+	s->root = "";
 	s->secure = secure;
 	s->policy_from = "default";
 	s->mode = MODE_CHAIN;	/* no second execve; exec is the fallback (DESIGN §6) */
@@ -105,10 +106,10 @@ void settings_from_env(struct settings *s, char *const *envp, bool secure)
 			fprintf(stderr, "cudaload: CUDALOAD_MODE=%s: not exec or chain; ignored\n", v);
 	}
 	if ((v = env_get(envp, "CUDALOAD_ROOT")) && *v) {
-		if (strlen(v) >= sizeof s->root)
+		if (strlen(v) >= CL_PATH_MAX)
 			fprintf(stderr, "cudaload: CUDALOAD_ROOT: too long; ignored\n");
 		else
-			strcpy(s->root, v);
+			s->root = v;
 	}
 	if ((v = env_get(envp, "CUDALOAD_LDSO")) && *v)
 		s->ldso_env = strdup(v);
@@ -262,7 +263,8 @@ static bool read_config(struct settings *s, const char *path, bool must_exist)
 				path, CONFIG_MAX_SIZE);
 		if (strlen(buf) != got)
 			fprintf(stderr, "cudaload: %s: contains a NUL byte; read up to it\n", path);
-		snprintf(s->config_path, sizeof s->config_path, "%s", path);
+		free(s->config_path);
+		s->config_path = strdup(path);
 		settings_parse_config(s, buf, path);
 		diag("config %s", path);
 	}
@@ -298,6 +300,7 @@ const char *settings_ldso_for(const struct settings *s, const char *machine)
 void settings_free(struct settings *s)
 {
 	free(s->ldso_env);
+	free(s->config_path);
 	for (int i = 0; i < s->n_compat_env; i++)
 		free(s->compat_env[i]);
 	for (int i = 0; i < s->n_compat; i++)

@@ -32,8 +32,8 @@ struct settings {
 	const char *policy_from;	/* "default", "config", "CUDALOAD_POLICY", "--policy" */
 	enum mode mode;
 	bool policy_locked, mode_locked;	/* set by a stronger source than the file */
-	char root[CL_PATH_MAX];		/* CUDALOAD_ROOT, or "" */
-	char config_path[CL_PATH_MAX];	/* the file read, or "" */
+	const char *root;		/* CUDALOAD_ROOT (in the environment), or "" */
+	char *config_path;		/* the file read (malloc'd), or NULL */
 	char *ldso_env;			/* CUDALOAD_LDSO, or NULL */
 	char *compat_env[CONFIG_MAX_LIST];	/* CUDALOAD_COMPAT_PATH entries */
 	int n_compat_env;

@@ -71,8 +71,8 @@ int elf_open_fd(struct elf_file *ef, int fd, char *why, size_t whycap)
 	const unsigned char *h = ef->head;
 	struct stat st;
 
-	memset(ef, 0, sizeof *ef);
 	ef->fd = fd;
+	ef->head_len = 0;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		say(why, whycap, "not a regular file");
 		return -1;
@@ -192,7 +192,10 @@ int elf_read_program(const struct elf_file *ef, struct elf_program *out,
 {
 	size_t want = ef->cls == ELFCLASS64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
 
-	memset(out, 0, sizeof *out);
+	/* not a memset: the struct is large and mostly left unused */
+	out->n = 0;
+	out->has_interp = out->has_dynamic = false;
+	out->interp[0] = out->recorded[0] = '\0';
 	if (ef->phnum == 0)
 		return 0;
 	if (ef->phentsize < want || ef->phnum > ELF_MAX_PHDRS) {

@@ -42,11 +42,10 @@ void ldso_release(struct ldso_info *l)
 {
 	if (l->fd >= 0)
 		close(l->fd);
-	free(l->ef);
-	free(l->prog);
+	free(l->ph);
 	l->fd = -1;
-	l->ef = NULL;
-	l->prog = NULL;
+	l->ph = NULL;
+	l->n_ph = 0;
 }
 
 int ldso_inspect(struct ldso_info *l, const struct stat *self, char *why, size_t whycap)
@@ -83,7 +82,7 @@ int ldso_inspect(struct ldso_info *l, const struct stat *self, char *why, size_t
 	l->cls = ef.cls;
 	if (strstr(l->path, "ld-musl-")) {
 		l->kind = LDSO_MUSL;
-	} else {
+	} else if (!l->keep) {	/* kept for mapping: --argv0 will not be needed */
 		int minor = elf_glibc_minor(&ef, &prog);
 		int by_name = ldso_minor_from_name(l->path);
 		/* Old glibc versions its loader's file name (ld-2.31.so); the
@@ -104,9 +103,11 @@ int ldso_inspect(struct ldso_info *l, const struct stat *self, char *why, size_t
 		}
 	}
 	l->argv0 = l->kind == LDSO_MUSL || (l->kind == LDSO_GLIBC && l->glibc_minor >= 33);
-	if (l->keep && (l->ef = malloc(sizeof ef)) && (l->prog = malloc(sizeof prog))) {
-		*l->ef = ef;
-		*l->prog = prog;
+	if (l->keep && prog.n && (l->ph = malloc(prog.n * sizeof *l->ph))) {
+		memcpy(l->ph, prog.ph, prog.n * sizeof *l->ph);
+		l->n_ph = prog.n;
+		l->type = ef.type;
+		l->entry = ef.entry;
 		l->fd = fd;
 		return 0;
 	}

@@ -14,12 +14,10 @@
 #include <stdbool.h>
 #include <sys/stat.h>
 
+#include "elfread.h"
 #include "sys.h"
 
 enum ldso_kind { LDSO_UNKNOWN, LDSO_GLIBC, LDSO_MUSL };
-
-struct elf_file;
-struct elf_program;
 
 struct ldso_info {
 	char path[CL_PATH_MAX];
@@ -28,12 +26,14 @@ struct ldso_info {
 	int glibc_minor;	/* 0 when unknown */
 	bool argv0;		/* takes --argv0 */
 	int machine, cls;
-	/* With keep set before ldso_inspect: the open file and what was read of
-	 * it, for a caller that maps it next (chain mode); see ldso_release. */
+	/* With keep set before ldso_inspect: the open file and what a caller
+	 * needs to map it next (chain mode); see ldso_release. */
 	bool keep;
 	int fd;
-	struct elf_file *ef;
-	struct elf_program *prog;
+	int type;
+	uint64_t entry;
+	struct elf_phdr *ph;	/* its program headers, n_ph of them */
+	unsigned n_ph;
 };
 
 /* The conventional loader path for a machine and class, or NULL. */

@@ -75,10 +75,13 @@ static void add_dir(struct host *h, const char *root, const char *dir)
 	for (int i = 0; i < h->n_driver_dirs; i++)
 		if (strcmp(h->driver_dirs[i], dir) == 0)
 			return;
-	if (h->n_driver_dirs >= MAX_DRIVER_DIRS || strlen(dir) >= CL_PATH_MAX ||
-	    !rooted_is_dir(root, dir))
+	if (strlen(dir) >= DRIVER_DIR_MAX) {
+		diag("driver dir %.60s...: longer than %d bytes, skipped", dir, DRIVER_DIR_MAX);
 		return;
-	snprintf(h->driver_dirs[h->n_driver_dirs++], CL_PATH_MAX, "%s", dir);
+	}
+	if (h->n_driver_dirs >= MAX_DRIVER_DIRS || !rooted_is_dir(root, dir))
+		return;
+	snprintf(h->driver_dirs[h->n_driver_dirs++], DRIVER_DIR_MAX, "%s", dir);
 	diag("driver dir %s", dir);
 }
 

@@ -18,6 +18,7 @@
 enum platform { PLATFORM_NONE, PLATFORM_TEGRA, PLATFORM_DGPU };
 
 #define MAX_DRIVER_DIRS 8
+#define DRIVER_DIR_MAX 512	/* longer driver directories are skipped, with a note */
 
 struct host {
 	enum platform platform;
@@ -33,7 +34,7 @@ struct host {
 	struct driver_version driver;
 	char driver_str[32];		/* "580.65.06", or "" */
 	int cuda;			/* newest CUDA of the host driver; 0 unknown */
-	char driver_dirs[MAX_DRIVER_DIRS][CL_PATH_MAX];	/* as on the target */
+	char driver_dirs[MAX_DRIVER_DIRS][DRIVER_DIR_MAX];	/* as on the target */
 	int n_driver_dirs;
 	char problem[256];		/* why cuda is unknown, or "" */
 };

@@ -111,7 +111,7 @@ void report_json(FILE *f, const struct report *r)
 	fputs(",\"mode\":", f);
 	json_str(f, mode_name(r->settings->mode));
 	fputs(",\"config\":", f);
-	json_str(f, or_null(r->settings->config_path));
+	json_str(f, r->settings->config_path);
 	fputs("}\n", f);
 }
 
@@ -139,7 +139,7 @@ void report_text(FILE *f, const struct report *r)
 		fprintf(f, "driver dir:   %s\n", h->driver_dirs[i]);
 	fprintf(f, "policy:       %s (%s)\n", policy_name(r->settings->policy),
 		r->settings->policy_from);
-	if (r->settings->config_path[0])
+	if (r->settings->config_path)
 		fprintf(f, "config:       %s\n", r->settings->config_path);
 	if (r->candidates->n == 0)
 		fprintf(f, "candidates:   none found\n");

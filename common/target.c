@@ -82,10 +82,18 @@ static int fail(char *why, size_t whycap, int err, const char *msg)
 	return err;
 }
 
+void target_init(struct target *t)
+{
+	t->path[0] = t->interp[0] = t->recorded[0] = '\0';
+	t->argv = t->owned_argv = NULL;
+	t->argc = t->cls = t->machine = 0;
+	t->has_interp = false;
+}
+
 int target_from_command(struct target *t, int argc, char **argv, const char *pathenv,
 			char *why, size_t whycap)
 {
-	memset(t, 0, sizeof *t);
+	target_init(t);
 	t->argv = argv;
 	t->argc = argc;
 

@@ -29,6 +29,9 @@ struct target {
 	char recorded[CL_PATH_MAX];	/* original interpreter recorded by cudaload-patch */
 };
 
+/* An empty target (the path buffers are not cleared: only their first byte). */
+void target_init(struct target *t);
+
 /* Resolve a command name: as given when it has a '/', else the first
  * executable regular file in pathenv ("" entries mean "."). 0, or -errno. */
 int target_search_path(const char *name, const char *pathenv, char *out, size_t cap);

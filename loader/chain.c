@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../common/elfread.h"
+#include "../common/ldso.h"
 #include "../common/sys.h"
 
 /* arch/<arch>/chain.S */
@@ -36,11 +37,11 @@ static int prot_of(uint32_t flags)
 	       (flags & PF_X ? PROT_EXEC : 0);
 }
 
-static int map_segments(int fd, const struct elf_program *prog, uintptr_t bias, size_t pg,
-			char *why, size_t cap)
+static int map_segments(int fd, const struct elf_phdr *phs, unsigned n, uintptr_t bias,
+			size_t pg, char *why, size_t cap)
 {
-	for (unsigned i = 0; i < prog->n; i++) {
-		const struct elf_phdr *ph = &prog->ph[i];
+	for (unsigned i = 0; i < n; i++) {
+		const struct elf_phdr *ph = &phs[i];
 		if (ph->type != PT_LOAD || ph->memsz == 0)
 			continue;
 		int prot = prot_of(ph->flags);
@@ -74,18 +75,18 @@ static int map_segments(int fd, const struct elf_program *prog, uintptr_t bias, 
 	return 0;
 }
 
-int chain_map(int fd, const struct elf_file *ef, const struct elf_program *prog, int machine,
-	      struct chain_ldso *out, char *why, size_t cap)
+int chain_map(const struct ldso_info *l, int machine, struct chain_ldso *out,
+	      char *why, size_t cap)
 {
 	size_t pg = getauxval(AT_PAGESZ) ? getauxval(AT_PAGESZ) : 4096;
 
-	if (ef->type != ET_DYN || ef->machine != machine) {
-		snprintf(why, cap, ef->type != ET_DYN ? "not ET_DYN" : "for another machine");
+	if (l->type != ET_DYN || l->machine != machine) {
+		snprintf(why, cap, l->type != ET_DYN ? "not ET_DYN" : "for another machine");
 		return -1;
 	}
 	uint64_t lo = UINT64_MAX, hi = 0, align = pg;
-	for (unsigned i = 0; i < prog->n; i++) {
-		const struct elf_phdr *ph = &prog->ph[i];
+	for (unsigned i = 0; i < l->n_ph; i++) {
+		const struct elf_phdr *ph = &l->ph[i];
 		if (ph->type != PT_LOAD)
 			continue;
 		if (ph->vaddr < lo)
@@ -120,12 +121,12 @@ int chain_map(int fd, const struct elf_file *ef, const struct elf_program *prog,
 	if ((uintptr_t)res + span + slack > start + span)
 		munmap((void *)(start + span), (uintptr_t)res + span + slack - start - span);
 	uintptr_t bias = start - (uintptr_t)lo;
-	if (map_segments(fd, prog, bias, pg, why, cap) < 0) {
+	if (map_segments(l->fd, l->ph, l->n_ph, bias, pg, why, cap) < 0) {
 		munmap((void *)start, span);
 		return -1;
 	}
 	out->base = bias;
-	out->entry = bias + ef->entry;
+	out->entry = bias + l->entry;
 	return 0;
 }
 

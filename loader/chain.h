@@ -25,14 +25,12 @@ struct chain_ldso {
 	uintptr_t entry;
 };
 
-struct elf_file;
-struct elf_program;
+struct ldso_info;
 
-/* Map the loader open on fd (ef and prog read from it).  0, or -1 with a
- * reason (not ET_DYN, another machine, mapping failed); nothing is left
- * mapped on failure. */
-int chain_map(int fd, const struct elf_file *ef, const struct elf_program *prog, int machine,
-	      struct chain_ldso *out, char *why, size_t whycap);
+/* Map the loader ldso_inspect kept open (keep).  0, or -1 with a reason (not
+ * ET_DYN, another machine, mapping failed); nothing is left mapped on failure. */
+int chain_map(const struct ldso_info *l, int machine, struct chain_ldso *out,
+	      char *why, size_t whycap);
 
 /* Enter ld.so.  argv is the process's own argv (on the original stack),
  * auxv the process auxv; llp_entry is "LD_LIBRARY_PATH=..." or NULL to

@@ -235,8 +235,9 @@ int main(int argc, char **argv, char **envp)
 	diag("%s%s", as_interp ? "as interpreter" : "as a command", s.secure ? ", secure" : "");
 
 	/* ---- the program, and where this binary lives ---- */
-	char self_path[CL_PATH_MAX] = "";
-	memset(&t, 0, sizeof t);
+	char self_path[CL_PATH_MAX];
+	self_path[0] = '\0';	/* an initializer would clear all of it: page faults */
+	target_init(&t);
 	if (as_interp) {
 		t.argv = argv;
 		t.argc = argc;
@@ -291,7 +292,8 @@ int main(int argc, char **argv, char **envp)
 	memset(&ldso, 0, sizeof ldso);
 	ldso.fd = -1;
 	ldso.keep = s.mode == MODE_CHAIN && !o.explain;	/* chain maps it next */
-	char ldso_problem[CL_PATH_MAX + 200] = "";
+	char ldso_problem[CL_PATH_MAX + 200];
+	ldso_problem[0] = '\0';
 	int ldso_status = have_program ? choose_ldso(&s, &t, have_self ? &self : NULL, &ldso,
 						      ldso_problem, sizeof ldso_problem) : 0;
 	if (ldso_status && !o.explain)
@@ -343,10 +345,9 @@ int main(int argc, char **argv, char **envp)
 		char *entry = llp ? malloc(strlen(llp) + sizeof "LD_LIBRARY_PATH=") : NULL;
 		if (entry)
 			strcat(strcpy(entry, "LD_LIBRARY_PATH="), llp);
-		if (!ldso.ef)
+		if (!ldso.ph)
 			snprintf(why, sizeof why, "out of memory");
-		else if ((!llp || entry) &&
-			 chain_map(ldso.fd, ldso.ef, ldso.prog, t.machine, &cl, why, sizeof why) == 0) {
+		else if ((!llp || entry) && chain_map(&ldso, t.machine, &cl, why, sizeof why) == 0) {
 			ldso_release(&ldso);
 			diag("chain %s at 0x%lx%s%s", ldso.path, (unsigned long)cl.base,
 			     entry ? ", " : "", entry ? entry : "");

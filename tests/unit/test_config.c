@@ -153,21 +153,21 @@ Test(config_sad, unreadable_and_odd_files, .init = cr_redirect_stderr)
 	struct settings s;
 	settings_from_env(&s, envp, false);
 	settings_load_config(&s, envp, NULL);
-	cr_assert_str_eq(s.config_path, "");
+	cr_assert_null(s.config_path);
 	settings_free(&s);
 	free(envp[0]);
 
 	char *envp2[] = { env_path_conf(root), NULL };	/* a directory */
 	settings_from_env(&s, envp2, false);
 	settings_load_config(&s, envp2, NULL);
-	cr_assert_str_eq(s.config_path, "");
+	cr_assert_null(s.config_path);
 	settings_free(&s);
 	free(envp2[0]);
 
 	char *envp3[] = { env_path_conf("/dev/zero"), NULL };	/* endless, not regular */
 	settings_from_env(&s, envp3, false);
 	settings_load_config(&s, envp3, NULL);
-	cr_assert_str_eq(s.config_path, "");
+	cr_assert_null(s.config_path);
 	settings_free(&s);
 	free(envp3[0]);
 	fflush(stderr);

@@ -155,7 +155,7 @@ void chain_enter(const struct chain_ldso *ldso, char **argv, size_t *auxv,
 	size_t words = 1 + argc + 1 + envc + added + 1 + auxw;
 	size_t *v = malloc(words * sizeof *v);
 	if (!v)
-		abort();
+		return;
 	size_t k = 0;
 	v[k++] = argc;
 	for (size_t i = 0; i < argc; i++)

@@ -34,8 +34,8 @@ int chain_map(const struct ldso_info *l, int machine, struct chain_ldso *out,
 
 /* Enter ld.so.  argv is the process's own argv (on the original stack),
  * auxv the process auxv; llp_entry is "LD_LIBRARY_PATH=..." or NULL to
- * leave the environment as it is.  Does not return. */
-__attribute__((noreturn))
+ * leave the environment as it is.  Returns only when out of memory (the
+ * caller then uses exec mode). */
 void chain_enter(const struct chain_ldso *ldso, char **argv, size_t *auxv,
 		 const void *prog_phdr, size_t prog_phnum, size_t prog_phent,
 		 char *llp_entry);

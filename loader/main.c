@@ -353,6 +353,7 @@ int main(int argc, char **argv, char **envp)
 			     entry ? ", " : "", entry ? entry : "");
 			chain_enter(&cl, argv, start_program.auxv, start_program.phdr,
 				    start_program.phnum, start_program.phent, entry);
+			snprintf(why, sizeof why, "out of memory");
 		}
 		diag("chain mode: %s: %s; exec mode instead", ldso.path, entry || !llp ? why : "out of memory");
 		ldso_release(&ldso);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "elfread.h"
+#include "tables.h"
 
 static void json_str(FILE *f, const char *s)
 {
@@ -122,7 +123,11 @@ void report_text(FILE *f, const struct report *r)
 
 	fprintf(f, "platform:     %s\n", platform_name(h->platform));
 	if (h->platform == PLATFORM_TEGRA) {
-		fprintf(f, "soc:          %s%s%s\n", h->soc, h->model[0] ? ", " : "", h->model);
+		const char *name = tables_soc_name(h->soc);
+		fprintf(f, "soc:          %s%s%s%s\n", h->soc, name ? " (" : "", name ? name : "",
+			name ? ")" : "");
+		if (h->model[0])
+			fprintf(f, "board:        %s\n", h->model);
 		fprintf(f, "L4T:          %s\n", h->l4t_str[0] ? h->l4t_str : "unknown");
 		if (h->have_gpu)
 			fprintf(f, "gpu:          %s arch 0x%x impl 0x%x\n", h->gpu.node,

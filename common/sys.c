@@ -65,11 +65,6 @@ ssize_t read_small(const char *root, const char *path, char *buf, size_t cap)
 	return read_fd_small(fd, buf, cap);
 }
 
-ssize_t read_small_abs(const char *path, char *buf, size_t cap)
-{
-	return read_small(NULL, path, buf, cap);
-}
-
 int pread_full(int fd, void *buf, size_t len, off_t off)
 {
 	size_t got = 0;

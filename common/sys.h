@@ -32,9 +32,6 @@ int rooted_open(const char *root, const char *path);
  * when root+path does not fit). */
 ssize_t read_small(const char *root, const char *path, char *buf, size_t cap);
 
-/* Same for a file already named in full (no root). */
-ssize_t read_small_abs(const char *path, char *buf, size_t cap);
-
 /* Read exactly len bytes at off; -1 if the file is shorter or on error. */
 int pread_full(int fd, void *buf, size_t len, off_t off);
 

@@ -79,6 +79,7 @@ Test(report_happy, text)
 	struct report r = { &s, &h, &c, &d, NULL, &l, NULL, NULL };
 	char *out = render(&r, false);
 	cr_assert(strstr(out, "decision:     compat\n") != NULL, "%s", out);
+	cr_assert(strstr(out, "soc:          tegra234 (Orin)\nboard:        Jetson \"AGX\" Orin\n") != NULL, "%s", out);
 	cr_assert(strstr(out, "CUDA 12.2 (from directory), usable: CUDA 12.2 is supported on L4T r35\n") != NULL, "%s", out);
 	cr_assert(strstr(out, "library path: (unchanged)\n") != NULL, "%s", out);
 	free(out);

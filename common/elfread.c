@@ -448,6 +448,31 @@ int elf_glibc_minor(const struct elf_file *ef, const struct elf_program *prog)
 	return best;
 }
 
+bool elf_has_segment_note(const struct elf_file *ef, const struct elf_program *prog,
+			  const char *owner, uint32_t type)
+{
+	size_t ol = strlen(owner) + 1;
+	for (unsigned i = 0; i < prog->n; i++) {
+		const struct elf_phdr *ph = &prog->ph[i];
+		/* only what the head already holds: the note is in the first page */
+		if (ph->type != PT_NOTE || ph->offset > ef->head_len ||
+		    ph->filesz > ef->head_len - ph->offset)
+			continue;
+		const unsigned char *p = ef->head + ph->offset, *end = p + ph->filesz;
+		while (end - p >= 12) {
+			uint32_t namesz = get32(ef, p), descsz = get32(ef, p + 4), t = get32(ef, p + 8);
+			uint64_t name_pad = ((uint64_t)namesz + 3) & ~(uint64_t)3;
+			uint64_t desc_pad = ((uint64_t)descsz + 3) & ~(uint64_t)3;
+			if (name_pad + desc_pad > (uint64_t)(end - p - 12))
+				break;
+			if (t == type && namesz == ol && memcmp(p + 12, owner, ol) == 0)
+				return true;
+			p += 12 + name_pad + desc_pad;
+		}
+	}
+	return false;
+}
+
 const char *elf_machine_name(int machine)
 {
 	switch (machine) {

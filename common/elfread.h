@@ -78,6 +78,11 @@ int elf_glibc_minor(const struct elf_file *ef, const struct elf_program *prog);
 int elf_split_interp(const char *bytes, size_t len, char *interp, size_t icap,
 		     char *recorded, size_t rcap);
 
+/* Does a PT_NOTE segment in the file's head hold a note owned by owner with
+ * this type?  (Used to recognize cudaload itself; see identity.h.) */
+bool elf_has_segment_note(const struct elf_file *ef, const struct elf_program *prog,
+			  const char *owner, uint32_t type);
+
 /* Name of an e_machine value ("x86_64", "aarch64", ...) or NULL. */
 const char *elf_machine_name(int machine);
 

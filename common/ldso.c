@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "elfread.h"
+#include "identity.h"
 
 const char *ldso_standard(int machine, int cls)
 {
@@ -48,7 +49,7 @@ void ldso_release(struct ldso_info *l)
 	l->n_ph = 0;
 }
 
-int ldso_inspect(struct ldso_info *l, const struct stat *self, char *why, size_t whycap)
+int ldso_inspect(struct ldso_info *l, char *why, size_t whycap)
 {
 	struct elf_file ef;
 	struct elf_program prog;
@@ -69,14 +70,14 @@ int ldso_inspect(struct ldso_info *l, const struct stat *self, char *why, size_t
 		snprintf(why, whycap, "not executable");
 		return -EACCES;
 	}
-	if (self && ef.dev == self->st_dev && ef.ino == self->st_ino) {
-		close(fd);
-		snprintf(why, whycap, "is cudaload itself, not a dynamic loader");
-		return -ELOOP;
-	}
 	if (elf_read_program(&ef, &prog, why, whycap) < 0) {
 		close(fd);
 		return -ENOEXEC;
+	}
+	if (elf_has_segment_note(&ef, &prog, IDENTITY_NOTE_OWNER, IDENTITY_NOTE_TYPE)) {
+		close(fd);
+		snprintf(why, whycap, "is cudaload itself, not a dynamic loader");
+		return -ELOOP;
 	}
 	l->machine = ef.machine;
 	l->cls = ef.cls;

@@ -40,8 +40,8 @@ struct ldso_info {
 const char *ldso_standard(int machine, int cls);
 
 /* Open and read l->path.  0 on success; -ENOENT / -EACCES / -ENOEXEC with a
- * reason in why; -ELOOP when the file is cudaload itself (self: its stat). */
-int ldso_inspect(struct ldso_info *l, const struct stat *self, char *why, size_t whycap);
+ * reason in why; -ELOOP when the file is a cudaload (identity.h). */
+int ldso_inspect(struct ldso_info *l, char *why, size_t whycap);
 
 /* Close and free what keep held. */
 void ldso_release(struct ldso_info *l);

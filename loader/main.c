@@ -24,6 +24,7 @@
 #include "../common/config.h"
 #include "../common/decide.h"
 #include "../common/diag.h"
+#include "../common/identity.h"
 #include "../common/ldso.h"
 #include "../common/plan.h"
 #include "../common/probe.h"
@@ -43,6 +44,13 @@
 #define EXIT_NOT_FOUND 127
 
 extern const ElfW(Ehdr) __ehdr_start;
+
+/* Marks this binary as cudaload for any cudaload that meets it as a loader
+ * candidate (common/identity.h). */
+__attribute__((used, section(".note.cudaload"), aligned(4)))
+static const struct identity_note identity = {
+	sizeof IDENTITY_NOTE_OWNER, 0, IDENTITY_NOTE_TYPE, IDENTITY_NOTE_OWNER,
+};
 
 static const char usage[] =
 	"usage: cudaload [--policy auto|compat|system] PROGRAM [ARGS...]\n"
@@ -143,7 +151,7 @@ static void interp_from_file(struct target *t)
 /* Find the real loader.  0, or the exit status (127/126) with the problem
  * in problem: --explain reports it, a run stops on it. */
 static int choose_ldso(const struct settings *s, const struct target *t,
-		       const struct stat *self, struct ldso_info *l,
+		       struct ldso_info *l,
 		       char *problem, size_t cap)
 {
 	const char *machine = elf_machine_name(t->machine);
@@ -170,7 +178,7 @@ static int choose_ldso(const struct settings *s, const struct target *t,
 		l->fd = -1;
 		snprintf(l->path, sizeof l->path, "%s", tries[i].path);
 		l->from = tries[i].from;
-		int r = ldso_inspect(l, self, why, sizeof why);
+		int r = ldso_inspect(l, why, sizeof why);
 		if (r == 0 && (l->machine != t->machine || l->cls != t->cls)) {
 			snprintf(why, sizeof why, "is for %s, the program for %s",
 				 elf_machine_name(l->machine) ? elf_machine_name(l->machine) : "another machine",
@@ -263,9 +271,6 @@ int main(int argc, char **argv, char **envp)
 			t.machine = __ehdr_start.e_machine;
 		}
 	}
-	struct stat self;
-	bool have_self = self_path[0] && stat(self_path, &self) == 0;
-
 	char self_dir[CL_PATH_MAX];
 	snprintf(self_dir, sizeof self_dir, "%s", self_path);
 	char *slash = strrchr(self_dir, '/');
@@ -294,7 +299,7 @@ int main(int argc, char **argv, char **envp)
 	ldso.keep = s.mode == MODE_CHAIN && !o.explain;	/* chain maps it next */
 	char ldso_problem[CL_PATH_MAX + 200];
 	ldso_problem[0] = '\0';
-	int ldso_status = have_program ? choose_ldso(&s, &t, have_self ? &self : NULL, &ldso,
+	int ldso_status = have_program ? choose_ldso(&s, &t, &ldso,
 						      ldso_problem, sizeof ldso_problem) : 0;
 	if (ldso_status && !o.explain)
 		die(ldso_status, "%s", ldso_problem);

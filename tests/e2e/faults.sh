@@ -86,6 +86,7 @@ chmod 644 "$F/ld-noexec.so"
 ln -s loop-b "$F/loop-a"
 ln -s loop-a "$F/loop-b"
 ln -s "$F/bin/cudaload" "$F/cl-link"
+cp "$F/bin/cudaload" "$F/cl-copy"
 for mode in exec chain; do
 	out=$(run CUDALOAD_MODE=$mode CUDALOAD_LDSO="$F/ld-noexec.so" "$F/bin/probe")
 	status "loader not executable ($mode): 126" 126 $? "$out"
@@ -95,6 +96,9 @@ for mode in exec chain; do
 	has "loader is a symlink loop ($mode): said" "$out" "cudaload: $F/loop-a (CUDALOAD_LDSO): Symbolic link loop"	# musl's words for ELOOP
 	out=$(run CUDALOAD_MODE=$mode CUDALOAD_LDSO="$F/cl-link" "$F/bin/probe")
 	status "loader is cudaload through a symlink ($mode): 127" 127 $? "$out"
+	out=$(run CUDALOAD_MODE=$mode CUDALOAD_LDSO="$F/cl-copy" "$F/bin/probe")
+	status "loader is a copy of cudaload ($mode): 127, no loop" 127 $? "$out"
+	has "loader is a copy of cudaload ($mode): said" "$out" "cudaload: $F/cl-copy (CUDALOAD_LDSO): is cudaload itself, not a dynamic loader"
 	out=$(run CUDALOAD_MODE=$mode CUDALOAD_LDSO="$F/notexec" "$F/bin/probe")
 	status "loader is not ELF ($mode): 126" 126 $? "$out"
 done

@@ -25,5 +25,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (prog.n > ELF_MAX_PHDRS)
 		abort();
 	elf_glibc_minor(&ef, &prog);
+	elf_has_segment_note(&ef, &prog, "cudaload", 0x434c);
 	return 0;
 }

@@ -5,6 +5,7 @@
 
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
+#include <stdbool.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -82,6 +83,8 @@ struct test_elf_spec {
 	const char *note_owner;	/* NULL: no note section */
 	const char *note_desc;
 	const char *note_section;	/* default .note.cuda.fwd_compatibility */
+	uint32_t note_type;		/* default 1 */
+	bool note_segment;		/* also a PT_NOTE over it */
 };
 
 static inline size_t te_put(struct test_elf *e, const void *p, size_t n)
@@ -119,7 +122,7 @@ static inline void test_elf_build(struct test_elf *e, const struct test_elf_spec
 	if (s->note_owner) {
 		uint32_t namesz = (uint32_t)strlen(s->note_owner) + 1;
 		uint32_t descsz = (uint32_t)strlen(s->note_desc);
-		uint32_t hdr[3] = { namesz, descsz, 1 };
+		uint32_t hdr[3] = { namesz, descsz, s->note_type ? s->note_type : 1 };
 		memcpy(note, hdr, 12);
 		nlen = 12;
 		memcpy(note + nlen, s->note_owner, namesz);
@@ -138,7 +141,7 @@ static inline void test_elf_build(struct test_elf *e, const struct test_elf_spec
 	slen += (size_t)sprintf(strtab + slen, "%s", secname) + 1;
 	size_t strtab_off = te_put(e, strtab, slen);
 
-	Elf64_Phdr ph[2] = { 0 };
+	Elf64_Phdr ph[3] = { 0 };
 	int nph = 0;
 	ph[nph].p_type = PT_LOAD;
 	ph[nph].p_offset = 0;
@@ -149,6 +152,13 @@ static inline void test_elf_build(struct test_elf *e, const struct test_elf_spec
 		ph[nph].p_type = PT_INTERP;
 		ph[nph].p_offset = ph[nph].p_vaddr = e->interp_off;
 		ph[nph].p_filesz = ph[nph].p_memsz = ilen;
+		nph++;
+	}
+	if (s->note_segment && s->note_owner) {
+		ph[nph].p_type = PT_NOTE;
+		ph[nph].p_offset = ph[nph].p_vaddr = e->note_off;
+		ph[nph].p_filesz = ph[nph].p_memsz = nlen;
+		ph[nph].p_align = 4;
 		nph++;
 	}
 	e->phoff = te_put(e, ph, sizeof(Elf64_Phdr) * (size_t)nph);

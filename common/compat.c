@@ -113,7 +113,7 @@ void compat_examine(const char *root, const char *dir, const char *origin,
 		return;
 	}
 
-	int fd = rooted_open(NULL, libpath);
+	int fd = open_ro(libpath, O_NONBLOCK);
 	if (fd < 0) {
 		snprintf(c->lib_problem, sizeof c->lib_problem, "libcuda.so.1: %s",
 			 strerror(-fd));

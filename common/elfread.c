@@ -78,8 +78,6 @@ int elf_open_fd(struct elf_file *ef, int fd, char *why, size_t whycap)
 		return -1;
 	}
 	ef->size = (uint64_t)st.st_size;
-	ef->dev = st.st_dev;
-	ef->ino = st.st_ino;
 	ef->mode = st.st_mode;
 	size_t head = ef->size < sizeof ef->head ? (size_t)ef->size : sizeof ef->head;
 	if (pread_full(fd, ef->head, head, 0) < 0 || head < SELFMAG || memcmp(h, ELFMAG, SELFMAG) != 0) {

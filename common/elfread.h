@@ -21,9 +21,7 @@
 struct elf_file {
 	int fd;
 	uint64_t size;		/* file size, the bound for every offset */
-	dev_t dev;		/* identity, to tell a file from cudaload itself */
-	ino_t ino;
-	mode_t mode;
+	mode_t mode;		/* a loader must be executable */
 	int cls;		/* ELFCLASS32 / ELFCLASS64 */
 	bool big_endian;
 	int type;		/* ET_EXEC, ET_DYN, ... */

@@ -28,7 +28,8 @@ int path_join(char *out, size_t cap, const char *root, const char *path)
 	return 0;
 }
 
-int rooted_open(const char *root, const char *path)
+/* O_NONBLOCK, so that a FIFO cannot block. */
+static int rooted_open(const char *root, const char *path)
 {
 	char full[CL_PATH_MAX];
 	if (path_join(full, sizeof full, root, path) < 0)

@@ -23,10 +23,6 @@ int path_join(char *out, size_t cap, const char *root, const char *path);
  * adds an fcntl for O_CLOEXEC; cudaload counts its system calls).  fd or -errno. */
 int open_ro(const char *path, int extra);
 
-/* Open a rooted path read-only (O_CLOEXEC, O_NONBLOCK so a FIFO cannot block).
- * Returns an fd or -errno. */
-int rooted_open(const char *root, const char *path);
-
 /* Read at most cap-1 bytes of a rooted file into buf and NUL-terminate it.
  * Returns the byte count or -errno (-EISDIR for a directory, -ENAMETOOLONG
  * when root+path does not fit). */

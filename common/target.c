@@ -76,6 +76,13 @@ static int parse_shebang(const char *buf, size_t len, char *interp, size_t icap,
 	return 0;
 }
 
+static int read_program(int fd, struct elf_file *ef, struct elf_program *prog,
+			char *why, size_t whycap)
+{
+	return elf_open_fd(ef, fd, why, whycap) < 0 ||
+	       elf_read_program(ef, prog, why, whycap) < 0 ? -1 : 0;
+}
+
 static int fail(char *why, size_t whycap, int err, const char *msg)
 {
 	snprintf(why, whycap, "%s", msg ? msg : strerror(-err));
@@ -148,8 +155,7 @@ int target_from_command(struct target *t, int argc, char **argv, const char *pat
 		struct elf_file ef;
 		struct elf_program prog;
 		char reason[128];
-		if (elf_open_fd(&ef, fd, reason, sizeof reason) < 0 ||
-		    elf_read_program(&ef, &prog, reason, sizeof reason) < 0) {
+		if (read_program(fd, &ef, &prog, reason, sizeof reason) < 0) {
 			close(fd);
 			char msg[160];
 			snprintf(msg, sizeof msg, "cannot execute: %s", reason);
@@ -203,6 +209,24 @@ int target_interp_from_memory(struct target *t, const void *phdr, size_t phnum,
 	t->has_interp = true;
 	return elf_split_interp((const char *)(base + interp->p_vaddr), interp->p_filesz,
 				t->interp, sizeof t->interp, t->recorded, sizeof t->recorded);
+}
+
+int target_interp_from_file(struct target *t, char *why, size_t whycap)
+{
+	struct elf_file ef;
+	struct elf_program prog;
+	int fd = open_ro(t->path, 0);
+	if (fd < 0) {
+		snprintf(why, whycap, "%s", strerror(-fd));
+		return -1;
+	}
+	int r = read_program(fd, &ef, &prog, why, whycap);
+	close(fd);
+	if (r == 0) {
+		strcpy(t->interp, prog.interp);
+		strcpy(t->recorded, prog.recorded);
+	}
+	return r;
 }
 
 void target_free(struct target *t)

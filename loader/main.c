@@ -10,7 +10,6 @@
  */
 #include <elf.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <link.h>
 #include <stdio.h>
@@ -130,24 +129,6 @@ static void program_path_from_kernel(char *out, size_t cap)
 	snprintf(out, cap, "%s%s", fn && !strchr(fn, '/') ? "./" : "", fn ? fn : "");
 }
 
-/* No PT_PHDR, or the string not in a mapped segment: read the file. */
-static void interp_from_file(struct target *t)
-{
-	struct elf_file ef;
-	struct elf_program prog;
-	char why[128] = "cannot open";
-	int fd = open_ro(t->path, 0);
-	if (fd >= 0 && elf_open_fd(&ef, fd, why, sizeof why) == 0 &&
-	    elf_read_program(&ef, &prog, why, sizeof why) == 0) {
-		snprintf(t->interp, sizeof t->interp, "%s", prog.interp);
-		snprintf(t->recorded, sizeof t->recorded, "%s", prog.recorded);
-	} else {
-		diag("%s: cannot read its PT_INTERP: %s", t->path, why);
-	}
-	if (fd >= 0)
-		close(fd);
-}
-
 /* Find the real loader.  0, or the exit status (127/126) with the problem
  * in problem: --explain reports it, a run stops on it. */
 static int choose_ldso(const struct settings *s, const struct target *t,
@@ -254,8 +235,9 @@ int main(int argc, char **argv, char **envp)
 		t.has_interp = true;	/* we are it: never exec the program itself */
 		program_path_from_kernel(t.path, sizeof t.path);
 		if (target_interp_from_memory(&t, start_program.phdr, start_program.phnum,
-					      start_program.phent) < 0)
-			interp_from_file(&t);
+					      start_program.phent) < 0 &&
+		    target_interp_from_file(&t, why, sizeof why) < 0)
+			diag("%s: cannot read its PT_INTERP: %s", t.path, why);
 		snprintf(self_path, sizeof self_path, "%s", t.interp);
 	} else {
 		ssize_t n = readlink("/proc/self/exe", self_path, sizeof self_path - 1);

@@ -139,6 +139,28 @@ Test(target_happy, interp_from_memory)
 	cr_assert_str_eq(t.recorded, "/lib/ld-linux-aarch64.so.1");
 }
 
+Test(target_happy, interp_from_file)
+{
+	static const char interp[] = "/usr/bin/cudaload\0" RECORD_MAGIC "/lib64/ld-linux-x86-64.so.2\0";
+	struct test_elf_spec s = { .interp = interp, .interp_len = sizeof interp };
+	struct test_elf e;
+	test_elf_build(&e, &s);
+	char *dir = scratch_dir();
+	put_file(dir, "/prog", e.buf, e.len);
+	struct target t;
+	char why[128];
+	target_init(&t);
+	snprintf(t.path, sizeof t.path, "%s/prog", dir);
+	cr_assert_eq(target_interp_from_file(&t, why, sizeof why), 0, "%s", why);
+	cr_assert_str_eq(t.interp, "/usr/bin/cudaload");
+	cr_assert_str_eq(t.recorded, "/lib64/ld-linux-x86-64.so.2");
+	snprintf(t.path, sizeof t.path, "%s/missing", dir);
+	cr_assert_eq(target_interp_from_file(&t, why, sizeof why), -1);
+	cr_assert_str_eq(why, "No such file or directory");
+	rm_rf(dir);
+	free(dir);
+}
+
 Test(target_sad, interp_from_memory)
 {
 	ElfW(Phdr) ph[3];

@@ -128,7 +128,7 @@ bench-smoke: all
 	@echo "bench smoke: ok ($(BUILD)/bench/results.json)"
 
 # ---- fuzzing: libFuzzer targets (clang) for every parser of outside data ----
-FUZZ_TARGETS := release versions notejson config elf patch
+FUZZ_TARGETS := release versions notejson config elf patch verdict
 FUZZ_LIBSRC := $(COMMON_SRC) tools/elfpatch.c
 FUZZ_SECONDS ?= 60
 

@@ -16,6 +16,7 @@
 
 #include "notejson.h"
 #include "sys.h"
+#include "verdict.h"
 #include "version.h"
 
 #define COMPAT_NOTE_SECTION ".note.cuda.fwd_compatibility"
@@ -34,6 +35,8 @@ struct candidate {
 	int cuda;			/* 0 if nothing tells */
 	const char *cuda_from;		/* "note", "file name", "directory", "version file" */
 	bool orin_only;			/* compat_orin: CUDA 13 for Orin */
+	struct verdict verdict;		/* set by verdict_load(), or none */
+	bool unknown;			/* set by decide(): the tables do not know it */
 	bool usable;			/* set by decide() */
 	char reason[192];		/* set by decide() */
 };

@@ -19,6 +19,9 @@ static bool refuse(struct candidate *c, const char *fmt, ...)
 	return false;
 }
 
+/* A refusal because the tables have no row for it: a verdict may lift it. */
+#define unknown(c, ...) ((c)->unknown = true, refuse((c), __VA_ARGS__))
+
 static const char *machine_str(int machine, char *buf, size_t cap)
 {
 	const char *name = elf_machine_name(machine);
@@ -65,7 +68,7 @@ static bool tegra_allows(const struct host *h, struct candidate *c)
 		return refuse(c, "NVIDIA does not support CUDA %s compat on L4T r%d",
 			      cuda_format(c->cuda, v, sizeof v), h->l4t.major);
 	default:
-		return refuse(c, "L4T r%d is not in the compat table", h->l4t.major);
+		return unknown(c, "L4T r%d is not in the compat table", h->l4t.major);
 	}
 }
 
@@ -94,7 +97,7 @@ static bool dgpu_allows(const struct host *h, struct candidate *c)
 			      c->lib_driver.major, branch);
 	int newest = tables_dgpu_compat_max(branch);
 	if (!newest)
-		return refuse(c, "NVIDIA does not support forward compatibility on branch %d", branch);
+		return unknown(c, "NVIDIA does not support forward compatibility on branch %d", branch);
 	if (c->cuda > newest)
 		return refuse(c, "branch %d takes compat up to CUDA %s", branch,
 			      cuda_format(newest, v, sizeof v));
@@ -110,13 +113,33 @@ static bool auto_allows(const struct host *h, struct candidate *c)
 	if (h->platform == PLATFORM_NONE)
 		return refuse(c, "no NVIDIA GPU");
 	if (!h->cuda)
-		return refuse(c, "host driver unknown: %s", h->problem);
+		return unknown(c, "host driver unknown: %s", h->problem);
 	if (!c->cuda)
-		return refuse(c, "no CUDA version (no note, no versioned file name, no cuda-X.Y directory)");
+		return unknown(c, "no CUDA version (no note, no versioned file name, no cuda-X.Y directory)");
 	if (c->cuda <= h->cuda)
 		return refuse(c, "CUDA %s is not newer than the host driver's %s",
 			      cuda_format(c->cuda, v, sizeof v), cuda_format(h->cuda, w, sizeof w));
 	return h->platform == PLATFORM_TEGRA ? tegra_allows(h, c) : dgpu_allows(h, c);
+}
+
+/* After the tables: what the driver said on this device (verdict.h).  A
+ * failure refuses whatever the tables say; success makes usable only what
+ * the tables do not know. */
+static bool verified(struct candidate *c, bool usable)
+{
+	char what[160];
+	const struct verdict *v = &c->verdict;
+	if (v->state != VSTATE_APPLIES)
+		return usable;
+	if (!verdict_ok(v))
+		return refuse(c, "verified: %s", verdict_describe(v, what, sizeof what));
+	if (!usable && c->unknown) {
+		char table[sizeof c->reason];
+		snprintf(table, sizeof table, "%s", c->reason);
+		snprintf(c->reason, sizeof c->reason, "verified: cuInit returned 0 (tables: %s)", table);
+		return true;
+	}
+	return usable;
 }
 
 void decide(const struct host *h, struct candidates *cands, enum policy policy,
@@ -129,6 +152,7 @@ void decide(const struct host *h, struct candidates *cands, enum policy policy,
 	for (size_t i = 0; i < cands->n; i++) {
 		struct candidate *c = &cands->v[i];
 		c->usable = false;
+		c->unknown = false;
 		c->reason[0] = '\0';
 		if (!loadable(c, prog_class, prog_machine))
 			continue;
@@ -140,7 +164,7 @@ void decide(const struct host *h, struct candidates *cands, enum policy policy,
 			snprintf(c->reason, sizeof c->reason, "policy compat");
 			c->usable = true;
 		} else {
-			c->usable = auto_allows(h, c);
+			c->usable = verified(c, auto_allows(h, c));
 		}
 		/* newest wins; on a tie the earlier (higher-priority) one stays */
 		if (c->usable && (out->chosen < 0 || c->cuda > cands->v[out->chosen].cuda))

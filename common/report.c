@@ -43,6 +43,48 @@ static const char *compat_dir(const struct report *r)
 	return d->use_compat ? r->candidates->v[d->chosen].dir : NULL;
 }
 
+static const char *const vstate_names[] = { "none", "applies", "changed", "inconclusive" };
+
+static bool have_store(const struct report *r)
+{
+	return r->system_verdict && r->system_verdict->kind != VERDICT_NONE;
+}
+
+static void verdict_json(FILE *f, const struct report *r, const struct verdict *v, bool cand)
+{
+	char tok[32], what[160];
+	if (v->kind == VERDICT_NONE) {
+		fputs("null", f);
+		return;
+	}
+	fputs("{\"result\":", f);
+	json_str(f, verdict_token(v, tok, sizeof tok));
+	fputs(",\"name\":", f);
+	json_str(f, v->kind == VERDICT_CU ? verdict_cu_name(v->code) : NULL);
+	fputs(",\"what\":", f);
+	json_str(f, verdict_describe(v, what, sizeof what));
+	fprintf(f, ",\"ok\":%s,\"age_s\":%lld", verdict_ok(v) ? "true" : "false", r->now - v->when);
+	if (cand)
+		fprintf(f, ",\"state\":\"%s\"", vstate_names[v->state < 4 ? v->state : 0]);
+	fputc('}', f);
+}
+
+/* "verified 3 min ago: cuInit returned 804 (...)", with what became of it. */
+static void verdict_text(FILE *f, const struct report *r, const char *indent,
+			 const struct verdict *v)
+{
+	char what[160], age[40];
+	if (v->kind == VERDICT_NONE) {
+		fprintf(f, "%snot verified\n", indent);
+		return;
+	}
+	fprintf(f, "%sverified %s ago: %s%s\n", indent, verdict_age(v->when, r->now, age, sizeof age),
+		verdict_describe(v, what, sizeof what),
+		v->state == VSTATE_CHANGED ? "; ignored: libcuda.so.1 changed since"
+		: v->state == VSTATE_INCONCLUSIVE ? "; not applied: the system driver failed too"
+		: "");
+}
+
 void report_json(FILE *f, const struct report *r)
 {
 	const struct host *h = r->host;
@@ -89,9 +131,16 @@ void report_json(FILE *f, const struct report *r)
 		json_str(f, c->origin);
 		fprintf(f, ",\"usable\":%s,\"reason\":", c->usable ? "true" : "false");
 		json_str(f, c->reason);
+		fputs(",\"verdict\":", f);
+		verdict_json(f, r, &c->verdict, true);
 		fputc('}', f);
 	}
-	fputs("],\"policy\":", f);
+	fputs("],\"system_verdict\":", f);
+	if (have_store(r))
+		verdict_json(f, r, r->system_verdict, false);
+	else
+		fputs("null", f);
+	fputs(",\"policy\":", f);
 	json_str(f, policy_name(r->settings->policy));
 	fputs(",\"decision\":", f);
 	json_str(f, r->decision->use_compat ? "compat" : "system");
@@ -155,7 +204,11 @@ void report_text(FILE *f, const struct report *r)
 			c->cuda ? cuda_format(c->cuda, v, sizeof v) : "unknown",
 			c->cuda_from ? " (from " : "", c->cuda_from ? c->cuda_from : "",
 			c->cuda_from ? ")" : "", c->usable ? "usable" : "refused", c->reason);
+		if (have_store(r) || c->verdict.kind != VERDICT_NONE)
+			verdict_text(f, r, "              ", &c->verdict);
 	}
+	if (have_store(r))
+		verdict_text(f, r, "system driver ", r->system_verdict);
 	fprintf(f, "decision:     %s\n", r->decision->use_compat ? "compat" : "system");
 	fprintf(f, "reason:       %s\n", r->decision->reason);
 	if (r->program)

@@ -12,6 +12,7 @@
 #include "decide.h"
 #include "ldso.h"
 #include "probe.h"
+#include "verdict.h"
 
 struct report {
 	const struct settings *settings;
@@ -22,6 +23,8 @@ struct report {
 	const struct ldso_info *ldso;	/* NULL when none was needed */
 	const char *ldso_problem;	/* why the loader is unusable, or NULL */
 	const char *library_path;	/* NULL: no --library-path */
+	const struct verdict *system_verdict;	/* the store's baseline; NULL or none: no store */
+	long long now;			/* for the age of verdicts */
 };
 
 void report_text(FILE *f, const struct report *r);

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../common/compat.h"
@@ -30,6 +31,7 @@
 #include "../common/report.h"
 #include "../common/secure.h"
 #include "../common/target.h"
+#include "../common/verdict.h"
 #include "chain.h"
 #include "start.h"
 
@@ -298,6 +300,11 @@ int main(int argc, char **argv, char **envp)
 		diag("out of memory while looking for compat packages");
 	if (s.secure)
 		secure_filter(s.root, &host, &cands);
+	/* Verdicts matter only when there is something to verify and the
+	 * policy leaves the choice to the device (docs/design.md). */
+	struct verdict system_verdict = { 0 };
+	if (cands.n > 0 && (s.policy == POLICY_AUTO || o.explain))
+		verdict_load(s.root, s.secure, &host, &cands, &system_verdict);
 	decide(&host, &cands, s.policy, t.cls, t.machine, &d);
 	for (size_t i = 0; i < cands.n; i++)
 		diag("candidate %s: %s: %s", cands.v[i].dir,
@@ -314,7 +321,8 @@ int main(int argc, char **argv, char **envp)
 	if (o.explain) {
 		struct report r = { &s, &host, &cands, &d, have_program ? t.path : NULL,
 				    have_program ? &ldso : NULL,
-				    ldso_status ? ldso_problem : NULL, llp };
+				    ldso_status ? ldso_problem : NULL, llp, &system_verdict,
+				    (long long)time(NULL) };
 		(o.json ? report_json : report_text)(stdout, &r);
 		return fflush(stdout) == 0 ? 0 : 1;
 	}

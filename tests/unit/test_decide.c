@@ -238,3 +238,77 @@ Test(decide_happy, policies)
 	d = run(&none, v, 2, POLICY_COMPAT);
 	cr_assert_eq(d.chosen, 0, "policy compat applies without a GPU too");
 }
+
+/* ---- verdicts (verdict.h): after the tables, never over the policy ---------- */
+
+static struct candidate verified(const char *dir, int cuda, int cu)
+{
+	struct candidate c = cand(dir, cuda);
+	c.verdict = (struct verdict){ VERDICT_CU, VSTATE_APPLIES, cu, 1700000000 };
+	return c;
+}
+
+Test(decide_verdict, a_failure_refuses_what_the_tables_allow)
+{
+	struct host h = jetson(35, 4, V(11, 4), "tegra234");
+	struct candidate v[] = { verified("/usr/local/cuda-12.2/compat", V(12, 2), 804) };
+	struct decision d = run(&h, v, 1, POLICY_AUTO);
+	cr_assert(!d.use_compat);
+	cr_assert(strstr(v[0].reason, "verified: cuInit returned 804 (CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE") == v[0].reason,
+		  "%s", v[0].reason);
+}
+
+Test(decide_verdict, the_next_newest_takes_over)
+{
+	struct host h = jetson(36, 4, V(12, 6), "tegra234");
+	struct candidate v[] = {
+		verified("/usr/local/cuda-12.9/compat", V(12, 9), 999),
+		cand("/usr/local/cuda-12.8/compat", V(12, 8)),
+	};
+	struct decision d = run(&h, v, 2, POLICY_AUTO);
+	cr_assert_eq(d.chosen, 1);
+}
+
+Test(decide_verdict, success_makes_an_unknown_candidate_usable)
+{
+	struct host h = jetson(40, 0, V(13, 4), "tegra264");
+	h.l4t.major = 40;
+	struct candidate v[] = { verified("/usr/local/cuda-13.5/compat", V(13, 5), 0) };
+	struct decision d = run(&h, v, 1, POLICY_AUTO);
+	cr_assert(d.use_compat, "%s", v[0].reason);
+	cr_assert(strstr(v[0].reason, "verified: cuInit returned 0 (tables: L4T r40 is not in the compat table)") != NULL,
+		  "%s", v[0].reason);
+	v[0].verdict.kind = VERDICT_NONE;
+	d = run(&h, v, 1, POLICY_AUTO);
+	cr_assert(!d.use_compat, "without the verdict the tables refuse it");
+}
+
+Test(decide_verdict, success_does_not_lift_a_known_no)
+{
+	struct host h = jetson(36, 4, V(12, 6), "tegra234");
+	struct candidate v[] = { verified("/usr/local/cuda-12.7/compat", V(12, 7), 0) };
+	struct decision d = run(&h, v, 1, POLICY_AUTO);
+	cr_assert(!d.use_compat);
+	cr_assert(strstr(v[0].reason, "does not support CUDA 12.7") != NULL, "%s", v[0].reason);
+}
+
+Test(decide_verdict, stale_or_inconclusive_verdicts_change_nothing)
+{
+	struct host h = jetson(35, 4, V(11, 4), "tegra234");
+	struct candidate v[] = { verified("/usr/local/cuda-12.2/compat", V(12, 2), 804) };
+	v[0].verdict.state = VSTATE_CHANGED;
+	cr_assert(run(&h, v, 1, POLICY_AUTO).use_compat);
+	v[0].verdict.state = VSTATE_INCONCLUSIVE;
+	cr_assert(run(&h, v, 1, POLICY_AUTO).use_compat);
+}
+
+Test(decide_verdict, never_over_the_policy)
+{
+	struct host h = jetson(35, 4, V(11, 4), "tegra234");
+	struct candidate v[] = { verified("/usr/local/cuda-12.2/compat", V(12, 2), 804) };
+	struct decision d = run(&h, v, 1, POLICY_COMPAT);
+	cr_assert(d.use_compat, "policy compat takes it whatever the driver said");
+	v[0] = verified("/usr/local/cuda-12.2/compat", V(12, 2), 0);
+	d = run(&h, v, 1, POLICY_SYSTEM);
+	cr_assert(!d.use_compat);
+}

@@ -48,7 +48,7 @@ Test(report_happy, json_is_valid_and_complete)
 	struct ldso_info l;
 	fixture(&s, &h, &v, &d, &l);
 	struct candidates c = { &v, 1, 1 };
-	struct report r = { &s, &h, &c, &d, "/usr/bin/app", &l, NULL, "/usr/local/cuda-12.2/compat" };
+	struct report r = { &s, &h, &c, &d, "/usr/bin/app", &l, NULL, "/usr/local/cuda-12.2/compat", NULL, 0 };
 	char *out = render(&r, true);
 	struct compat_note n;
 	char why[128];
@@ -76,7 +76,7 @@ Test(report_happy, text)
 	struct ldso_info l;
 	fixture(&s, &h, &v, &d, &l);
 	struct candidates c = { &v, 1, 1 };
-	struct report r = { &s, &h, &c, &d, NULL, &l, NULL, NULL };
+	struct report r = { &s, &h, &c, &d, NULL, &l, NULL, NULL, NULL, 0 };
 	char *out = render(&r, false);
 	cr_assert(strstr(out, "decision:     compat\n") != NULL, "%s", out);
 	cr_assert(strstr(out, "soc:          tegra234 (Orin)\nboard:        Jetson \"AGX\" Orin\n") != NULL, "%s", out);
@@ -95,7 +95,7 @@ Test(report_sad, nothing_known)
 	strcpy(h.problem, "no NVIDIA GPU found");
 	struct decision d = { false, -1, "system driver: no NVIDIA GPU found" };
 	struct candidates c = { NULL, 0, 0 };
-	struct report r = { &s, &h, &c, &d, NULL, NULL, NULL, NULL };
+	struct report r = { &s, &h, &c, &d, NULL, NULL, NULL, NULL, NULL, 0 };
 	char *out = render(&r, true);
 	struct compat_note n;
 	char why[128];
@@ -105,6 +105,42 @@ Test(report_sad, nothing_known)
 	free(out);
 	out = render(&r, false);
 	cr_assert(strstr(out, "candidates:   none found") != NULL);
+	free(out);
+	settings_free(&s);
+}
+
+Test(report_happy, verdicts_and_their_age)
+{
+	struct settings s;
+	struct host h;
+	struct candidate v;
+	struct decision d;
+	struct ldso_info l;
+	fixture(&s, &h, &v, &d, &l);
+	v.verdict = (struct verdict){ VERDICT_CU, VSTATE_APPLIES, 804, 1000 };
+	struct verdict sys = { VERDICT_CU, 0, 0, 1000 };
+	struct candidates c = { &v, 1, 1 };
+	struct report r = { &s, &h, &c, &d, NULL, &l, NULL, NULL, &sys, 1000 + 3 * 60 };
+	char *out = render(&r, false);
+	cr_assert(strstr(out, "              verified 3 min ago: cuInit returned 804 (CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: a GPU here does not support forward compatibility)\n") != NULL, "%s", out);
+	cr_assert(strstr(out, "system driver verified 3 min ago: cuInit returned 0 (CUDA_SUCCESS: works)\n") != NULL, "%s", out);
+	free(out);
+	out = render(&r, true);
+	struct compat_note n;
+	char why[128];
+	cr_assert_eq(notejson_parse(out, strlen(out), &n, why, sizeof why), 0, "%s: %s", why, out);
+	cr_assert(strstr(out, "\"verdict\":{\"result\":\"cu=804\",\"name\":\"CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE\"") != NULL, "%s", out);
+	cr_assert(strstr(out, "\"ok\":false,\"age_s\":180,\"state\":\"applies\"}") != NULL, "%s", out);
+	cr_assert(strstr(out, "\"system_verdict\":{\"result\":\"cu=0\"") != NULL, "%s", out);
+	free(out);
+	v.verdict.state = VSTATE_CHANGED;
+	out = render(&r, false);
+	cr_assert(strstr(out, "; ignored: libcuda.so.1 changed since\n") != NULL, "%s", out);
+	free(out);
+	sys.kind = VERDICT_NONE;
+	v.verdict.kind = VERDICT_NONE;
+	out = render(&r, false);
+	cr_assert(strstr(out, "verified") == NULL, "no store, no verdict lines: %s", out);
 	free(out);
 	settings_free(&s);
 }

@@ -1,0 +1,380 @@
+#include "verdict.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "compat.h"
+#include "diag.h"
+#include "probe.h"
+#include "secure.h"
+
+/* ---- the text format ---------------------------------------------------- */
+
+/* Decimal digits at p (at least one, at most max); the end, or NULL. */
+static const char *num(const char *p, const char *end, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+	const char *start = p;
+	for (; p < end && *p >= '0' && *p <= '9'; p++) {
+		unsigned d = (unsigned)(*p - '0');
+		if (d > max || v > (max - d) / 10)
+			return NULL;
+		v = v * 10 + d;
+	}
+	if (p == start || p - start > 20)
+		return NULL;
+	*out = v;
+	return p;
+}
+
+/* "word" at p followed by a separator; after it, or NULL. */
+static const char *word(const char *p, const char *end, const char *w)
+{
+	size_t n = strlen(w);
+	return (size_t)(end - p) >= n && memcmp(p, w, n) == 0 ? p + n : NULL;
+}
+
+static const char *sep(const char *p, const char *end)
+{
+	return p && p < end && *p == ' ' ? p + 1 : NULL;
+}
+
+#define TIME_MAX ((uint64_t)1 << 62)
+
+/* <result> <time> */
+static const char *result_time(const char *p, const char *end, struct verdict *v)
+{
+	static const struct {
+		const char *prefix;
+		unsigned char kind;
+		uint64_t max;
+	} kinds[] = {
+		{ "cu=", VERDICT_CU, 0x7fffffff },
+		{ "signal=", VERDICT_SIGNAL, 127 },
+		{ "hang=", VERDICT_HANG, 1000000 },
+		{ "load=", VERDICT_LOAD, 0 },
+	};
+	uint64_t code, when;
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+		const char *q = word(p, end, kinds[i].prefix);
+		if (!q)
+			continue;
+		q = sep(num(q, end, kinds[i].max, &code), end);
+		q = q ? num(q, end, TIME_MAX, &when) : NULL;
+		if (!q)
+			return NULL;
+		memset(v, 0, sizeof *v);
+		v->kind = kinds[i].kind;
+		v->code = (int)code;
+		v->when = (long long)when;
+		return q;
+	}
+	return NULL;
+}
+
+/* One compat line at p (without "compat "), up to its '\n' at nl. */
+static int parse_compat(const char *p, const char *nl, struct verdict_entry *e)
+{
+	uint64_t s, ns;
+	memset(e, 0, sizeof *e);
+	p = sep(result_time(p, nl, &e->v), nl);
+	p = p ? sep(num(p, nl, UINT64_MAX, &e->file.dev), nl) : NULL;
+	p = p ? sep(num(p, nl, UINT64_MAX, &e->file.ino), nl) : NULL;
+	p = p ? sep(num(p, nl, INT64_MAX, &e->file.size), nl) : NULL;
+	p = p ? num(p, nl, INT64_MAX, &s) : NULL;
+	if (!p || p >= nl || *p != '.')
+		return -1;
+	const char *frac = p + 1;
+	p = num(frac, nl, 999999999, &ns);
+	if (!p || p - frac != 9 || !(p = sep(p, nl)) || *p != '/' || nl - p >= CL_PATH_MAX)
+		return -1;
+	e->file.mtime_s = (int64_t)s;
+	e->file.mtime_ns = (uint32_t)ns;
+	e->dir = p;
+	e->dir_len = (size_t)(nl - p);
+	return 0;
+}
+
+static int fail(char *why, size_t cap, const char *msg, int line)
+{
+	if (line > 0)
+		snprintf(why, cap, "line %d: %s", line, msg);
+	else
+		snprintf(why, cap, "%s", msg);
+	return -1;
+}
+
+int verdict_parse(const char *text, size_t len, struct verdict_store *out,
+		  char *why, size_t cap)
+{
+	const char *end = text + len, *p = text;
+	memset(out, 0, sizeof *out);
+	if (len >= VERDICT_STORE_MAX)
+		return fail(why, cap, "larger than the format allows", 0);
+	if (memchr(text, '\0', len))
+		return fail(why, cap, "contains a NUL byte", 0);
+	if (len == 0 || end[-1] != '\n')
+		return fail(why, cap, "does not end with a newline (truncated?)", 0);
+	const char *nl = memchr(p, '\n', len);
+	if ((size_t)(nl - p) != strlen(VERDICT_MAGIC) || memcmp(p, VERDICT_MAGIC, (size_t)(nl - p)) != 0)
+		return fail(why, cap, "not a cudaload verdict store of format 1", 0);
+
+	/* host <16 hex> [text] */
+	p = nl + 1;
+	nl = p < end ? memchr(p, '\n', (size_t)(end - p)) : NULL;
+	const char *q = nl ? word(p, nl, "host ") : NULL;
+	if (!q || nl - q < 16)
+		return fail(why, cap, "expected 'host <key>'", 2);
+	for (int i = 0; i < 16; i++, q++) {
+		unsigned d = *q >= '0' && *q <= '9' ? (unsigned)(*q - '0')
+			   : *q >= 'a' && *q <= 'f' ? (unsigned)(*q - 'a' + 10) : 16;
+		if (d > 15)
+			return fail(why, cap, "host key is not 16 hex digits", 2);
+		out->host_key = out->host_key << 4 | d;
+	}
+	if (q != nl && *q != ' ')
+		return fail(why, cap, "host key is not 16 hex digits", 2);
+
+	/* system <result> <time> */
+	p = nl + 1;
+	nl = p < end ? memchr(p, '\n', (size_t)(end - p)) : NULL;
+	q = nl ? word(p, nl, "system ") : NULL;
+	if (!q || result_time(q, nl, &out->system) != nl)
+		return fail(why, cap, "expected 'system <result> <time>'", 3);
+
+	out->text = text;
+	out->len = len;
+	out->entries = (size_t)(nl + 1 - text);
+	int line = 4;
+	for (p = nl + 1; p < end; p = nl + 1, line++) {
+		struct verdict_entry e;
+		nl = memchr(p, '\n', (size_t)(end - p));
+		q = word(p, nl, "compat ");
+		if (!q || parse_compat(q, nl, &e) < 0)
+			return fail(why, cap, "expected 'compat <result> <time> <dev> <ino> <size> <mtime> <dir>'", line);
+	}
+	return 0;
+}
+
+int verdict_next(const struct verdict_store *s, size_t *pos, struct verdict_entry *e)
+{
+	size_t at = *pos ? *pos : s->entries;
+	if (!s->text || at >= s->len)
+		return 0;
+	const char *p = s->text + at;
+	const char *nl = memchr(p, '\n', s->len - at);
+	if (!nl || parse_compat(p + strlen("compat "), nl, e) < 0)
+		return 0;	/* cannot happen after verdict_parse */
+	*pos = (size_t)(nl + 1 - s->text);
+	return 1;
+}
+
+/* ---- for people ----------------------------------------------------------- */
+
+static const struct {
+	int code;
+	const char *name, *meaning;
+} cu_results[] = {
+	{ 0, "CUDA_SUCCESS", "works" },
+	{ 1, "CUDA_ERROR_INVALID_VALUE", "invalid value" },
+	{ 2, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory" },
+	{ 3, "CUDA_ERROR_NOT_INITIALIZED", "not initialized" },
+	{ 4, "CUDA_ERROR_DEINITIALIZED", "deinitialized" },
+	{ 34, "CUDA_ERROR_STUB_LIBRARY", "a stub libcuda, not a driver" },
+	{ 46, "CUDA_ERROR_DEVICE_UNAVAILABLE", "the GPU is busy or unavailable" },
+	{ 100, "CUDA_ERROR_NO_DEVICE", "no CUDA device" },
+	{ 101, "CUDA_ERROR_INVALID_DEVICE", "invalid device" },
+	{ 102, "CUDA_ERROR_DEVICE_NOT_LICENSED", "device not licensed" },
+	{ 304, "CUDA_ERROR_OPERATING_SYSTEM", "a system call failed" },
+	{ 800, "CUDA_ERROR_NOT_PERMITTED", "not permitted" },
+	{ 801, "CUDA_ERROR_NOT_SUPPORTED", "not supported" },
+	{ 802, "CUDA_ERROR_SYSTEM_NOT_READY", "the system is not ready (fabric manager?)" },
+	{ 803, "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", "this compat driver does not fit the kernel driver" },
+	{ 804, "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE", "a GPU here does not support forward compatibility" },
+	{ 999, "CUDA_ERROR_UNKNOWN", "unknown error" },
+};
+
+const char *verdict_cu_name(int code)
+{
+	for (size_t i = 0; i < sizeof cu_results / sizeof cu_results[0]; i++)
+		if (cu_results[i].code == code)
+			return cu_results[i].name;
+	return NULL;
+}
+
+const char *verdict_token(const struct verdict *v, char *buf, size_t cap)
+{
+	static const char *const prefix[] = { "none=", "cu=", "signal=", "hang=", "load=" };
+	snprintf(buf, cap, "%s%d", prefix[v->kind <= VERDICT_LOAD ? v->kind : 0], v->code);
+	return buf;
+}
+
+const char *verdict_describe(const struct verdict *v, char *buf, size_t cap)
+{
+	switch (v->kind) {
+	case VERDICT_CU:
+		for (size_t i = 0; i < sizeof cu_results / sizeof cu_results[0]; i++)
+			if (cu_results[i].code == v->code) {
+				snprintf(buf, cap, "cuInit returned %d (%s: %s)", v->code,
+					 cu_results[i].name, cu_results[i].meaning);
+				return buf;
+			}
+		snprintf(buf, cap, "cuInit returned %d", v->code);
+		break;
+	case VERDICT_SIGNAL:
+		snprintf(buf, cap, "crashed in cuInit (signal %d)", v->code);
+		break;
+	case VERDICT_HANG:
+		snprintf(buf, cap, "hung in cuInit, killed after %d s", v->code);
+		break;
+	case VERDICT_LOAD:
+		snprintf(buf, cap, "libcuda.so.1 could not be loaded");
+		break;
+	default:
+		snprintf(buf, cap, "not verified");
+	}
+	return buf;
+}
+
+const char *verdict_age(long long when, long long now, char *buf, size_t cap)
+{
+	long long d = now - when;
+	if (d < 0)
+		snprintf(buf, cap, "in the future (clock changed?)");
+	else if (d < 120)
+		snprintf(buf, cap, "%lld s", d);
+	else if (d < 2 * 3600)
+		snprintf(buf, cap, "%lld min", d / 60);
+	else if (d < 2 * 86400)
+		snprintf(buf, cap, "%lld h", d / 3600);
+	else
+		snprintf(buf, cap, "%lld d", d / 86400);
+	return buf;
+}
+
+/* ---- matching the store to this host and its candidates ------------------- */
+
+static uint64_t fnv(uint64_t h, const char *s)
+{
+	/* FNV-1a; the terminating NUL too, so that fields cannot run together */
+	do {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ull;
+	} while (*s++);
+	return h;
+}
+
+uint64_t verdict_host_key(const struct host *h)
+{
+	char gpu[48];
+	uint64_t k = 0xcbf29ce484222325ull;
+	k = fnv(k, platform_name(h->platform));
+	k = fnv(k, h->soc);
+	k = fnv(k, h->l4t_str);
+	snprintf(gpu, sizeof gpu, "%d %x %x %x", h->have_gpu, (unsigned)h->gpu.arch,
+		 (unsigned)h->gpu.impl, (unsigned)h->gpu.rev);
+	k = fnv(k, gpu);
+	k = fnv(k, h->driver_str);
+	for (int i = 0; i < h->n_driver_dirs; i++)
+		k = fnv(k, h->driver_dirs[i]);
+	return k;
+}
+
+/* Static, not on the stack: cudaload keeps its frames small and mallocs
+ * nothing on this path; only touched when there is a store. */
+static char store_text[VERDICT_STORE_MAX];
+static char scratch[CL_PATH_MAX];
+
+static bool same_file(const char *root, const char *dir, const struct verdict_file *f)
+{
+	struct stat st;
+	size_t rl = root ? strlen(root) : 0, dl = strlen(dir);
+	static const char lib[] = "/libcuda.so.1";
+	if (rl + dl + sizeof lib > sizeof scratch)
+		return false;
+	memcpy(scratch, root, rl);
+	memcpy(scratch + rl, dir, dl);
+	memcpy(scratch + rl + dl, lib, sizeof lib);
+	return stat(scratch, &st) == 0 && (uint64_t)st.st_dev == f->dev &&
+	       (uint64_t)st.st_ino == f->ino && (uint64_t)st.st_size == f->size &&
+	       (int64_t)st.st_mtim.tv_sec == f->mtime_s &&
+	       (uint32_t)st.st_mtim.tv_nsec == f->mtime_ns;
+}
+
+int verdict_apply(const char *text, size_t len, const char *root, const struct host *h,
+		  struct candidates *c, struct verdict *system)
+{
+	struct verdict_store s;
+	struct verdict_entry e;
+	char why[160];
+
+	if (verdict_parse(text, len, &s, why, sizeof why) < 0) {
+		diag("verdicts: %s; ignored", why);
+		return -1;
+	}
+	if (s.host_key != verdict_host_key(h)) {
+		diag("verdicts: made for another driver, GPU or search list; ignored (run cudaload --verify)");
+		return -1;
+	}
+	*system = s.system;
+	for (size_t pos = 0; verdict_next(&s, &pos, &e);) {
+		for (size_t i = 0; i < c->n; i++) {
+			struct candidate *cand = &c->v[i];
+			if (strlen(cand->dir) != e.dir_len || memcmp(cand->dir, e.dir, e.dir_len) != 0)
+				continue;
+			cand->verdict = e.v;
+			if (!same_file(root, cand->dir, &e.file))
+				cand->verdict.state = VSTATE_CHANGED;
+			else if (!verdict_ok(&e.v) && !verdict_ok(&s.system))
+				cand->verdict.state = VSTATE_INCONCLUSIVE;
+			else
+				cand->verdict.state = VSTATE_APPLIES;
+		}
+	}
+	return 1;
+}
+
+int verdict_load(const char *root, bool secure, const struct host *h,
+		 struct candidates *c, struct verdict *system)
+{
+	const char *path = VERDICT_STORE_PATH;
+	memset(system, 0, sizeof *system);
+	if (root && *root) {
+		if (path_join(scratch, sizeof scratch, root, VERDICT_STORE_PATH) < 0)
+			return 0;
+		path = scratch;
+	}
+	int fd = open_ro(path, O_NONBLOCK);
+	if (fd < 0) {
+		if (fd == -ENOENT || fd == -ENOTDIR)
+			return 0;
+		diag("verdicts %s: %s; ignored", path, strerror(-fd));
+		return -1;
+	}
+	if (secure) {
+		struct stat st;
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0 ||
+		    (st.st_mode & (S_IWGRP | S_IWOTH)) || !secure_path_trusted(VERDICT_STORE_DIR)) {
+			close(fd);
+			diag("verdicts %s: not root-owned or writable by others; ignored for a set-id program", path);
+			return -1;
+		}
+	}
+	ssize_t n;
+	do
+		n = read(fd, store_text, sizeof store_text);
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	if (n < 0 || (size_t)n >= sizeof store_text) {
+		diag("verdicts %s: %s; ignored", path, n < 0 ? strerror(errno) : "too large");
+		return -1;
+	}
+	int r = verdict_apply(store_text, (size_t)n, root, h, c, system);
+	if (r > 0)
+		diag("verdicts %s", path);
+	return r;
+}

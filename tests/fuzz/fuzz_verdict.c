@@ -1,0 +1,22 @@
+/* The verdict store (common/verdict.h): the loader reads it at every exec. */
+#include "../../common/verdict.h"
+#include "fuzz.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct verdict_store s;
+	struct verdict_entry e;
+	char why[160], buf[160];
+	const char *text = (const char *)data;
+	if (verdict_parse(text, size, &s, why, sizeof why) < 0)
+		return 0;
+	verdict_describe(&s.system, buf, sizeof buf);
+	for (size_t pos = 0; verdict_next(&s, &pos, &e);) {
+		/* every entry lies inside the text and names an absolute dir */
+		if (e.dir < text || e.dir + e.dir_len > text + size || e.dir_len == 0 || e.dir[0] != '/')
+			abort();
+		verdict_describe(&e.v, buf, sizeof buf);
+		verdict_token(&e.v, buf, sizeof buf);
+	}
+	return 0;
+}

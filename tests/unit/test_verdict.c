@@ -1,0 +1,250 @@
+#include "helpers.h"
+
+#include "../../common/compat.h"
+#include "../../common/probe.h"
+#include "../../common/verdict.h"
+
+#define HDR "cudaload-verdicts 1\nhost 0123456789abcdef dgpu 580.65.06\nsystem cu=0 1700000000\n"
+
+static int parse(const char *text, struct verdict_store *s, char *why)
+{
+	return verdict_parse(text, strlen(text), s, why, 160);
+}
+
+Test(verdict_happy, header_and_entries)
+{
+	struct verdict_store s;
+	struct verdict_entry e;
+	char why[160] = "";
+	const char *text = HDR
+		"compat cu=804 1700000001 2049 131 4096 1699999999.000000123 /usr/local/cuda-12.9/compat\n"
+		"compat hang=30 1700000002 1 2 3 4.000000000 /opt/a dir with spaces\n";
+	cr_assert_eq(parse(text, &s, why), 0, "%s", why);
+	cr_assert_eq(s.host_key, 0x0123456789abcdefull);
+	cr_assert_eq(s.system.kind, VERDICT_CU);
+	cr_assert_eq(s.system.code, 0);
+	cr_assert_eq(s.system.when, 1700000000);
+	size_t pos = 0;
+	cr_assert_eq(verdict_next(&s, &pos, &e), 1);
+	cr_assert_eq(e.v.kind, VERDICT_CU);
+	cr_assert_eq(e.v.code, 804);
+	cr_assert_eq(e.file.dev, 2049);
+	cr_assert_eq(e.file.ino, 131);
+	cr_assert_eq(e.file.size, 4096);
+	cr_assert_eq(e.file.mtime_s, 1699999999);
+	cr_assert_eq(e.file.mtime_ns, 123);
+	cr_assert_eq(e.dir_len, strlen("/usr/local/cuda-12.9/compat"));
+	cr_assert(memcmp(e.dir, "/usr/local/cuda-12.9/compat", e.dir_len) == 0);
+	cr_assert_eq(verdict_next(&s, &pos, &e), 1);
+	cr_assert_eq(e.v.kind, VERDICT_HANG);
+	cr_assert_eq(e.v.code, 30);
+	cr_assert(memcmp(e.dir, "/opt/a dir with spaces", e.dir_len) == 0);
+	cr_assert_eq(verdict_next(&s, &pos, &e), 0);
+}
+
+Test(verdict_happy, no_entries)
+{
+	struct verdict_store s;
+	struct verdict_entry e;
+	char why[160];
+	cr_assert_eq(parse(HDR, &s, why), 0, "%s", why);
+	size_t pos = 0;
+	cr_assert_eq(verdict_next(&s, &pos, &e), 0);
+}
+
+Test(verdict_happy, describe)
+{
+	char buf[160];
+	struct verdict v = { VERDICT_CU, 0, 804, 0 };
+	cr_assert_str_eq(verdict_describe(&v, buf, sizeof buf),
+			 "cuInit returned 804 (CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: a GPU here does not support forward compatibility)");
+	v.code = 12345;
+	cr_assert_str_eq(verdict_describe(&v, buf, sizeof buf), "cuInit returned 12345");
+	v.kind = VERDICT_SIGNAL, v.code = 11;
+	cr_assert_str_eq(verdict_describe(&v, buf, sizeof buf), "crashed in cuInit (signal 11)");
+	cr_assert_str_eq(verdict_token(&v, buf, sizeof buf), "signal=11");
+	cr_assert_str_eq(verdict_age(100, 100 + 3 * 3600 + 5, buf, sizeof buf), "3 h");
+	cr_assert_str_eq(verdict_age(100, 140, buf, sizeof buf), "40 s");
+	cr_assert_str_eq(verdict_cu_name(803), "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH");
+}
+
+/* Each damaged store is refused with the reason, never read in part. */
+Test(verdict_sad, damaged)
+{
+	static const struct {
+		const char *text, *why;
+	} cases[] = {
+		{ "", "does not end with a newline" },
+		{ "cudaload-verdicts 2\nhost 0123456789abcdef\nsystem cu=0 1\n", "not a cudaload verdict store" },
+		{ "cudaload-verdicts 1", "does not end with a newline" },
+		{ "cudaload-verdicts 1\n", "line 2: expected 'host <key>'" },
+		{ "cudaload-verdicts 1\nhost 0123456789abcdeg\nsystem cu=0 1\n", "line 2: host key" },
+		{ "cudaload-verdicts 1\nhost 0123456789abcdef0\nsystem cu=0 1\n", "line 2: host key" },
+		{ "cudaload-verdicts 1\nhost 0123456789ABCDEF\nsystem cu=0 1\n", "line 2: host key" },
+		{ "cudaload-verdicts 1\nhost 0123456789abcdef\nsystem cu=0\n", "line 3" },
+		{ "cudaload-verdicts 1\nhost 0123456789abcdef\nsystem cu= 1\n", "line 3" },
+		{ "cudaload-verdicts 1\nhost 0123456789abcdef\nsystem cu=2147483648 1\n", "line 3" },
+		{ "cudaload-verdicts 1\nhost 0123456789abcdef\nsystem signal=128 1\n", "line 3" },
+		{ "cudaload-verdicts 1\nhost 0123456789abcdef\nsystem load=1 1\n", "line 3" },
+		{ "cudaload-verdicts 1\nhost 0123456789abcdef\nsystem cu=0 1 \n", "line 3" },
+		{ HDR "compat cu=0 1 2 3 4 5.000000000 relative\n", "line 4" },
+		{ HDR "compat cu=0 1 2 3 4 5.00000000 /x\n", "line 4" },
+		{ HDR "compat cu=0 1 2 3 4 5 /x\n", "line 4" },
+		{ HDR "compat cu=0 1 2 3 4 5.000000000 \n", "line 4" },
+		{ HDR "compat cu=0 1 18446744073709551616 3 4 5.000000000 /x\n", "line 4" },
+		{ HDR "compat cu=0 1 2 3 9223372036854775808 5.000000000 /x\n", "line 4" },
+		{ HDR "compat cu=0 1 2 3 4 5.000000000 /x\ncompat", "does not end with a newline" },
+		{ HDR "\n", "line 4" },
+		{ HDR "bogus\n", "line 4" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct verdict_store s;
+		char why[160] = "";
+		cr_assert_eq(parse(cases[i].text, &s, why), -1, "case %zu accepted", i);
+		cr_assert(strstr(why, cases[i].why) != NULL, "case %zu: '%s'", i, why);
+	}
+	struct verdict_store s;
+	char why[160];
+	static const char nul[] = "cudaload-verdicts 1\nhost 0123456789abcdef\0\nsystem cu=0 1\n";
+	cr_assert_eq(verdict_parse(nul, sizeof nul - 1, &s, why, sizeof why), -1);
+	cr_assert(strstr(why, "NUL") != NULL, "%s", why);
+	static char big[VERDICT_STORE_MAX + 10];
+	memset(big, '\n', sizeof big);
+	cr_assert_eq(verdict_parse(big, sizeof big, &s, why, sizeof why), -1);
+	cr_assert(strstr(why, "larger") != NULL, "%s", why);
+}
+
+/* ---- matching a store to the host and the candidates' files ---------------- */
+
+static struct host host_dgpu(const char *version)
+{
+	struct host h;
+	memset(&h, 0, sizeof h);
+	h.platform = PLATFORM_DGPU;
+	snprintf(h.driver_str, sizeof h.driver_str, "%s", version);
+	return h;
+}
+
+Test(verdict_happy, host_key_covers_what_makes_a_verdict_true)
+{
+	struct host a = host_dgpu("580.65.06"), b = a;
+	cr_assert_eq(verdict_host_key(&a), verdict_host_key(&b));
+	snprintf(b.driver_str, sizeof b.driver_str, "580.65.07");
+	cr_assert_neq(verdict_host_key(&a), verdict_host_key(&b));
+	b = a;
+	snprintf(b.driver_dirs[b.n_driver_dirs++], DRIVER_DIR_MAX, "/run/opengl-driver/lib");
+	cr_assert_neq(verdict_host_key(&a), verdict_host_key(&b));
+	b = a;
+	b.have_gpu = true;
+	b.gpu.arch = 0x170;
+	cr_assert_neq(verdict_host_key(&a), verdict_host_key(&b));
+	b = a;
+	snprintf(b.model, sizeof b.model, "only in reports");
+	cr_assert_eq(verdict_host_key(&a), verdict_host_key(&b), "the board name is read only for reports");
+}
+
+struct fixture {
+	char *root;
+	struct host h;
+	struct candidate v[2];
+	struct candidates c;
+	char text[4096];
+};
+
+static void setup(struct fixture *f, const char *system_result)
+{
+	memset(f, 0, sizeof *f);
+	f->root = scratch_dir();
+	put_text(f->root, "/usr/local/cuda-12.9/compat/libcuda.so.1", "twelve nine");
+	put_text(f->root, "/usr/local/cuda-13.0/compat/libcuda.so.1", "thirteen");
+	f->h = host_dgpu("550.54.14");
+	snprintf(f->v[0].dir, sizeof f->v[0].dir, "/usr/local/cuda-12.9/compat");
+	snprintf(f->v[1].dir, sizeof f->v[1].dir, "/usr/local/cuda-13.0/compat");
+	f->v[0].has_lib = f->v[1].has_lib = true;
+	f->c = (struct candidates){ f->v, 2, 2 };
+	char path[4096];
+	struct stat st;
+	snprintf(path, sizeof path, "%s/usr/local/cuda-12.9/compat/libcuda.so.1", f->root);
+	cr_assert_eq(stat(path, &st), 0);
+	snprintf(f->text, sizeof f->text,
+		 "cudaload-verdicts 1\nhost %016llx dgpu 550.54.14\nsystem %s 1700000000\n"
+		 "compat cu=804 1700000001 %llu %llu %llu %lld.%09ld /usr/local/cuda-12.9/compat\n",
+		 (unsigned long long)verdict_host_key(&f->h), system_result,
+		 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+		 (unsigned long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+}
+
+static void teardown(struct fixture *f)
+{
+	rm_rf(f->root);
+	free(f->root);
+}
+
+Test(verdict_happy, applies_to_the_same_file)
+{
+	struct fixture f;
+	struct verdict sys;
+	setup(&f, "cu=0");
+	cr_assert_eq(verdict_apply(f.text, strlen(f.text), f.root, &f.h, &f.c, &sys), 1);
+	cr_assert(verdict_ok(&sys));
+	cr_assert_eq(f.v[0].verdict.state, VSTATE_APPLIES);
+	cr_assert_eq(f.v[0].verdict.code, 804);
+	cr_assert_eq(f.v[0].verdict.when, 1700000001);
+	cr_assert_eq(f.v[1].verdict.kind, VERDICT_NONE, "no entry, no verdict");
+	teardown(&f);
+}
+
+Test(verdict_sad, a_touched_or_replaced_libcuda_has_no_verdict)
+{
+	struct fixture f;
+	struct verdict sys;
+	char path[4096];
+	setup(&f, "cu=0");
+	snprintf(path, sizeof path, "%s/usr/local/cuda-12.9/compat/libcuda.so.1", f.root);
+	struct timespec ts[2] = { { 0, UTIME_OMIT }, { 1600000000, 5 } };
+	cr_assert_eq(utimensat(AT_FDCWD, path, ts, 0), 0);
+	cr_assert_eq(verdict_apply(f.text, strlen(f.text), f.root, &f.h, &f.c, &sys), 1);
+	cr_assert_eq(f.v[0].verdict.state, VSTATE_CHANGED);
+	teardown(&f);
+
+	setup(&f, "cu=0");
+	snprintf(path, sizeof path, "%s/usr/local/cuda-12.9/compat/libcuda.so.1", f.root);
+	cr_assert_eq(unlink(path), 0);
+	put_text(f.root, "/usr/local/cuda-12.9/compat/libcuda.so.1", "twelve nine");
+	cr_assert_eq(verdict_apply(f.text, strlen(f.text), f.root, &f.h, &f.c, &sys), 1);
+	cr_assert_eq(f.v[0].verdict.state, VSTATE_CHANGED, "a new inode is another file");
+	teardown(&f);
+}
+
+Test(verdict_sad, another_host_or_a_failing_baseline)
+{
+	struct fixture f;
+	struct verdict sys;
+	setup(&f, "cu=0");
+	struct host other = host_dgpu("550.54.15");
+	cr_assert_eq(verdict_apply(f.text, strlen(f.text), f.root, &other, &f.c, &sys), -1);
+	cr_assert_eq(f.v[0].verdict.kind, VERDICT_NONE);
+	teardown(&f);
+
+	setup(&f, "cu=100");
+	cr_assert_eq(verdict_apply(f.text, strlen(f.text), f.root, &f.h, &f.c, &sys), 1);
+	cr_assert_eq(f.v[0].verdict.state, VSTATE_INCONCLUSIVE,
+		     "when the system driver fails too, the package is not to blame");
+	teardown(&f);
+}
+
+Test(verdict_happy, load_reads_the_store_under_the_root)
+{
+	struct fixture f;
+	struct verdict sys;
+	setup(&f, "cu=0");
+	cr_assert_eq(verdict_load(f.root, false, &f.h, &f.c, &sys), 0, "no store: nothing");
+	put_text(f.root, VERDICT_STORE_PATH, f.text);
+	cr_assert_eq(verdict_load(f.root, false, &f.h, &f.c, &sys), 1);
+	cr_assert_eq(f.v[0].verdict.state, VSTATE_APPLIES);
+	put_text(f.root, VERDICT_STORE_PATH, "garbage\n");
+	f.v[0].verdict.kind = VERDICT_NONE;
+	cr_assert_eq(verdict_load(f.root, false, &f.h, &f.c, &sys), -1);
+	cr_assert_eq(f.v[0].verdict.kind, VERDICT_NONE);
+	teardown(&f);
+}

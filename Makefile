@@ -2,6 +2,7 @@
 
 BUILD     ?= build
 PREFIX    ?= /usr/local
+SYSTEMD_UNIT_DIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/systemd/system,/etc/systemd/system)
 DESTDIR   ?=
 CC        ?= gcc
 VERSION   := 0.1.0
@@ -40,7 +41,8 @@ HOST_OBJ := $(patsubst %.c,$(BUILD)/musl/%.o,$(COMMON_SRC) $(LOADER_SRC)) \
 A64_OBJ  := $(patsubst %.c,$(BUILD)/aarch64/musl/%.o,$(COMMON_SRC) $(LOADER_SRC)) \
 	$(patsubst %.S,$(BUILD)/aarch64/musl/%.o,$(wildcard loader/arch/aarch64/*.S))
 
-all: $(BUILD)/cudaload $(BUILD)/cudaload-patch $(if $(HAVE_AARCH64),$(BUILD)/aarch64/cudaload,aarch64-missing)
+all: $(BUILD)/cudaload $(BUILD)/cudaload-patch $(BUILD)/cudaload-verify \
+	$(if $(HAVE_AARCH64),$(BUILD)/aarch64/cudaload $(BUILD)/aarch64/cudaload-verify,aarch64-missing)
 
 aarch64-missing:
 	@echo "note: no aarch64 cross toolchain (run scripts/deps.sh): build/aarch64/cudaload not built" >&2
@@ -81,6 +83,28 @@ $(BUILD)/cudaload-patch: $(TOOL_SRC) $(TOOL_HDR) Makefile
 $(BUILD)/asan/cudaload-patch: $(TOOL_SRC) $(TOOL_HDR) Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(BASEFLAGS) -g -O1 $(SAN_FLAGS) $(TOOL_SRC) -lelf -o $@
+
+# ---- cudaload-verify: glibc, dynamic, because it must dlopen libcuda ----
+VERIFY_SRC := tools/cudaload-verify.c $(COMMON_SRC)
+$(BUILD)/cudaload-verify: $(VERIFY_SRC) $(COMMON_HDR) Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(BASEFLAGS) -O2 $(VERIFY_SRC) -ldl -o $@
+
+# The Jetson one: JetPack 5 is glibc 2.31, and a program linked against a
+# newer glibc does not start there (docs/design.md).  Linked against the
+# bullseye sysroot tests/e2e/glibc231.sh fetches when it is there (rebuilt
+# once it appears), else against the cross toolchain's glibc, with a note.
+A64_GLIBC_SYSROOT ?= $(BUILD)/bullseye-arm64/sysroot
+A64_LD231 := $(wildcard $(A64_GLIBC_SYSROOT)/lib/aarch64-linux-gnu/ld-2.31.so)
+a64_verify_flags = $(if $(A64_LD231),-nostdinc -isystem $(shell $(AARCH64_CC) -print-file-name=include) \
+	-isystem $(A64_GLIBC_SYSROOT)/usr/include/aarch64-linux-gnu -isystem $(A64_GLIBC_SYSROOT)/usr/include -isystem /usr/aarch64-linux-gnu/include \
+	--sysroot=$(A64_GLIBC_SYSROOT) -B$(A64_GLIBC_SYSROOT)/usr/lib/aarch64-linux-gnu/ \
+	-L$(A64_GLIBC_SYSROOT)/usr/lib/aarch64-linux-gnu)
+a64_verify_libdl = $(if $(A64_LD231),$(A64_GLIBC_SYSROOT)/lib/aarch64-linux-gnu/libdl.so.2,-ldl)
+$(BUILD)/aarch64/cudaload-verify: $(VERIFY_SRC) $(COMMON_HDR) Makefile $(A64_LD231)
+	@mkdir -p $(dir $@)
+	$(if $(A64_LD231),,@echo "note: $@ is linked against this machine's glibc and needs GLIBC_2.34; for JetPack 5 (glibc 2.31) rebuild after tests/e2e/glibc231.sh fetched $(A64_GLIBC_SYSROOT)" >&2)
+	$(AARCH64_CC) $(BASEFLAGS) -O2 $(a64_verify_flags) $(VERIFY_SRC) $(a64_verify_libdl) -o $@
 
 # ---- unit tests: Criterion against glibc, plain and under ASan+UBSan ----
 UNIT_SRC  := $(wildcard tests/unit/*.c)
@@ -166,6 +190,10 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/etc
 	install -m 755 $(BUILD)/cudaload $(DESTDIR)$(PREFIX)/bin/cudaload
 	install -m 755 $(BUILD)/cudaload-patch $(DESTDIR)$(PREFIX)/bin/cudaload-patch
+	install -d $(DESTDIR)$(PREFIX)/libexec/cudaload $(DESTDIR)$(SYSTEMD_UNIT_DIR)
+	install -m 755 $(BUILD)/cudaload-verify $(DESTDIR)$(PREFIX)/libexec/cudaload/cudaload-verify
+	sed 's|@BINDIR@|$(PREFIX)/bin|' etc/cudaload-verify.service >$(DESTDIR)$(SYSTEMD_UNIT_DIR)/cudaload-verify.service
+	chmod 644 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/cudaload-verify.service
 	install -m 644 etc/cudaload.conf $(DESTDIR)$(PREFIX)/etc/cudaload.conf
 
 clean:

@@ -56,6 +56,7 @@ static const struct identity_note identity = {
 static const char usage[] =
 	"usage: cudaload [--policy auto|compat|system] PROGRAM [ARGS...]\n"
 	"       cudaload --explain [--json] [--policy P] [PROGRAM]\n"
+	"       cudaload --verify [--json] [--timeout SECONDS]   (as root)\n"
 	"       cudaload --version | --help\n"
 	"Runs PROGRAM with the newest CUDA forward-compatibility driver valid for\n"
 	"this device, or with the system driver.  See CUDALOAD_DEBUG=1.\n";
@@ -73,7 +74,7 @@ static void die(int status, const char *fmt, ...)
 }
 
 struct options {
-	bool explain, json;
+	bool explain, json, verify;
 	int first;		/* index of PROGRAM in argv */
 };
 
@@ -87,6 +88,9 @@ static void parse_options(int argc, char **argv, struct settings *s, struct opti
 			break;
 		} else if (strcmp(a, "--explain") == 0) {
 			o->explain = true;
+		} else if (strcmp(a, "--verify") == 0) {
+			o->verify = true;	/* the rest is the verifier's */
+			return;
 		} else if (strcmp(a, "--json") == 0) {
 			o->json = true;
 		} else if (strcmp(a, "--policy") == 0 || strncmp(a, "--policy=", 9) == 0) {
@@ -201,6 +205,39 @@ static void trace_command(char *const *av)
 	diag("exec %s", line);
 }
 
+/* --verify: cuInit needs glibc's libcuda, which this static musl program
+ * cannot load, so the verifier is a separate glibc program
+ * (tools/cudaload-verify.c) beside cudaload or in ../libexec/cudaload. */
+__attribute__((noreturn))
+static void run_verifier(int argc, char **argv, char **envp)
+{
+	char self[CL_PATH_MAX], helper[CL_PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	self[n > 0 ? n : 0] = '\0';
+	char *slash = strrchr(self, '/');
+	if (!slash)
+		die(EXIT_NOT_FOUND, "--verify: cannot tell where cudaload lives (no /proc?)");
+	*slash = '\0';
+	static const char *const places[] = { "/cudaload-verify", "/../libexec/cudaload/cudaload-verify" };
+	char **av = calloc((size_t)argc + 4, sizeof *av);
+	if (!av)
+		die(EXIT_CANNOT_EXEC, "out of memory");
+	static char opt_dir[] = "--cudaload-dir";
+	int k = 1;
+	av[k++] = opt_dir;
+	av[k++] = self;
+	for (int i = 1; i < argc; i++)
+		av[k++] = argv[i];
+	for (size_t i = 0; i < sizeof places / sizeof places[0]; i++) {
+		snprintf(helper, sizeof helper, "%s%s", self, places[i]);
+		av[0] = helper;
+		execve(helper, av, envp);
+		if (errno != ENOENT)
+			die(EXIT_CANNOT_EXEC, "%s: %s", helper, strerror(errno));
+	}
+	die(EXIT_NOT_FOUND, "--verify: no cudaload-verify in %s or %s/../libexec/cudaload", self, self);
+}
+
 __attribute__((noreturn))
 static void exec_or_die(const char *path, char *const *av, char **envp)
 {
@@ -223,6 +260,8 @@ int main(int argc, char **argv, char **envp)
 	settings_from_env(&s, envp, getauxval(AT_SECURE) != 0);
 	if (!as_interp)
 		parse_options(argc, argv, &s, &o);
+	if (o.verify)
+		run_verifier(argc, argv, envp);
 	diag("%s%s", as_interp ? "as interpreter" : "as a command", s.secure ? ", secure" : "");
 
 	/* ---- the program, and where this binary lives ---- */

@@ -1,0 +1,512 @@
+/*
+ * cudaload-verify: ask the driver itself about each compat candidate, once,
+ * and store the verdicts for every later exec (common/verdict.h).
+ *
+ * Run as `cudaload --verify [--json] [--timeout S]` (cudaload execs this
+ * helper, which lives beside it or in ../libexec/cudaload).  It is a
+ * dynamically linked glibc program because libcuda needs glibc; cudaload
+ * itself cannot load it.  For the system driver (the baseline) and for each
+ * candidate it starts a child, itself again, with exactly the search list
+ * the hand-over would give a program; the child dlopens libcuda.so.1, calls
+ * cuInit(0), cuDriverGetVersion and cuDeviceGetCount and reports on a pipe.
+ * A crash is a verdict, a child that outlives the time limit is killed and
+ * that is a verdict too; the verifier itself never depends on the child.
+ *
+ * Exit status: 0 when it ran, whatever the verdicts; 100 on a usage error;
+ * 111 when it could not run (not root, no store directory, cannot write).
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../common/compat.h"
+#include "../common/config.h"
+#include "../common/decide.h"
+#include "../common/diag.h"
+#include "../common/elfread.h"
+#include "../common/plan.h"
+#include "../common/probe.h"
+#include "../common/verdict.h"
+
+#define EXIT_USAGE 100
+#define EXIT_CANNOT_RUN 111
+
+#if defined(__x86_64__)
+#define SELF_MACHINE EM_X86_64
+#elif defined(__aarch64__)
+#define SELF_MACHINE EM_AARCH64
+#else
+#error "cudaload-verify: unknown machine"
+#endif
+
+extern char **environ;
+
+/* ---- the child: load libcuda as a program would, and ask it ---------------- */
+
+typedef int (*cu_int_fn)(int *);
+typedef int (*cu_init_fn)(unsigned int);
+
+static int child(void)
+{
+	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		const char *e = dlerror();
+		printf("load %s\n", e ? e : "?");
+		return 0;
+	}
+	struct link_map *lm = NULL;
+	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm)
+		printf("path %s\n", lm->l_name);
+	cu_init_fn init = (cu_init_fn)dlsym(h, "cuInit");
+	cu_int_fn version = (cu_int_fn)dlsym(h, "cuDriverGetVersion");
+	cu_int_fn count = (cu_int_fn)dlsym(h, "cuDeviceGetCount");
+	if (!init) {
+		printf("load libcuda.so.1 has no cuInit\n");
+		return 0;
+	}
+	int v = 0;
+	if (version && version(&v) == 0)
+		printf("version %d\n", v);
+	fflush(stdout);	/* what came before a crash still counts */
+	int r = init(0);
+	printf("init %d\n", r);
+	fflush(stdout);
+	int n = 0;
+	if (r == 0 && count && count(&n) == 0)
+		printf("count %d\n", n);
+	fflush(stdout);
+	return 0;
+}
+
+/* ---- the parent: one child per library list --------------------------------- */
+
+struct outcome {
+	struct verdict v;
+	int version, devices;	/* -1 when not told */
+	char path[CL_PATH_MAX];	/* the libcuda that was loaded */
+	char load_error[256];
+};
+
+static void parse_report(char *text, struct outcome *o)
+{
+	bool init = false, load = false;
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		if (strncmp(line, "init ", 5) == 0) {
+			o->v.code = atoi(line + 5);
+			init = true;
+		} else if (strncmp(line, "version ", 8) == 0) {
+			o->version = atoi(line + 8);
+		} else if (strncmp(line, "count ", 6) == 0) {
+			o->devices = atoi(line + 6);
+		} else if (strncmp(line, "path ", 5) == 0) {
+			snprintf(o->path, sizeof o->path, "%s", line + 5);
+		} else if (strncmp(line, "load ", 5) == 0) {
+			snprintf(o->load_error, sizeof o->load_error, "%s", line + 5);
+			load = true;
+		}
+	}
+	if (init)
+		o->v.kind = VERDICT_CU;
+	else if (load)
+		o->v.kind = VERDICT_LOAD;
+}
+
+/* Run the child with LD_LIBRARY_PATH=llp (NULL: the environment as it is). */
+static void run_child(const char *self, const char *llp, int timeout_s, struct outcome *o)
+{
+	int fds[2];
+	memset(o, 0, sizeof *o);
+	o->version = o->devices = -1;
+	o->v.when = (long long)time(NULL);
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		o->v.kind = VERDICT_LOAD;
+		snprintf(o->load_error, sizeof o->load_error, "pipe: %s", strerror(errno));
+		return;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		setpgid(0, 0);	/* so that a hang is killed with whatever it started */
+		int null = open("/dev/null", O_RDWR);
+		dup2(fds[1], STDOUT_FILENO);
+		if (null >= 0) {
+			dup2(null, STDIN_FILENO);
+			dup2(null, STDERR_FILENO);	/* libcuda's own chatter */
+		}
+		if (llp)
+			setenv("LD_LIBRARY_PATH", llp, 1);
+		char *const av[] = { (char *)self, (char *)"--child", NULL };
+		execv(self, av);
+		_exit(127);
+	}
+	close(fds[1]);
+	if (pid < 0) {
+		close(fds[0]);
+		o->v.kind = VERDICT_LOAD;
+		snprintf(o->load_error, sizeof o->load_error, "fork: %s", strerror(errno));
+		return;
+	}
+	char buf[8192];
+	size_t got = 0;
+	bool hung = false;
+	struct timespec start, now;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		long long left = (long long)timeout_s * 1000 -
+				 ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000);
+		if (left <= 0) {
+			hung = true;
+			break;
+		}
+		struct pollfd p = { fds[0], POLLIN, 0 };
+		int r = poll(&p, 1, (int)(left > 60000 ? 60000 : left));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			continue;
+		ssize_t n = read(fds[0], buf + got, sizeof buf - 1 - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;	/* EOF: the child is done (or passed the pipe on and hung) */
+		got += (size_t)n;
+		if (got == sizeof buf - 1)
+			break;
+	}
+	close(fds[0]);
+	int st = 0;
+	if (!hung) {
+		/* EOF came; the child should exit at once, but wait no longer than the limit */
+		while (waitpid(pid, &st, WNOHANG) == 0) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			if (now.tv_sec - start.tv_sec >= timeout_s) {
+				hung = true;
+				break;
+			}
+			struct timespec ms = { 0, 10 * 1000 * 1000 };
+			nanosleep(&ms, NULL);
+		}
+	}
+	if (hung) {
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+	}
+	buf[got] = '\0';
+	parse_report(buf, o);
+	if (hung) {
+		o->v.kind = VERDICT_HANG;
+		o->v.code = timeout_s;
+	} else if (WIFSIGNALED(st)) {
+		o->v.kind = VERDICT_SIGNAL;
+		o->v.code = WTERMSIG(st);
+	} else if (o->v.kind == VERDICT_NONE) {
+		/* exited without a word: cuInit called exit(), or exec failed */
+		o->v.kind = WIFEXITED(st) && WEXITSTATUS(st) == 127 ? VERDICT_LOAD : VERDICT_SIGNAL;
+		o->v.code = 0;
+		if (o->v.kind == VERDICT_LOAD)
+			snprintf(o->load_error, sizeof o->load_error, "cannot start %s", self);
+	}
+}
+
+/* ---- output ------------------------------------------------------------------ */
+
+static void json_str(const char *s)
+{
+	if (!s) {
+		fputs("null", stdout);
+		return;
+	}
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			printf("\\%c", c);
+		else if (c < 0x20)
+			printf("\\u%04x", c);
+		else
+			putchar(c);
+	}
+	putchar('"');
+}
+
+static const char *describe(const struct outcome *o, char *buf, size_t cap)
+{
+	if (o->v.kind == VERDICT_SIGNAL && o->v.code == 0)
+		snprintf(buf, cap, "exited inside cuInit without an answer");
+	else if (o->v.kind == VERDICT_LOAD && o->load_error[0])
+		snprintf(buf, cap, "libcuda.so.1 could not be loaded: %s", o->load_error);
+	else
+		verdict_describe(&o->v, buf, cap);
+	return buf;
+}
+
+static void outcome_json(const struct outcome *o)
+{
+	char tok[32], what[512];
+	fputs("{\"result\":", stdout);
+	json_str(verdict_token(&o->v, tok, sizeof tok));
+	fputs(",\"name\":", stdout);
+	json_str(o->v.kind == VERDICT_CU ? verdict_cu_name(o->v.code) : NULL);
+	fputs(",\"what\":", stdout);
+	json_str(describe(o, what, sizeof what));
+	printf(",\"ok\":%s,\"driver_version\":", verdict_ok(&o->v) ? "true" : "false");
+	if (o->version >= 0)
+		printf("%d", o->version);
+	else
+		fputs("null", stdout);
+	fputs(",\"devices\":", stdout);
+	if (o->devices >= 0)
+		printf("%d", o->devices);
+	else
+		fputs("null", stdout);
+	fputs(",\"libcuda\":", stdout);
+	json_str(o->path[0] ? o->path : NULL);
+	putchar('}');
+}
+
+static void outcome_text(const char *what_for, const struct outcome *o, const char *meaning)
+{
+	char what[512], extra[96] = "";
+	if (o->version >= 0 && o->devices >= 0)
+		snprintf(extra, sizeof extra, " [driver API %d, %d device%s]", o->version,
+			 o->devices, o->devices == 1 ? "" : "s");
+	else if (o->version >= 0)
+		snprintf(extra, sizeof extra, " [driver API %d]", o->version);
+	printf("%s: %s%s: %s\n", what_for, describe(o, what, sizeof what), extra, meaning);
+}
+
+/* ---- the store ---------------------------------------------------------------- */
+
+static void host_text(const struct host *h, char *buf, size_t cap)
+{
+	if (h->platform == PLATFORM_TEGRA)
+		snprintf(buf, cap, "tegra %s L4T %s", h->soc, h->l4t_str[0] ? h->l4t_str : "unknown");
+	else if (h->platform == PLATFORM_DGPU)
+		snprintf(buf, cap, "dgpu driver %s", h->driver_str);
+	else
+		snprintf(buf, cap, "no NVIDIA GPU");
+	for (char *p = buf; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+}
+
+static int write_store(const char *dir, const char *path, const char *text, size_t len)
+{
+	char tmp[CL_PATH_MAX];
+	if (snprintf(tmp, sizeof tmp, "%s/.verdicts.XXXXXX", dir) >= (int)sizeof tmp)
+		return -ENAMETOOLONG;
+	int fd = mkstemp(tmp);
+	if (fd < 0)
+		return -errno;
+	int e = 0;
+	if (fchmod(fd, 0644) < 0 || write(fd, text, len) != (ssize_t)len || fsync(fd) < 0)
+		e = errno ? errno : EIO;
+	if (close(fd) < 0 && !e)
+		e = errno;
+	if (!e && rename(tmp, path) < 0)
+		e = errno;
+	if (e)
+		unlink(tmp);
+	return -e;
+}
+
+static void usage_exit(void)
+{
+	fputs("usage: cudaload --verify [--json] [--timeout SECONDS]\n"
+	      "Loads each compat candidate's libcuda.so.1 in a child process, calls cuInit,\n"
+	      "and stores the verdicts in " VERDICT_STORE_PATH " for every later exec.\n", stderr);
+	exit(EXIT_USAGE);
+}
+
+int main(int argc, char **argv)
+{
+	bool json = false;
+	int timeout_s = 60;
+	const char *cl_dir = NULL;
+
+	if (argc == 2 && strcmp(argv[1], "--child") == 0)
+		return child();
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--verify") == 0) {
+			continue;
+		} else if (strcmp(a, "--json") == 0) {
+			json = true;
+		} else if (strcmp(a, "--timeout") == 0 && i + 1 < argc) {
+			char *end;
+			long t = strtol(argv[++i], &end, 10);
+			if (*end || t < 1 || t > 3600) {
+				fprintf(stderr, "cudaload: --timeout: '%s' is not 1..3600 seconds\n", argv[i]);
+				exit(EXIT_USAGE);
+			}
+			timeout_s = (int)t;
+		} else if (strcmp(a, "--cudaload-dir") == 0 && i + 1 < argc) {
+			cl_dir = argv[++i];
+		} else {
+			fprintf(stderr, "cudaload: %s: unknown option for --verify\n", a);
+			usage_exit();
+		}
+	}
+
+	char self[CL_PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n <= 0) {
+		fprintf(stderr, "cudaload: --verify: cannot find its own program: %s\n", strerror(errno));
+		return EXIT_CANNOT_RUN;
+	}
+	self[n] = '\0';
+
+	struct settings s;
+	settings_from_env(&s, environ, false);
+	settings_load_config(&s, environ, cl_dir);
+
+	/* The store: root-owned, under the root like the config. */
+	char run[CL_PATH_MAX], dir[CL_PATH_MAX], path[CL_PATH_MAX];
+	struct stat st;
+	if (path_join(run, sizeof run, s.root, "/run") < 0 ||
+	    path_join(dir, sizeof dir, s.root, VERDICT_STORE_DIR) < 0 ||
+	    path_join(path, sizeof path, s.root, VERDICT_STORE_PATH) < 0) {
+		fprintf(stderr, "cudaload: --verify: CUDALOAD_ROOT too long\n");
+		return EXIT_CANNOT_RUN;
+	}
+	if (!s.root[0] && geteuid() != 0) {
+		fprintf(stderr, "cudaload: --verify: must run as root (it writes %s)\n", path);
+		return EXIT_CANNOT_RUN;
+	}
+	if (stat(run, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "cudaload: --verify: %s: no such directory for the store\n", run);
+		return EXIT_CANNOT_RUN;
+	}
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		fprintf(stderr, "cudaload: --verify: %s: %s\n", dir, strerror(errno));
+		return EXIT_CANNOT_RUN;
+	}
+	if (access(dir, W_OK) < 0) {
+		fprintf(stderr, "cudaload: --verify: %s: %s\n", dir, strerror(errno));
+		return EXIT_CANNOT_RUN;
+	}
+
+	struct host h;
+	struct candidates cands;
+	probe_host(s.root, (const char *const *)s.driver_dirs, s.n_driver_dirs, true, &h);
+	if (compat_discover(s.root, (const char *const *)s.compat_env, s.n_compat_env,
+			    (const char *const *)s.compat, s.n_compat,
+			    s.compat_from_config ? "config" : "default", &cands) < 0) {
+		fprintf(stderr, "cudaload: --verify: out of memory\n");
+		return EXIT_CANNOT_RUN;
+	}
+
+	char text[VERDICT_STORE_MAX], hosttxt[160], tok[32];
+	host_text(&h, hosttxt, sizeof hosttxt);
+	struct outcome base, o;
+	run_child(self, NULL, timeout_s, &base);
+	int len = snprintf(text, sizeof text, VERDICT_MAGIC "\nhost %016llx %s\nsystem %s %lld\n",
+			   (unsigned long long)verdict_host_key(&h), hosttxt,
+			   verdict_token(&base.v, tok, sizeof tok), base.v.when);
+	if (json) {
+		fputs("{\"store\":", stdout);
+		json_str(path);
+		fputs(",\"host\":", stdout);
+		json_str(hosttxt);
+		fputs(",\"system\":", stdout);
+		outcome_json(&base);
+		fputs(",\"candidates\":[", stdout);
+	} else {
+		printf("host: %s\n", hosttxt);
+		outcome_text("system driver", &base, verdict_ok(&base.v) ? "the baseline"
+			     : "the system driver fails too: failing compat verdicts will not be applied");
+	}
+
+	const char *user_llp = getenv("LD_LIBRARY_PATH");
+	for (size_t i = 0; i < cands.n; i++) {
+		struct candidate *c = &cands.v[i];
+		char skip[256] = "", lib[CL_PATH_MAX + 16];
+		char *llp = NULL;
+		if (!c->has_lib)
+			snprintf(skip, sizeof skip, "%s", c->lib_problem);
+		else if (c->elf_machine != SELF_MACHINE)
+			snprintf(skip, sizeof skip, "libcuda is for %s, this verifier for %s",
+				 elf_machine_name(c->elf_machine) ? elf_machine_name(c->elf_machine) : "another machine",
+				 elf_machine_name(SELF_MACHINE));
+		else if (path_join(lib, sizeof lib - 16, s.root, c->dir) < 0 ||
+			 !strcat(lib, "/libcuda.so.1") || stat(lib, &st) < 0)
+			snprintf(skip, sizeof skip, "libcuda.so.1: %s", strerror(errno));
+		else if (strchr(c->dir, '\n'))
+			snprintf(skip, sizeof skip, "its path has a newline");
+		else {
+			struct decision d = { true, (int)i, "" };
+			llp = plan_library_path(s.root, &d, &cands, &h, user_llp, false);
+			if (!llp)
+				snprintf(skip, sizeof skip, "no search list can name it");
+		}
+		if (json)
+			printf("%s{\"dir\":", i ? "," : "");
+		if (json)
+			json_str(c->dir);
+		if (skip[0]) {
+			if (json) {
+				fputs(",\"skipped\":", stdout);
+				json_str(skip);
+				putchar('}');
+			} else {
+				printf("%s: not verified: %s\n", c->dir, skip);
+			}
+			continue;
+		}
+		run_child(self, llp, timeout_s, &o);
+		free(llp);
+		char line[CL_PATH_MAX + 160];
+		int m = snprintf(line, sizeof line, "compat %s %lld %llu %llu %llu %lld.%09ld %s\n",
+				 verdict_token(&o.v, tok, sizeof tok), o.v.when,
+				 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+				 (unsigned long long)st.st_size, (long long)st.st_mtim.tv_sec,
+				 (long)st.st_mtim.tv_nsec, c->dir);
+		bool kept = m > 0 && len + m < (int)sizeof text;
+		if (kept) {
+			memcpy(text + len, line, (size_t)m + 1);
+			len += m;
+		}
+		if (json) {
+			fputs(",\"verdict\":", stdout);
+			outcome_json(&o);
+			printf(",\"stored\":%s}", kept ? "true" : "false");
+		} else {
+			outcome_text(c->dir, &o,
+				     !kept ? "not stored: the store is full"
+				     : verdict_ok(&o.v) ? "works: used where the tables allow it or do not know it"
+				     : verdict_ok(&base.v) ? "fails: not used from now on"
+				     : "fails, like the system driver: not held against it");
+		}
+	}
+	if (!json && cands.n == 0)
+		printf("no compat candidates found\n");
+
+	int e = write_store(dir, path, text, (size_t)len);
+	if (json) {
+		fputs("],\"written\":", stdout);
+		fputs(e ? "false" : "true", stdout);
+		fputs("}\n", stdout);
+	} else if (!e) {
+		printf("verdicts stored in %s\n", path);
+	}
+	fflush(stdout);
+	if (e) {
+		fprintf(stderr, "cudaload: --verify: %s: %s\n", path, strerror(-e));
+		return EXIT_CANNOT_RUN;
+	}
+	compat_free(&cands);
+	settings_free(&s);
+	return 0;
+}

@@ -135,6 +135,7 @@ E2E_ARCHES := $(sort $(ARCH) aarch64)
 e2e: all $(BUILD)/asan/cudaload-patch
 	@set -e; for a in $(E2E_ARCHES); do for m in exec chain; do \
 		sh tests/e2e/run.sh $(BUILD) $$a $$m; done; done
+	@set -e; for a in $(E2E_ARCHES); do sh tests/e2e/verify.sh $(BUILD) $$a; done
 	sh tests/e2e/glibc231.sh $(BUILD)
 	sh tests/e2e/patch.sh $(BUILD)
 	sh tests/e2e/secure.sh $(BUILD)

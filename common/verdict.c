@@ -356,9 +356,19 @@ int verdict_load(const char *root, bool secure, const struct host *h,
 		return -1;
 	}
 	if (secure) {
+		/* like the config: root's file in root's directories, or nothing */
 		struct stat st;
-		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0 ||
-		    (st.st_mode & (S_IWGRP | S_IWOTH)) || !secure_path_trusted(VERDICT_STORE_DIR)) {
+		bool trusted = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == 0 &&
+			       !(st.st_mode & (S_IWGRP | S_IWOTH));
+		if (trusted) {
+			if (path != scratch)
+				trusted = secure_path_trusted(VERDICT_STORE_DIR);
+			else {
+				*strrchr(scratch, '/') = '\0';
+				trusted = secure_path_trusted(scratch);
+			}
+		}
+		if (!trusted) {
 			close(fd);
 			diag("verdicts %s: not root-owned or writable by others; ignored for a set-id program", path);
 			return -1;
@@ -373,8 +383,6 @@ int verdict_load(const char *root, bool secure, const struct host *h,
 		diag("verdicts %s: %s; ignored", path, n < 0 ? strerror(errno) : "too large");
 		return -1;
 	}
-	int r = verdict_apply(store_text, (size_t)n, root, h, c, system);
-	if (r > 0)
-		diag("verdicts %s", path);
-	return r;
+	diag("verdicts %s: %zd bytes", path, n);	/* before scratch is reused */
+	return verdict_apply(store_text, (size_t)n, root, h, c, system);
 }

@@ -111,6 +111,29 @@ has "2.31 chain: /proc/self/exe is the program" "$out" "exe=$W/bin/probe231-patc
 has "2.31 chain: the user's LD_LIBRARY_PATH" "$out" "LD_LIBRARY_PATH=$root$DD"
 has "2.31 chain: TLS intact" "$out" "tls=7"
 
+# The verifier for Jetson must start on JetPack 5: linked against the 2.31
+# sysroot (the Makefile does so once the sysroot is here), it needs nothing
+# newer, and under the 2.31 loader and libc it verifies the fixture.
+${MAKE:-make} -s -C "$top" BUILD="$B" "$B/aarch64/cudaload-verify" >/dev/null 2>&1
+versions=$(readelf -V "$B/aarch64/cudaload-verify" | grep -o 'GLIBC_2\.[0-9]*' | sort -u | tr '\n' ' ')
+case $versions in
+*2.3[2-9]*) bad "cudaload-verify needs only glibc <= 2.31" "$versions" ;;
+*) ok "cudaload-verify needs only glibc <= 2.31 ($versions)" ;;
+esac
+mkdir -p "$W/v"
+cp "$CL" "$W/v/cudaload"
+cp "$B/aarch64/cudaload-verify" "$W/v/cudaload-verify"
+patchelf --set-interpreter "$LD231" --force-rpath --set-rpath "$LIB231" "$W/v/cudaload-verify"
+mkdir -p "$root/run"
+printf '804\n' >"$root/usr/local/cuda-12.2/compat/fake-cuinit"
+out=$(run "$W/v/cudaload" --verify --timeout 20)
+status "2.31 verify: runs" 0 $? "$out"
+contains "2.31 verify: the compat libcuda answered" "$out" "/usr/local/cuda-12.2/compat: cuInit returned 804"
+contains "2.31 verify: the system driver answered" "$out" "system driver: cuInit returned 0"
+out=$(cd "$W/bin" && CONFIG=$W/ldso231.conf CUDALOAD_MODE=chain run ./probe231-patched)
+has "2.31 verify: the refused package is not used" "$out" "libcuda=$root$DD/libcuda.so.1 version=11040"
+rm -rf "$root/run/cudaload" "$root/usr/local/cuda-12.2/compat/fake-cuinit"
+
 # With the system driver the same holds.
 out=$(cd "$W/bin" && CONFIG=$W/ldso231.conf CUDALOAD_POLICY=system run ./probe231-patched)
 has "2.31 system driver: system libcuda" "$out" "libcuda=$root$DD/libcuda.so.1 version=11040"

@@ -10,17 +10,20 @@
 # release (nv_tegra_release, may span lines), driver_dir, host_cuda,
 # nvidia_version (/sys/module/nvidia/version), proc_version
 # (/proc/driver/nvidia/version), gpu_node, compat (one package a line:
-# "DIR CUDA KIND NOTE", KIND jetson or a driver version, NOTE JSON or -).
+# "DIR CUDA KIND NOTE", KIND jetson or a driver version, NOTE JSON or -),
+# cuinit (one a line: "DIR ANSWER", what the fake libcuda in DIR answers
+# cuInit: a CUresult, crash or hang; 0 when not said).  A /run directory is
+# made for the verdict store.
 set -eu
 profile=$1 root=$2 libdir=$3
 
 compatible= model= soc_family= soc_id= release= driver_dir= host_cuda=
-nvidia_version= proc_version= gpu_node= compat=
+nvidia_version= proc_version= gpu_node= compat= cuinit=
 # shellcheck disable=SC1090
 . "$profile"
 
 rm -rf "$root"
-mkdir -p "$root"
+mkdir -p "$root/run"
 
 put() { # put PATH CONTENT: a file with exactly CONTENT
 	mkdir -p "$root$(dirname "$1")"
@@ -87,4 +90,9 @@ printf '%s\n' "$compat" | while read -r dir cuda kind note; do
 	cp "$(lib_for "$cuda" "$note")" "$root$dir/$file"
 	ln -sf "$file" "$root$dir/libcuda.so.1"
 	ln -sf libcuda.so.1 "$root$dir/libcuda.so"
+done
+
+printf '%s\n' "$cuinit" | while read -r dir answer; do
+	[ -n "$dir" ] || continue
+	printf '%s\n' "$answer" >"$root$dir/fake-cuinit"
 done

@@ -248,3 +248,40 @@ Test(verdict_happy, load_reads_the_store_under_the_root)
 	cr_assert_eq(f.v[0].verdict.kind, VERDICT_NONE);
 	teardown(&f);
 }
+
+/* A set-id program uses the store only when root owns it and the directories
+ * above it and nobody else may write them.  Needs root (to own and give away
+ * files) and a root-owned place: /run. */
+Test(verdict_sad, secure_mode_trusts_only_roots_store)
+{
+	if (geteuid() != 0)
+		cr_skip_test("needs root");
+	struct fixture f;
+	struct verdict sys;
+	setup(&f, "cu=0");
+	char tree[] = "/run/cudaload-unit-XXXXXX", path[4096], dir[4096];
+	if (!mkdtemp(tree))
+		cr_skip_test("cannot make a directory in /run");
+	chmod(tree, 0755);
+	snprintf(dir, sizeof dir, "%s%s", tree, VERDICT_STORE_DIR);
+	snprintf(path, sizeof path, "%s%s", tree, VERDICT_STORE_PATH);
+	put_text(tree, VERDICT_STORE_PATH, "cudaload-verdicts 1\nhost 0000000000000000\nsystem cu=0 1\n");
+	chmod(path, 0644);
+	cr_assert_eq(verdict_load(tree, true, &f.h, &f.c, &sys), -1, "parsed, but made for another host");
+	/* the real text, with the key of this host */
+	put_text(tree, VERDICT_STORE_PATH, f.text);
+	cr_assert_eq(verdict_load(tree, true, &f.h, &f.c, &sys), 0 + 1);
+	chmod(path, 0666);
+	cr_assert_eq(verdict_load(tree, true, &f.h, &f.c, &sys), -1, "writable by others");
+	cr_assert_eq(verdict_load(tree, false, &f.h, &f.c, &sys), 1, "fine for ordinary programs");
+	chmod(path, 0644);
+	cr_assert_eq(chown(path, 65534, 65534), 0);
+	cr_assert_eq(verdict_load(tree, true, &f.h, &f.c, &sys), -1, "owned by a user");
+	cr_assert_eq(chown(path, 0, 0), 0);
+	chmod(dir, 0777);
+	cr_assert_eq(verdict_load(tree, true, &f.h, &f.c, &sys), -1, "its directory writable by others");
+	chmod(dir, 0755);
+	cr_assert_eq(verdict_load(tree, true, &f.h, &f.c, &sys), 1);
+	rm_rf(tree);
+	teardown(&f);
+}

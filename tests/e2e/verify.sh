@@ -1,0 +1,194 @@
+#!/bin/sh
+# cudaload --verify and the verdict store (common/verdict.h): the real
+# verifier starts the fake libcuda of each fixture (tests/e2e/fakecuda.c,
+# answering cuInit with what the fixture's fake-cuinit says) with the search
+# list the hand-over would use, stores the verdicts under CUDALOAD_ROOT, and
+# the loader honours them as a command and as PT_INTERP, in exec and chain
+# mode.  Prints the verdict table of every fixture at the end.
+# Usage: verify.sh BUILD [x86_64|aarch64]  (aarch64 elsewhere under qemu-user)
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+B=$(cd "${1:-$top/build}" && pwd)
+arch=${2:-$(uname -m)}
+HOSTCC=${CC:-cc}
+. "$here/lib.sh"
+
+if [ "$arch" = "$(uname -m)" ]; then
+	CL=$B/cudaload TCC=$HOSTCC OBJCOPY=objcopy
+else
+	CL=$B/$arch/cudaload TCC=$arch-linux-gnu-gcc OBJCOPY=$arch-linux-gnu-objcopy
+	. "$here/foreign.sh"
+	if ! foreign_ready "$arch" "$CL" "$TCC"; then
+		skip "$arch verify suite" "$foreign_why"
+		finish
+		exit
+	fi
+fi
+[ -x "$(dirname "$CL")/cudaload-verify" ] || { bad "no cudaload-verify beside $CL"; finish; exit; }
+echo "== verify, $arch: $CL --verify"
+W=$B/e2e-verify-$arch
+rm -rf "$W"
+mkdir -p "$W/libs" "$W/roots" "$W/bin"
+: >"$W/empty.conf"
+CC=$TCC
+export CC OBJCOPY
+$HOSTCC -O1 -o "$W/libs/mknote" "$here/mknote.c"
+$TCC -O1 -o "$W/bin/cudaprobe" "$here/cudaprobe.c" -ldl
+cp "$W/bin/cudaprobe" "$W/bin/probe-patched"
+"$B/cudaload-patch" --interp "$CL" "$W/bin/probe-patched" >/dev/null
+
+# under ROOT DRIVER_DIR CMD...: as run.sh, the driver dir standing in for ld.so.cache
+under() {
+	r=$1 dd=$2
+	shift 2
+	env CUDALOAD_ROOT="$r" CUDALOAD_CONFIG="${CONFIG:-$W/empty.conf}" LD_LIBRARY_PATH="$r$dd" "$@" 2>&1
+}
+verify() { # verify ROOT DRIVER_DIR [ARGS]: cudaload --verify, its status in vst
+	r=$1 dd=$2
+	shift 2
+	out=$(under "$r" "$dd" "$CL" --verify --timeout 3 "$@")
+	vst=$?
+}
+libcuda() { printf '%s\n' "$1" | sed -n 's/^libcuda=.* version=\([0-9]*\)$/\1/p' | head -n1; }
+
+# ---- one fixture after another: verify, then what each way of running gets ----
+for profile in "$top"/tests/fixtures/*.profile; do
+	name=$(basename "$profile" .profile)
+	root=$W/roots/$name
+	sh "$here/mkroot.sh" "$profile" "$root" "$W/libs" || { bad "$name: fixture"; continue; }
+	(
+		expect_dir= expect_verified= expect_verified_dir= expect_verified_version= driver_dir=
+		. "$profile"
+		want=${expect_verified:-$expect_decision}
+		want_dir=${expect_verified_dir:-$expect_dir}
+		want_version=${expect_verified_version:-$expect_version}
+		verify "$root" "$driver_dir"
+		printf '%s\n' "$out" >"$W/roots/$name.verify"
+		json=$(under "$root" "$driver_dir" "$CL" --explain --json "$W/bin/cudaprobe")
+		got=$(printf '%s' "$json" | sed -n 's/.*"decision":"\([a-z]*\)".*/\1/p')
+		verdicts=$(sed -n 's/^compat \([a-z]*=[0-9]*\) .* \(\/.*\)$/\2 \1/p' "$root/run/cudaload/verdicts" | tr '\n' ';')
+		echo "verdicts $name: ${verdicts:-no candidate} tables $expect_decision, verified $got" >"$W/roots/$name.table"
+		[ "$vst" = 0 ] && echo "ok   $name: --verify ran" || echo "FAIL $name: --verify exit $vst"
+		[ "$got" = "$want" ] && echo "ok   $name: verified decision $want" || echo "FAIL $name: verified decision $got, want $want"
+		for m in exec chain; do
+			for prog in "$CL $W/bin/cudaprobe" "$W/bin/probe-patched"; do
+				# shellcheck disable=SC2086
+				o=$(CUDALOAD_MODE=$m under "$root" "$driver_dir" $prog)
+				v=$(libcuda "$o")
+				[ "$v" = "$want_version" ] && echo "ok   $name: $m ${prog##*/} loads CUDA $want_version" ||
+					echo "FAIL $name: $m ${prog##*/} loads CUDA $v, want $want_version"
+				if [ -n "$want_dir" ] && [ "$want" = compat ]; then
+					case $o in *"libcuda=$root$want_dir/"*) ;; *) echo "FAIL $name: $m not from $want_dir" ;; esac
+				fi
+			done
+		done
+	) >"$W/roots/$name.log"
+	cat "$W/roots/$name.log"
+	pass=$((pass + $(grep -c '^ok' "$W/roots/$name.log"))) fail=$((fail + $(grep -c '^FAIL' "$W/roots/$name.log")))
+done
+
+# ---- the cases the issue names, on the workstation fixture -------------------
+D=$W/roots/dgpu-workstation-804
+DD=/usr/lib/x86_64-linux-gnu
+C=$D/usr/local/cuda-12.9/compat
+has "804: the verifier says what it means" "$(cat "$W/roots/dgpu-workstation-804.verify")" \
+	"/usr/local/cuda-12.9/compat: cuInit returned 804 (CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: a GPU here does not support forward compatibility) [driver API 12090]: fails: not used from now on"
+out=$(under "$D" $DD "$CL" --explain)
+contains "804: explain says why, from the driver" "$out" "refused: verified: cuInit returned 804 (CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"
+age=$(printf '%s\n' "$out" | sed -n 's/^              verified \(.*\) ago: cuInit returned 804 .*/\1/p')
+case $age in
+*" s" | *" min") ok "804: explain shows the verdict's age ($age)" ;;
+*) bad "804: explain shows the verdict's age" "$out" ;;
+esac
+contains "804: explain shows the baseline" "$out" " ago: cuInit returned 0 (CUDA_SUCCESS: works)"
+out=$(CUDALOAD_DEBUG=1 under "$D" $DD "$W/bin/probe-patched")
+contains "804: debug names the store" "$out" "cudaload: verdicts $D/run/cudaload/verdicts: "
+out=$(under "$D" $DD "$CL" --policy compat "$W/bin/cudaprobe")
+contains "804: a verdict never overrides --policy compat" "$out" "version=12090"
+out=$(CUDALOAD_POLICY=compat under "$D" $DD "$W/bin/probe-patched")
+contains "804: ... nor CUDALOAD_POLICY=compat" "$out" "version=12090"
+out=$(under "$D" $DD "$CL" --explain --json)
+contains "804: json verdict" "$out" "\"verdict\":{\"result\":\"cu=804\",\"name\":\"CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE\""
+contains "804: json baseline" "$out" "\"system_verdict\":{\"result\":\"cu=0\""
+out=$(under "$D" $DD "$CL" --verify --json)
+contains "--verify --json" "$out" "\"candidates\":[{\"dir\":\"/usr/local/cuda-12.9/compat\",\"verdict\":{\"result\":\"cu=804\""
+
+# A changed libcuda: touched, then replaced by another file.
+cp -p "$D/run/cudaload/verdicts" "$W/verdicts.804"
+touch "$C/libcuda.so.575.51.03"
+out=$(under "$D" $DD "$W/bin/probe-patched")
+contains "changed: a touched libcuda has no verdict (tables again)" "$out" "version=12090"
+out=$(under "$D" $DD "$CL" --explain)
+contains "changed: explain says so" "$out" "; ignored: libcuda.so.1 changed since"
+verify "$D" $DD
+out=$(under "$D" $DD "$W/bin/probe-patched")
+contains "changed: verified again, refused again" "$out" "version=12040"
+cp "$C/libcuda.so.575.51.03" "$W/lib.copy"
+rm "$C/libcuda.so.575.51.03"
+cp -p "$W/lib.copy" "$C/libcuda.so.575.51.03"
+out=$(under "$D" $DD "$W/bin/probe-patched")
+contains "changed: a replaced libcuda (new inode, same size and mtime) has no verdict" "$out" "version=12090"
+
+# Another driver on the host: the store is for another host.
+verify "$D" $DD
+sed -i 's/550.54.14/550.54.15/' "$D/proc/driver/nvidia/version"
+out=$(CUDALOAD_DEBUG=1 under "$D" $DD "$W/bin/probe-patched")
+contains "host: another driver version ignores the store" "$out" "version=12090"
+contains "host: ... saying so" "$out" "cudaload: verdicts: made for another driver, GPU or search list; ignored (run cudaload --verify)"
+sed -i 's/550.54.15/550.54.14/' "$D/proc/driver/nvidia/version"
+
+# A damaged store: ignored with one debug line, the program runs.
+for bad_store in "garbage" "" "cudaload-verdicts 1" "$(head -c 5000 /dev/zero | tr '\0' x)"; do
+	printf '%s' "$bad_store" >"$D/run/cudaload/verdicts"
+	out=$(CUDALOAD_DEBUG=1 under "$D" $DD "$W/bin/probe-patched")
+	contains "damaged store (${#bad_store} bytes): the program runs with the tables' choice" "$out" "version=12090"
+	contains "damaged store (${#bad_store} bytes): said in the trace" "$out" "; ignored"
+done
+mkdir -p "$W/roots/fifo/run/cudaload" && cp -r "$D"/. "$W/roots/fifo/" && rm -f "$W/roots/fifo/run/cudaload/verdicts"
+mkfifo "$W/roots/fifo/run/cudaload/verdicts"
+out=$(under "$W/roots/fifo" $DD "$W/bin/probe-patched")
+contains "a FIFO as the store does not block" "$out" "version=12090"
+rm -f "$D/run/cudaload/verdicts"
+out=$(CUDALOAD_DEBUG=1 under "$D" $DD "$W/bin/probe-patched")
+lacks "no store: not a word" "$out" "verdicts"
+
+# Hang and crash are verdicts, never the verifier's own end.
+printf 'hang\n' >"$C/fake-cuinit"
+verify "$D" $DD
+status "hang: --verify still exits 0" 0 "$vst" "$out"
+contains "hang: killed and said" "$out" "hung in cuInit, killed after 3 s"
+grep -q '^compat hang=3 ' "$D/run/cudaload/verdicts" && ok "hang: recorded" || bad "hang: recorded" "$(cat "$D/run/cudaload/verdicts")"
+out=$(under "$D" $DD "$W/bin/probe-patched")
+contains "hang: refused" "$out" "version=12040"
+printf 'crash\n' >"$C/fake-cuinit"
+verify "$D" $DD
+status "crash: --verify still exits 0" 0 "$vst" "$out"
+contains "crash: said" "$out" "crashed in cuInit (signal 11)"
+out=$(under "$D" $DD "$W/bin/probe-patched")
+contains "crash: refused" "$out" "version=12040"
+
+# When the system driver fails too (no device yet), nothing is held against the package.
+printf '100\n' >"$C/fake-cuinit"
+printf '100\n' >"$D$DD/fake-cuinit"
+verify "$D" $DD
+contains "baseline: the system driver's failure is said" "$out" "the system driver fails too"
+out=$(under "$D" $DD "$W/bin/probe-patched")
+contains "baseline: the package is not refused for the device's failure" "$out" "version=12090"
+out=$(under "$D" $DD "$CL" --explain)
+contains "baseline: explain says why" "$out" "; not applied: the system driver failed too"
+rm -f "$D$DD/fake-cuinit"
+printf '804\n' >"$C/fake-cuinit"
+
+# It must be able to store what it found.
+rm -rf "$D/run"
+verify "$D" $DD
+status "no store directory: --verify fails" 111 "$vst" "$out"
+contains "no store directory: says which" "$out" "no such directory for the store"
+mkdir -p "$D/run"
+out=$("$CL" --json --verify --bogus 2>&1)
+status "usage: an unknown option is 100" 100 $? "$out"
+
+echo "verdict table ($arch; each fixture verified, then decided):"
+cat "$W"/roots/*.table | sed 's/^verdicts /  /'
+finish

@@ -29,8 +29,10 @@ if [ -e "$CONF" ] || [ -e "$T" ]; then
 	finish
 	exit
 fi
+made_run=
 cleanup() {
 	rm -rf "$T" "$CONF" /tmp/cudaload-evil
+	[ -z "$made_run" ] || rm -rf /run/cudaload
 	userdel "$U" 2>/dev/null
 }
 trap cleanup EXIT INT TERM
@@ -96,6 +98,27 @@ has "trust: a compat dir owned by the user is refused" "$out" "libcuda=none"
 chown root "$T/cuda-12.9/compat"
 out=$(as_user "$T/bin/probe-suid")
 has "trust: root-owned again, used again" "$out" "libcuda=$T/cuda-12.9/compat/libcuda.so.1 version=12090"
+# The verdict store (/run/cudaload/verdicts, no CUDALOAD_ROOT for set-id
+# programs): one the user may write, or one full of garbage, changes nothing.
+if [ -e /run/cudaload ]; then
+	skip "verdicts: a user's store" "/run/cudaload exists already; not touching it"
+elif [ -d /run ]; then
+	made_run=1
+	mkdir -p /run/cudaload
+	printf 'cudaload-verdicts 1\nhost 0000000000000000\nsystem cu=0 1\ncompat cu=804 1 0 0 0 0.000000000 %s/cuda-12.9/compat\n' "$T" >/run/cudaload/verdicts
+	chown "$U" /run/cudaload/verdicts
+	for mode in exec chain; do
+		out=$(as_user CUDALOAD_MODE=$mode "$T/bin/probe-suid")
+		has "verdicts: a store the user owns breaks nothing ($mode; that it is not read: tests/unit/test_verdict.c)" "$out" "libcuda=$T/cuda-12.9/compat/libcuda.so.1 version=12090"
+	done
+	head -c 3000 /dev/urandom >/run/cudaload/verdicts
+	chown root /run/cudaload/verdicts
+	out=$(as_user "$T/bin/probe-suid")
+	status "verdicts: a root-owned store full of garbage: the program runs" 0 $? "$out"
+	has "verdicts: ... with what it would get without" "$out" "libcuda=$T/cuda-12.9/compat/libcuda.so.1 version=12090"
+	rm -rf /run/cudaload
+	made_run=
+fi
 chmod 664 "$CONF"
 out=$(as_user "$T/bin/probe-suid")
 has "config: a group-writable $CONF is ignored" "$out" "libcuda=none"

@@ -1,9 +1,18 @@
 #!/bin/sh
-# make bench: what cudaload costs at start-up, measured, as ratios to running
-# the program directly (warm-up, many runs, round-robin, medians, one session).
-# Also: the system calls cudaload makes before handing over (strace), its
-# stripped size, and cudaload-patch against a patchelf loop.
-# Prints a table and writes build/bench/results.json.
+# make bench: what cudaload costs at start-up, against running the program
+# directly and against the floor: a do-nothing program interpreter built
+# here (tests/bench/floor.c, no libc) that only maps ld.so and jumps to it
+# (chain) or only execve()s it (exec).
+#
+# Two fixtures: this host as it is (no GPU here, so cudaload keeps the
+# system driver), and a Jetson (JetPack 5, CUDA 12.2 compat package) where
+# cudaload finds the package, decides for it and passes a search list.
+# Every variant of a table is timed in one run of tests/bench/startup.c:
+# rounds of runs, the order rotated each round, medians.  Beside the times:
+# page faults (wait4 of each child, median) and the system calls made
+# before ld.so starts (strace): both are stable where times are not.
+# Also: python3 -c pass, the stripped sizes, cudaload-patch against a
+# patchelf loop.  Prints the tables and writes build/bench/results.json.
 # Usage: bench.sh BUILD [smoke]   (smoke: a few runs, so it cannot rot)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -17,71 +26,117 @@ mkdir -p "$O/libs" "$O/bin"
 CC=${CC:-cc}
 export CC
 
-runs=400 copies=5000
-[ -z "$smoke" ] || { runs=5 copies=50; }
+rounds=25 per=100 py_per=8 copies=5000
+[ -z "$smoke" ] || { rounds=1 per=2 py_per=1 copies=50; }
 
-# A Jetson (JetPack 5, CUDA 12.2 compat available): cudaload probes, finds
-# the package, decides, and passes a search list, as it would on the board.
+LDSO=$(readelf -lW /usr/bin/env | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
+ldso_name=${LDSO##*/}
+unset CUDALOAD_ROOT CUDALOAD_CONFIG CUDALOAD_MODE CUDALOAD_DEBUG CUDALOAD_POLICY \
+	CUDALOAD_COMPAT_PATH CUDALOAD_LDSO LD_LIBRARY_PATH
+
+# The Jetson fixture.
 $CC -O1 -o "$O/libs/mknote" "$E/mknote.c"
 sh "$E/mkroot.sh" "$top/tests/fixtures/orin-jp5-compat122.profile" "$O/root" "$O/libs"
-: >"$O/empty.conf"
-LIST=$O/root/usr/local/cuda-12.2/compat
-LDSO=$(readelf -lW /usr/bin/env | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
-export CUDALOAD_ROOT="$O/root"
-unset CUDALOAD_CONFIG CUDALOAD_MODE CUDALOAD_DEBUG
+J="CUDALOAD_ROOT=$O/root"
 
-# One cudaload per mode, each with its ../etc/cudaload.conf naming the mode,
-# so no wrapper (env) stands in front of what is measured.
+# One cudaload per mode, each with its ../etc/cudaload.conf naming the mode
+# (as an installed one reads its prefix's etc/), so no wrapper stands in
+# front of what is measured.
 for m in exec chain; do
 	mkdir -p "$O/$m/bin" "$O/$m/etc"
 	cp "$B/cudaload" "$O/$m/bin/cudaload"
 	printf 'mode = %s\n' "$m" >"$O/$m/etc/cudaload.conf"
 done
-printf 'int main(void) { return 0; }\n' >"$O/trivial.c"
+# The floor, both ways, for this machine's loader.
+for m in exec chain; do
+	$CC -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -ffreestanding -fno-stack-protector \
+		-fPIE -fno-tree-loop-distribute-patterns $([ $m = chain ] && echo -DFLOOR_CHAIN) \
+		-DLDSO="\"$LDSO\"" -nostdlib -static-pie -Wl,--no-dynamic-linker -Wl,-z,noexecstack \
+		-o "$O/floor-$m" "$top/tests/bench/floor.c"
+done
+
+printf '#include <stdio.h>\nint main(void) { puts("hello"); return 0; }\n' >"$O/trivial.c"
 $CC -O2 -o "$O/bin/trivial" "$O/trivial.c"
 PY=$(readlink -f /usr/bin/python3)
-for m in exec chain; do
-	cp "$O/bin/trivial" "$O/bin/trivial-$m"
-	cp "$PY" "$O/bin/python3-$m"
-	"$B/cudaload-patch" --interp "$O/$m/bin/cudaload" "$O/bin/trivial-$m" "$O/bin/python3-$m" >/dev/null
-done
+cp "$PY" "$O/bin/python3"
 for p in trivial python3; do
-	printf '#!/bin/sh\nexport LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\nexec %s "$@"\n' \
-		"$LIST" "$([ $p = trivial ] && echo "$O/bin/trivial" || echo "$PY")" >"$O/bin/$p-wrapper"
-	chmod +x "$O/bin/$p-wrapper"
+	for m in exec chain; do
+		cp "$O/bin/$p" "$O/bin/$p-$m"
+		cp "$O/bin/$p" "$O/bin/$p-floor-$m"
+		"$B/cudaload-patch" --interp "$O/$m/bin/cudaload" "$O/bin/$p-$m" >/dev/null
+		"$B/cudaload-patch" --interp "$O/floor-$m" "$O/bin/$p-floor-$m" >/dev/null
+	done
 done
+# The search list cudaload passes on the Jetson fixture: the floor and the
+# direct run get the same one, to show what ld.so's longer search costs.
+LIST=$(env "$J" "$B/cudaload" --explain --json "$O/bin/trivial" |
+	sed -n 's/.*"library_path": *"\([^"]*\)".*/\1/p')
+[ -n "$LIST" ] || { echo "bench: the Jetson fixture chose no compat package" >&2; exit 1; }
+L="LD_LIBRARY_PATH=$LIST"
+printf '#!/bin/sh\nexport LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}\nexec %s "$@"\n' \
+	"$LIST" "$O/bin/trivial" >"$O/bin/trivial-wrapper"
+chmod +x "$O/bin/trivial-wrapper"
 
-# bench NAME PROGRAM [ARGS]: the six ways to start it, round-robin, medians
-# in seconds (tests/bench/startup.c: interleaving keeps the drift of a shared
-# machine out of the ratios).
 $CC -O2 -o "$O/startup" "$top/tests/bench/startup.c"
-bench() {
-	name=$1 prog=$2
+T=$O/bin/trivial
+"$O/startup" "$rounds" "$per" \
+	"nogpu/direct=$T" \
+	"nogpu/floor-chain=$T-floor-chain" \
+	"nogpu/cudaload-chain=$T-chain" \
+	"nogpu/floor-exec=$T-floor-exec" \
+	"nogpu/cudaload-exec=$T-exec" \
+	"jetson/direct=$T" \
+	"jetson/direct+list=$L $T" \
+	"jetson/floor-chain+list=$L $T-floor-chain" \
+	"jetson/cudaload-chain=$J $T-chain" \
+	"jetson/floor-exec+list=$L $T-floor-exec" \
+	"jetson/cudaload-exec=$J $T-exec" \
+	"jetson/sh-wrapper=$T-wrapper" >"$O/trivial.csv"
+P=$O/bin/python3
+"$O/startup" "$rounds" "$py_per" \
+	"nogpu/direct=$P -c pass" \
+	"nogpu/floor-chain=$P-floor-chain -c pass" \
+	"nogpu/cudaload-chain=$P-chain -c pass" \
+	"nogpu/floor-exec=$P-floor-exec -c pass" \
+	"nogpu/cudaload-exec=$P-exec -c pass" >"$O/python3.csv"
+
+# System calls before ld.so runs.  exec: up to the execve of ld.so.  chain:
+# up to ld.so's first own call, the brk(NULL) after the last call that
+# names ld.so's file (strace -y shows the file behind each descriptor).
+syscalls() { # syscalls NAME MODE [VAR=VALUE] PROGRAM
+	name=$1 mode=$2
 	shift 2
-	args="$*"
-	"$O/startup" "$runs" \
-		"direct=$prog $args" \
-		"ldso-library-path=$LDSO --library-path $LIST $prog $args" \
-		"cudaload-exec=$O/bin/$name-exec $args" \
-		"cudaload-chain=$O/bin/$name-chain $args" \
-		"sh-wrapper=$O/bin/$name-wrapper $args" \
-		"env-ld-library-path=/usr/bin/env LD_LIBRARY_PATH=$LIST $prog $args" >"$O/$name.csv"
+	env "$@" >/dev/null 2>&1 || true	# warm
+	if [ $# -eq 2 ]; then
+		env "$1" strace -y -o "$O/strace-$name.txt" "$2" >/dev/null 2>&1 || true
+	else
+		strace -y -o "$O/strace-$name.txt" "$1" >/dev/null 2>&1 || true
+	fi
+	if [ "$mode" = exec ]; then
+		awk 'NR > 1 && /^execve\(/ { print NR - 2; exit }' "$O/strace-$name.txt"
+	else
+		awk -v l="$ldso_name" '{ line[NR] = $0 } index($0, l) { last = NR }
+			END { for (i = last + 1; i <= NR; i++) if (line[i] ~ /^brk\(NULL\)/) { print i - 2; exit } }' \
+			"$O/strace-$name.txt"
+	fi
 }
-bench trivial "$O/bin/trivial"
-bench python3 "$PY" -c pass
-
-
-# System calls before the hand-over, per mode (the exec of ld.so, or the
-# jump into it, ends the count).
-# exec: up to the execve of ld.so; chain: up to the first call ld.so makes
-# itself (its brk), i.e. through the last mapping of ld.so.
-strace -o "$O/strace-exec.txt" "$O/bin/trivial-exec" >/dev/null 2>&1 || true
-sc_exec=$(awk 'NR > 1 && /^execve\(/ { print NR - 2; exit }' "$O/strace-exec.txt")
-strace -o "$O/strace-chain.txt" "$O/bin/trivial-chain" >/dev/null 2>&1 || true
-sc_chain=$(awk 'NR > 5 && /^brk\(NULL\)/ { print NR - 2; exit }' "$O/strace-chain.txt")
+{
+	for v in floor-chain:chain cudaload-chain:chain floor-exec:exec cudaload-exec:exec; do
+		n=${v%:*} m=${v#*:}
+		prog=$T-${n#cudaload-}
+		printf 'nogpu/%s,%s\n' "$n" "$(syscalls "nogpu-$n" "$m" "$prog")"
+		case $n in floor-*) a=$L; jn=$n+list ;; *) a=$J; jn=$n ;; esac
+		printf 'jetson/%s,%s\n' "$jn" "$(syscalls "jetson-$n" "$m" "$a" "$prog")"
+	done
+} >"$O/syscalls.csv"
 
 strip -o "$O/cudaload.stripped" "$B/cudaload"
 size=$(stat -c %s "$O/cudaload.stripped")
+size_a64=0
+if [ -f "$B/aarch64/cudaload" ] && command -v aarch64-linux-gnu-strip >/dev/null; then
+	aarch64-linux-gnu-strip -o "$O/cudaload-aarch64.stripped" "$B/aarch64/cudaload"
+	size_a64=$(stat -c %s "$O/cudaload-aarch64.stripped")
+fi
 
 # cudaload-patch against patchelf over the same tree of copies of env(1).
 mkdir -p "$O/tree-a" "$O/tree-b"
@@ -99,45 +154,45 @@ t2=$(date +%s%N)
 patch_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
 patchelf_s=$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
 
-# ---- the table and the JSON -------------------------------------------------------
-awk -F, -v out="$O/results.json" \
-    -v sc_exec="$sc_exec" -v sc_chain="$sc_chain" -v size="$size" \
-    -v copies="$copies" -v patch_s="$patch_s" -v patchelf_s="$patchelf_s" -v runs="$runs" '
-FNR == 1 { prog = FILENAME; sub(/.*\//, "", prog); sub(/\.csv$/, "", prog) }
+# ---- the tables and the JSON ------------------------------------------------------
+printf 'start-up, %d rounds of %d runs (python3: %d), order rotated each round, medians\n' \
+	"$rounds" "$per" "$py_per"
+printf 'x floor: against floor-chain of the same fixture (with the list on the Jetson)\n'
+awk -F, -v out="$O/results.json" -v size="$size" -v size_a64="$size_a64" \
+    -v copies="$copies" -v patch_s="$patch_s" -v patchelf_s="$patchelf_s" \
+    -v rounds="$rounds" -v per="$per" -v py_per="$py_per" '
+FILENAME ~ /syscalls/ { sc[$1] = $2; next }
+FNR == 1 { prog = FILENAME; sub(/.*\//, "", prog); sub(/\.csv$/, "", prog); progs[++np] = prog }
 {
-	med = $2
-	key = prog SUBSEP $1
-	m[key] = med
-	if ($1 == "direct") d[prog] = med
-	if (!(prog in seen)) { seen[prog] = 1; progs[++np] = prog }
-	if (!(($1) in seenr)) { seenr[$1] = 1; rows[++nr] = $1 }
+	k = prog SUBSEP $1
+	t[k] = $2; pf[k] = $3
+	rows[prog, ++nr[prog]] = $1
+	split($1, f, "/")
+	if (f[2] == "direct") d[prog, f[1]] = $2
+	if (f[2] ~ /^floor-chain/) fl[prog, f[1]] = $2
 }
 END {
-	printf "%-22s", "start-up (median)"
-	for (p = 1; p <= np; p++) printf "  %22s", progs[p]
-	printf "\n"
-	for (r = 1; r <= nr; r++) {
-		printf "%-22s", rows[r]
-		for (p = 1; p <= np; p++) {
-			k = progs[p] SUBSEP rows[r]
-			printf "  %10.3f ms  %6.3fx", m[k] * 1000, m[k] / d[progs[p]]
-		}
-		printf "\n"
-	}
-	printf "\nsystem calls before hand-over: exec mode %d, chain mode %d\n", sc_exec, sc_chain
-	printf "cudaload stripped size: %d bytes (%.1f KiB)\n", size, size / 1024
-	printf "patching %d copies of env(1): cudaload-patch %.3f s, patchelf loop %.3f s (%.1fx)\n",
-		copies, patch_s, patchelf_s, patchelf_s / (patch_s > 0 ? patch_s : 0.001)
-	printf "{\"runs\":%d,\"startup\":{", runs > out
+	printf "{\"rounds\":%d,\"runs_per_round\":%d,\"python3_runs_per_round\":%d,\"startup\":{", rounds, per, py_per > out
 	for (p = 1; p <= np; p++) {
-		printf "%s\"%s\":{", (p > 1 ? "," : ""), progs[p] >> out
-		for (r = 1; r <= nr; r++) {
-			k = progs[p] SUBSEP rows[r]
-			printf "%s\"%s\":{\"median_s\":%.9f,\"ratio\":%.4f}", (r > 1 ? "," : ""), rows[r], m[k], m[k] / d[progs[p]] >> out
+		pr = progs[p]
+		printf "\n%s\n%-28s %10s %9s %9s %7s %9s\n", pr, "fixture/variant", "median", "x direct", "x floor", "faults", "syscalls"
+		printf "%s\"%s\":{", (p > 1 ? "," : ""), pr >> out
+		for (r = 1; r <= nr[pr]; r++) {
+			v = rows[pr, r]; k = pr SUBSEP v
+			split(v, f, "/")
+			rd = t[k] / d[pr, f[1]]; rf = t[k] / fl[pr, f[1]]
+			s = (pr == "trivial" && (v in sc)) ? sc[v] : ""
+			printf "%-28s %7.3f ms %9.3f %9.3f %7d %9s\n", v, t[k] * 1000, rd, rf, pf[k], (s == "" ? "-" : s)
+			printf "%s\"%s\":{\"median_s\":%.9f,\"x_direct\":%.4f,\"x_floor\":%.4f,\"page_faults\":%d%s}", \
+				(r > 1 ? "," : ""), v, t[k], rd, rf, pf[k], (s == "" ? "" : ",\"syscalls\":" s) >> out
 		}
 		printf "}" >> out
 	}
-	printf "},\"syscalls\":{\"exec\":%d,\"chain\":%d},\"stripped_size\":%d,", sc_exec, sc_chain, size >> out
+	printf "\ncudaload stripped size: %d bytes (%.1f KiB); aarch64: %d bytes (%.1f KiB)\n", \
+		size, size / 1024, size_a64, size_a64 / 1024
+	printf "patching %d copies of env(1): cudaload-patch %.3f s, patchelf loop %.3f s (%.1fx)\n", \
+		copies, patch_s, patchelf_s, patchelf_s / (patch_s > 0 ? patch_s : 0.001)
+	printf "},\"stripped_size\":{\"host\":%d,\"aarch64\":%d},", size, size_a64 >> out
 	printf "\"patch\":{\"copies\":%d,\"cudaload_patch_s\":%s,\"patchelf_s\":%s}}\n", copies, patch_s, patchelf_s >> out
-}' "$O/trivial.csv" "$O/python3.csv"
+}' "$O/syscalls.csv" "$O/trivial.csv" "$O/python3.csv"
 echo "figures: $O/results.json"

@@ -25,7 +25,8 @@ LOADER_HDR := $(wildcard loader/*.h)
 loader_cflags = $(BASEFLAGS) -Os -fPIE -ffunction-sections -fdata-sections \
 	-nostdinc -isystem /usr/include/$(2) -isystem $(shell $(1) -print-file-name=include)
 loader_link = $(1) -static-pie -nostdlib -nostartfiles -Wl,--no-dynamic-linker \
-	-Wl,--gc-sections -Wl,-z,noexecstack -Wl,--wrap=__libc_start_main \
+	-Wl,--gc-sections -Wl,-z,noexecstack -Wl,-z,norelro -Wl,-z,noseparate-code \
+	-Wl,--wrap=__libc_start_main \
 	/usr/lib/$(2)/rcrt1.o /usr/lib/$(2)/crti.o $(shell $(1) -print-file-name=crtbeginS.o) \
 	$(3) /usr/lib/$(2)/libc.a $(shell $(1) -print-libgcc-file-name) \
 	$(shell $(1) -print-file-name=crtendS.o) /usr/lib/$(2)/crtn.o

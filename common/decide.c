@@ -142,6 +142,13 @@ static bool verified(struct candidate *c, bool usable)
 	return usable;
 }
 
+bool decide_may_use_compat(const struct host *h, enum policy policy)
+{
+	/* auto_allows' first two refusals, which do not look at the candidate */
+	return policy == POLICY_COMPAT ||
+	       (policy == POLICY_AUTO && h->platform != PLATFORM_NONE && h->cuda);
+}
+
 void decide(const struct host *h, struct candidates *cands, enum policy policy,
 	    int prog_class, int prog_machine, struct decision *out)
 {

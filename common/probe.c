@@ -180,13 +180,26 @@ static void probe_dgpu(const char *root, struct host *h)
 	add_dir(h, root, "/run/opengl-driver/lib");	/* NixOS */
 }
 
+/* Every Tegra is an ARM SoC: an x86_64 machine's own root has none to read
+ * (a fixture root, CUDALOAD_ROOT, may be anything). */
+static bool tegra_possible(const char *root)
+{
+#if defined(__x86_64__)
+	return root && root[0] && strcmp(root, "/") != 0;
+#else
+	(void)root;
+	return true;
+#endif
+}
+
 void probe_host(const char *root, const char *const *extra_dirs, int n_extra,
 		bool details, struct host *h)
 {
 	memset(h, 0, sizeof *h);
 
 	/* Tegra first: JetPack 6+ also loads a kernel module named nvidia. */
-	probe_soc(root, details, h);
+	if (tegra_possible(root))
+		probe_soc(root, details, h);
 	if (h->soc[0]) {
 		h->platform = PLATFORM_TEGRA;
 		diag("tegra soc %s%s%s", h->soc, h->model[0] ? ", model " : "", h->model);

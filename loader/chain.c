@@ -37,9 +37,12 @@ static int prot_of(uint32_t flags)
 	       (flags & PF_X ? PROT_EXEC : 0);
 }
 
+/* Map each PT_LOAD at bias.  mapped: one that is already in place (the
+ * reservation), or NULL.  Pages between segments are left inaccessible. */
 static int map_segments(int fd, const struct elf_phdr *phs, unsigned n, uintptr_t bias,
-			size_t pg, char *why, size_t cap)
+			size_t pg, const struct elf_phdr *mapped, char *why, size_t cap)
 {
+	uintptr_t prev_end = 0;
 	for (unsigned i = 0; i < n; i++) {
 		const struct elf_phdr *ph = &phs[i];
 		if (ph->type != PT_LOAD || ph->memsz == 0)
@@ -50,7 +53,12 @@ static int map_segments(int fd, const struct elf_phdr *phs, unsigned n, uintptr_
 		uintptr_t mem_end = bias + ph->vaddr + ph->memsz;
 		uintptr_t file_page_end = (file_end + pg - 1) & ~(pg - 1);
 		bool bss = ph->memsz > ph->filesz;
-		if (ph->filesz) {
+		if (prev_end && start > prev_end)
+			mprotect((void *)prev_end, start - prev_end, PROT_NONE);
+		prev_end = (mem_end + pg - 1) & ~(pg - 1);
+		if (ph == mapped) {
+			/* already mapped with its protection, without a bss */
+		} else if (ph->filesz) {
 			void *p = mmap((void *)start, file_page_end - start, prot | (bss ? PROT_WRITE : 0),
 				       MAP_PRIVATE | MAP_FIXED, fd, (off_t)(ph->offset & ~(uint64_t)(pg - 1)));
 			if (p == MAP_FAILED) {
@@ -107,21 +115,41 @@ int chain_map(const struct ldso_info *l, int machine, struct chain_ldso *out,
 	lo &= ~(uint64_t)(pg - 1);
 	hi = (hi + pg - 1) & ~(uint64_t)(pg - 1);
 
-	/* Reserve the whole span, aligned as the segments ask (the slack is only
-	 * needed, and given back, when that is more than a page), then map into it. */
-	size_t span = (size_t)(hi - lo), slack = align > pg ? align : 0;
-	char *res = mmap(NULL, span + slack, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (res == MAP_FAILED) {
-		snprintf(why, cap, "cannot reserve %zu bytes: %s", span, strerror(errno));
-		return -1;
+	/* The first segment mapped over the whole span reserves it in one
+	 * call; the others are mapped over it.  When the segments ask for more
+	 * than page alignment, an inaccessible reservation with slack is
+	 * aligned first, the slack given back. */
+	size_t span = (size_t)(hi - lo);
+	const struct elf_phdr *first = NULL;
+	for (unsigned i = 0; i < l->n_ph && !first; i++)
+		if (l->ph[i].type == PT_LOAD && l->ph[i].memsz)
+			first = &l->ph[i];
+	uintptr_t start;
+	if (align <= pg && first && first->filesz && first->memsz == first->filesz &&
+	    (first->vaddr & ~(uint64_t)(pg - 1)) == lo) {
+		char *res = mmap(NULL, span, prot_of(first->flags), MAP_PRIVATE, l->fd,
+				 (off_t)(first->offset & ~(uint64_t)(pg - 1)));
+		if (res == MAP_FAILED) {
+			snprintf(why, cap, "cannot map %zu bytes: %s", span, strerror(errno));
+			return -1;
+		}
+		start = (uintptr_t)res;
+	} else {
+		size_t slack = align > pg ? align : 0;
+		char *res = mmap(NULL, span + slack, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (res == MAP_FAILED) {
+			snprintf(why, cap, "cannot reserve %zu bytes: %s", span, strerror(errno));
+			return -1;
+		}
+		start = ((uintptr_t)res + align - 1) & ~(uintptr_t)(align - 1);
+		if (start > (uintptr_t)res)
+			munmap(res, start - (uintptr_t)res);
+		if ((uintptr_t)res + span + slack > start + span)
+			munmap((void *)(start + span), (uintptr_t)res + span + slack - start - span);
+		first = NULL;
 	}
-	uintptr_t start = ((uintptr_t)res + align - 1) & ~(uintptr_t)(align - 1);
-	if (start > (uintptr_t)res)
-		munmap(res, start - (uintptr_t)res);
-	if ((uintptr_t)res + span + slack > start + span)
-		munmap((void *)(start + span), (uintptr_t)res + span + slack - start - span);
 	uintptr_t bias = start - (uintptr_t)lo;
-	if (map_segments(l->fd, l->ph, l->n_ph, bias, pg, why, cap) < 0) {
+	if (map_segments(l->fd, l->ph, l->n_ph, bias, pg, first, why, cap) < 0) {
 		munmap((void *)start, span);
 		return -1;
 	}

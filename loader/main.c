@@ -119,9 +119,12 @@ static void parse_options(int argc, char **argv, struct settings *s, struct opti
 	}
 }
 
-/* The program's own file, as the kernel opened it. */
+/* The program's own file, as the kernel opened it.  Only read when needed
+ * (exec mode, a PT_INTERP memory cannot tell): chain mode does without. */
 static void program_path_from_kernel(char *out, size_t cap)
 {
+	if (out[0])
+		return;
 	ssize_t n = readlink("/proc/self/exe", out, cap - 1);
 	static const char deleted[] = " (deleted)";
 	size_t dl = sizeof deleted - 1;
@@ -137,7 +140,7 @@ static void program_path_from_kernel(char *out, size_t cap)
 
 /* Find the real loader.  0, or the exit status (127/126) with the problem
  * in problem: --explain reports it, a run stops on it. */
-static int choose_ldso(const struct settings *s, const struct target *t,
+static int choose_ldso(const struct settings *s, const struct target *t, bool as_interp,
 		       struct ldso_info *l,
 		       char *problem, size_t cap)
 {
@@ -151,7 +154,8 @@ static int choose_ldso(const struct settings *s, const struct target *t,
 		{ s->ldso_env, "CUDALOAD_LDSO", true },
 		{ settings_ldso_for(s, machine), cfgkey, true },
 		{ t->recorded[0] ? t->recorded : NULL, "recorded by cudaload-patch", false },
-		{ t->has_interp && t->interp[0] ? t->interp : NULL, "PT_INTERP", false },
+		/* As the interpreter, PT_INTERP is this cudaload: not worth an open. */
+		{ !as_interp && t->has_interp && t->interp[0] ? t->interp : NULL, "PT_INTERP", false },
 		{ ldso_standard(t->machine, t->cls), "standard path", true },
 	};
 	for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++) {
@@ -274,11 +278,12 @@ int main(int argc, char **argv, char **envp)
 		t.cls = __ehdr_start.e_ident[EI_CLASS];
 		t.machine = __ehdr_start.e_machine;
 		t.has_interp = true;	/* we are it: never exec the program itself */
-		program_path_from_kernel(t.path, sizeof t.path);
 		if (target_interp_from_memory(&t, start_program.phdr, start_program.phnum,
-					      start_program.phent) < 0 &&
-		    target_interp_from_file(&t, why, sizeof why) < 0)
-			diag("%s: cannot read its PT_INTERP: %s", t.path, why);
+					      start_program.phent) < 0) {
+			program_path_from_kernel(t.path, sizeof t.path);
+			if (target_interp_from_file(&t, why, sizeof why) < 0)
+				diag("%s: cannot read its PT_INTERP: %s", t.path, why);
+		}
 		snprintf(self_path, sizeof self_path, "%s", t.interp);
 	} else {
 		ssize_t n = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
@@ -322,7 +327,7 @@ int main(int argc, char **argv, char **envp)
 	ldso.keep = s.mode == MODE_CHAIN && !o.explain;	/* chain maps it next */
 	char ldso_problem[CL_PATH_MAX + 200];
 	ldso_problem[0] = '\0';
-	int ldso_status = have_program ? choose_ldso(&s, &t, &ldso,
+	int ldso_status = have_program ? choose_ldso(&s, &t, as_interp, &ldso,
 						      ldso_problem, sizeof ldso_problem) : 0;
 	if (ldso_status && !o.explain)
 		die(ldso_status, "%s", ldso_problem);
@@ -333,9 +338,11 @@ int main(int argc, char **argv, char **envp)
 	struct decision d;
 	probe_host(s.root, (const char *const *)s.driver_dirs, s.n_driver_dirs,
 		   o.explain || diag_on, &host);
-	if (compat_discover(s.root, (const char *const *)s.compat_env, s.n_compat_env,
-			    (const char *const *)s.compat, s.n_compat,
-			    s.compat_from_config ? "config" : "default", &cands) < 0)
+	if (!o.explain && !diag_on && !decide_may_use_compat(&host, s.policy))
+		memset(&cands, 0, sizeof cands);	/* none could be chosen: not looked for */
+	else if (compat_discover(s.root, (const char *const *)s.compat_env, s.n_compat_env,
+				 (const char *const *)s.compat, s.n_compat,
+				 s.compat_from_config ? "config" : "default", &cands) < 0)
 		diag("out of memory while looking for compat packages");
 	if (s.secure)
 		secure_filter(s.root, &host, &cands);
@@ -394,6 +401,8 @@ int main(int argc, char **argv, char **envp)
 		free(entry);
 	}
 
+	if (as_interp)
+		program_path_from_kernel(t.path, sizeof t.path);
 	char **av = calloc((size_t)t.argc + 8, sizeof *av);
 	if (!av)
 		die(EXIT_CANNOT_EXEC, "out of memory");

@@ -312,3 +312,31 @@ Test(decide_verdict, never_over_the_policy)
 	d = run(&h, v, 1, POLICY_SYSTEM);
 	cr_assert(!d.use_compat);
 }
+
+/* Where decide_may_use_compat says no, the candidates cannot change the
+ * decision: a run skips looking for them. */
+Test(decide_happy, no_candidate_matters_where_none_can_be_chosen)
+{
+	struct host none;
+	memset(&none, 0, sizeof none);
+	snprintf(none.problem, sizeof none.problem, "no NVIDIA GPU found");
+	struct host unknown = jetson(35, 4, 0, "tegra234");
+	struct host hosts[] = { none, unknown, jetson(35, 4, V(11, 4), "tegra234"), dgpu(535) };
+	enum policy policies[] = { POLICY_AUTO, POLICY_COMPAT, POLICY_SYSTEM };
+	for (size_t i = 0; i < sizeof hosts / sizeof hosts[0]; i++) {
+		for (size_t j = 0; j < 3; j++) {
+			struct candidate v[] = { cand("/usr/local/cuda-12.2/compat", V(12, 2)) };
+			struct decision with = run(&hosts[i], v, 1, policies[j]);
+			struct decision without = run(&hosts[i], v, 0, policies[j]);
+			if (decide_may_use_compat(&hosts[i], policies[j]))
+				continue;
+			cr_assert(!with.use_compat, "host %zu policy %zu", i, j);
+			cr_assert_str_eq(with.reason, without.reason, "host %zu policy %zu", i, j);
+		}
+	}
+	cr_assert(!decide_may_use_compat(&none, POLICY_AUTO));
+	cr_assert(!decide_may_use_compat(&unknown, POLICY_AUTO));
+	cr_assert(decide_may_use_compat(&none, POLICY_COMPAT));
+	cr_assert(!decide_may_use_compat(&hosts[2], POLICY_SYSTEM));
+	cr_assert(decide_may_use_compat(&hosts[2], POLICY_AUTO));
+}

@@ -26,7 +26,9 @@ mkdir -p "$O/libs" "$O/bin"
 CC=${CC:-cc}
 export CC
 
-rounds=25 per=100 py_per=8 copies=5000
+# BENCH_ROUNDS, BENCH_PER, BENCH_PY_PER, BENCH_COPIES override the counts
+# (a shared machine may need fewer runs to finish; counts do not change).
+rounds=${BENCH_ROUNDS:-25} per=${BENCH_PER:-100} py_per=${BENCH_PY_PER:-8} copies=${BENCH_COPIES:-5000}
 [ -z "$smoke" ] || { rounds=1 per=2 py_per=1 copies=50; }
 
 LDSO=$(readelf -lW /usr/bin/env | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')

@@ -1,0 +1,112 @@
+/*
+ * The loader's malloc: a bump allocator over a static arena, linked before
+ * musl's libc.a in place of musl's malloc (which musl allows replacing).
+ *
+ * cudaload allocates a few small things (config values, the candidates,
+ * the search list) and then hands over or exits; nothing lives long.
+ * musl's malloc set-up costs two brk calls and two mmap calls and two
+ * fresh pages before the first byte is handed out; here the arena is the
+ * loader's bss, so a page costs only when it is first touched, and no
+ * system call is made until the arena is full.  Past that, and for large
+ * blocks, memory comes from mmap.  free() gives back the last block only;
+ * realloc() grows the last block in place.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define ARENA_SIZE (256 * 1024)
+#define BIG (64 * 1024)		/* blocks this large are mapped on their own */
+#define ALIGN 16
+
+/* Every block is preceded by its header, ALIGN bytes. */
+struct header {
+	size_t size;		/* usable bytes */
+	size_t mapped;		/* 1: mmap'd, the mapping is size + ALIGN bytes */
+};
+
+static _Alignas(ALIGN) unsigned char arena[ARENA_SIZE];
+static size_t used;
+
+static struct header *header_of(void *p)
+{
+	return (struct header *)((unsigned char *)p - ALIGN);
+}
+
+static bool is_last(void *p)
+{
+	return (unsigned char *)p + header_of(p)->size == arena + used;
+}
+
+void *malloc(size_t n)
+{
+	if (n > SIZE_MAX / 2) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	n = (n + ALIGN - 1) & ~(size_t)(ALIGN - 1);
+	if (n < BIG && ARENA_SIZE - used >= n + ALIGN) {
+		struct header *h = (struct header *)(arena + used);
+		h->size = n;
+		h->mapped = 0;
+		used += n + ALIGN;
+		return (unsigned char *)h + ALIGN;
+	}
+	void *m = mmap(NULL, n + ALIGN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	struct header *h = m;
+	h->size = n;
+	h->mapped = 1;
+	return (unsigned char *)m + ALIGN;
+}
+
+void free(void *p)
+{
+	if (!p)
+		return;
+	struct header *h = header_of(p);
+	if (h->mapped)
+		munmap(h, h->size + ALIGN);
+	else if (is_last(p))
+		used -= h->size + ALIGN;
+}
+
+void *calloc(size_t n, size_t size)
+{
+	if (size && n > SIZE_MAX / size) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	void *p = malloc(n * size);
+	if (p)
+		memset(p, 0, n * size);	/* a block given back and handed out again is not clean */
+	return p;
+}
+
+void *realloc(void *p, size_t n)
+{
+	if (!p)
+		return malloc(n);
+	struct header *h = header_of(p);
+	if (n <= h->size)
+		return p;
+	size_t want = (n + ALIGN - 1) & ~(size_t)(ALIGN - 1);
+	if (!h->mapped && is_last(p) && want < BIG && ARENA_SIZE - used >= want - h->size) {
+		used += want - h->size;
+		h->size = want;
+		return p;
+	}
+	void *q = malloc(n);
+	if (q) {
+		memcpy(q, p, h->size);
+		free(p);
+	}
+	return q;
+}

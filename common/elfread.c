@@ -13,6 +13,7 @@
 #define MAX_SECTIONS 4096
 #define MAX_SHSTRTAB (256 * 1024)
 #define MAX_NOTE_SECTION (64 * 1024)
+#define MAX_NOTE_SEGMENT (4 * 1024)
 #define MAX_DYNAMIC (64 * 1024)
 #define MAX_VERDEFS 256
 #define VERDEF_CHUNK 4096
@@ -68,6 +69,11 @@ static int ef_read(const struct elf_file *ef, void *buf, size_t len, uint64_t of
 
 int elf_open_fd(struct elf_file *ef, int fd, char *why, size_t whycap)
 {
+	return elf_open_fd_head(ef, fd, sizeof ef->head, why, whycap);
+}
+
+int elf_open_fd_head(struct elf_file *ef, int fd, size_t head_cap, char *why, size_t whycap)
+{
 	const unsigned char *h = ef->head;
 	struct stat st;
 
@@ -79,7 +85,9 @@ int elf_open_fd(struct elf_file *ef, int fd, char *why, size_t whycap)
 	}
 	ef->size = (uint64_t)st.st_size;
 	ef->mode = st.st_mode;
-	size_t head = ef->size < sizeof ef->head ? (size_t)ef->size : sizeof ef->head;
+	if (head_cap > sizeof ef->head)
+		head_cap = sizeof ef->head;
+	size_t head = ef->size < head_cap ? (size_t)ef->size : head_cap;
 	if (pread_full(fd, ef->head, head, 0) < 0 || head < SELFMAG || memcmp(h, ELFMAG, SELFMAG) != 0) {
 		say(why, whycap, "not an ELF file");
 		return -1;
@@ -185,19 +193,18 @@ static const char *string_at(const unsigned char *table, uint64_t n, uint64_t of
 	return off < n && memchr(table + off, '\0', n - off) ? (const char *)table + off : NULL;
 }
 
-int elf_read_program(const struct elf_file *ef, struct elf_program *out,
-		     char *why, size_t whycap)
+int elf_read_phdrs(const struct elf_file *ef, struct elf_phdr *phs, unsigned cap,
+		   unsigned *n, char *why, size_t whycap)
 {
 	size_t want = ef->cls == ELFCLASS64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
 
-	/* not a memset: the struct is large and mostly left unused */
-	out->n = 0;
-	out->has_interp = out->has_dynamic = false;
-	out->interp[0] = out->recorded[0] = '\0';
+	*n = 0;
 	if (ef->phnum == 0)
 		return 0;
-	if (ef->phentsize < want || ef->phnum > ELF_MAX_PHDRS) {
-		say(why, whycap, "bad program header size or count");
+	if (ef->phentsize < want || ef->phnum > cap) {
+		say(why, whycap, ef->phnum > cap && ef->phentsize >= want
+					 ? "too many program headers"
+					 : "bad program header size or count");
 		return -1;
 	}
 	uint64_t tablen = (uint64_t)ef->phnum * ef->phentsize;
@@ -212,7 +219,7 @@ int elf_read_program(const struct elf_file *ef, struct elf_program *out,
 	}
 	for (unsigned i = 0; i < ef->phnum; i++) {
 		const unsigned char *p = tab + (size_t)i * ef->phentsize;
-		struct elf_phdr *ph = &out->ph[i];
+		struct elf_phdr *ph = &phs[i];
 		ph->type = get32(ef, p);
 		if (ef->cls == ELFCLASS64) {
 			ph->flags = get32(ef, p + 4);
@@ -230,8 +237,24 @@ int elf_read_program(const struct elf_file *ef, struct elf_program *out,
 			ph->align = get32(ef, p + 28);
 		}
 	}
-	out->n = ef->phnum;
+	*n = ef->phnum;
 	release(ef, tab);
+	return 0;
+}
+
+int elf_read_program(const struct elf_file *ef, struct elf_program *out,
+		     char *why, size_t whycap)
+{
+	/* not a memset: the struct is large and mostly left unused */
+	out->n = 0;
+	out->has_interp = out->has_dynamic = false;
+	out->interp[0] = out->recorded[0] = '\0';
+	if (ef->phnum > ELF_MAX_PHDRS) {
+		say(why, whycap, "bad program header size or count");
+		return -1;
+	}
+	if (elf_read_phdrs(ef, out->ph, ELF_MAX_PHDRS, &out->n, why, whycap) < 0)
+		return -1;
 
 	for (unsigned i = 0; i < out->n; i++) {
 		const struct elf_phdr *ph = &out->ph[i];
@@ -363,11 +386,11 @@ long elf_find_note(const struct elf_file *ef, const char *section,
 }
 
 /* File offset of a virtual address, through the PT_LOAD that maps it. */
-static bool vaddr_to_offset(const struct elf_program *prog, uint64_t vaddr,
+static bool vaddr_to_offset(const struct elf_phdr *phs, unsigned n, uint64_t vaddr,
 			    uint64_t *off)
 {
-	for (unsigned i = 0; i < prog->n; i++) {
-		const struct elf_phdr *ph = &prog->ph[i];
+	for (unsigned i = 0; i < n; i++) {
+		const struct elf_phdr *ph = &phs[i];
 		if (ph->type == PT_LOAD && vaddr >= ph->vaddr &&
 		    vaddr - ph->vaddr < ph->filesz) {
 			*off = ph->offset + (vaddr - ph->vaddr);
@@ -377,12 +400,12 @@ static bool vaddr_to_offset(const struct elf_program *prog, uint64_t vaddr,
 	return false;
 }
 
-int elf_glibc_minor(const struct elf_file *ef, const struct elf_program *prog)
+int elf_glibc_minor(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n)
 {
 	const struct elf_phdr *dyn = NULL;
-	for (unsigned i = 0; i < prog->n; i++)
-		if (prog->ph[i].type == PT_DYNAMIC)
-			dyn = &prog->ph[i];
+	for (unsigned i = 0; i < n; i++)
+		if (phs[i].type == PT_DYNAMIC)
+			dyn = &phs[i];
 	if (!dyn)
 		return 0;
 
@@ -409,8 +432,8 @@ int elf_glibc_minor(const struct elf_file *ef, const struct elf_program *prog)
 	if (!verdef || !strtab)
 		return 0;
 	if (verdefnum > MAX_VERDEFS || strsz > MAX_SHSTRTAB ||
-	    !vaddr_to_offset(prog, verdef, &vd_off) ||
-	    !vaddr_to_offset(prog, strtab, &str_off) || vd_off >= ef->size)
+	    !vaddr_to_offset(phs, n, verdef, &vd_off) ||
+	    !vaddr_to_offset(phs, n, strtab, &str_off) || vd_off >= ef->size)
 		return -1;
 	const unsigned char *strs = read_section(ef, str_off, strsz, MAX_SHSTRTAB);
 	/* The definitions are small and together: read them in one go. */
@@ -446,27 +469,32 @@ int elf_glibc_minor(const struct elf_file *ef, const struct elf_program *prog)
 	return best;
 }
 
-bool elf_has_segment_note(const struct elf_file *ef, const struct elf_program *prog,
+bool elf_has_segment_note(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n,
 			  const char *owner, uint32_t type)
 {
 	size_t ol = strlen(owner) + 1;
-	for (unsigned i = 0; i < prog->n; i++) {
-		const struct elf_phdr *ph = &prog->ph[i];
-		/* only what the head already holds: the note is in the first page */
-		if (ph->type != PT_NOTE || ph->offset > ef->head_len ||
-		    ph->filesz > ef->head_len - ph->offset)
+	for (unsigned i = 0; i < n; i++) {
+		const struct elf_phdr *ph = &phs[i];
+		if (ph->type != PT_NOTE)
 			continue;
-		const unsigned char *p = ef->head + ph->offset, *end = p + ph->filesz;
-		while (end - p >= 12) {
+		/* From the head, where notes usually are; else read (bounded). */
+		const unsigned char *seg = read_section(ef, ph->offset, ph->filesz, MAX_NOTE_SEGMENT);
+		if (!seg)
+			continue;
+		const unsigned char *p = seg, *end = p + ph->filesz;
+		bool found = false;
+		while (!found && end - p >= 12) {
 			uint32_t namesz = get32(ef, p), descsz = get32(ef, p + 4), t = get32(ef, p + 8);
 			uint64_t name_pad = ((uint64_t)namesz + 3) & ~(uint64_t)3;
 			uint64_t desc_pad = ((uint64_t)descsz + 3) & ~(uint64_t)3;
 			if (name_pad + desc_pad > (uint64_t)(end - p - 12))
 				break;
-			if (t == type && namesz == ol && memcmp(p + 12, owner, ol) == 0)
-				return true;
+			found = t == type && namesz == ol && memcmp(p + 12, owner, ol) == 0;
 			p += 12 + name_pad + desc_pad;
 		}
+		release(ef, seg);
+		if (found)
+			return true;
 	}
 	return false;
 }

@@ -55,6 +55,15 @@ struct elf_program {
 /* Read and check the ELF header of an open file. */
 int elf_open_fd(struct elf_file *ef, int fd, char *why, size_t whycap);
 
+/* The same, holding only the first head_cap bytes in the head (a smaller
+ * read touches less memory; what lies further is read when asked for). */
+int elf_open_fd_head(struct elf_file *ef, int fd, size_t head_cap, char *why, size_t whycap);
+
+/* The program headers alone, into phs (at most cap of them; more is an
+ * error).  *n is their count. */
+int elf_read_phdrs(const struct elf_file *ef, struct elf_phdr *phs, unsigned cap,
+		   unsigned *n, char *why, size_t whycap);
+
 /* Program headers, PT_INTERP and the record after its first NUL. */
 int elf_read_program(const struct elf_file *ef, struct elf_program *out,
 		     char *why, size_t whycap);
@@ -68,7 +77,7 @@ long elf_find_note(const struct elf_file *ef, const char *section,
 
 /* Highest N for which the file defines symbol version GLIBC_2.N through
  * DT_VERDEF; 0 when it defines none, -1 on a malformed file. */
-int elf_glibc_minor(const struct elf_file *ef, const struct elf_program *prog);
+int elf_glibc_minor(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n);
 
 /* Interpret PT_INTERP bytes (not necessarily NUL-terminated): copy the
  * interpreter string and the recorded original, if any.  -1 if the segment
@@ -76,9 +85,9 @@ int elf_glibc_minor(const struct elf_file *ef, const struct elf_program *prog);
 int elf_split_interp(const char *bytes, size_t len, char *interp, size_t icap,
 		     char *recorded, size_t rcap);
 
-/* Does a PT_NOTE segment in the file's head hold a note owned by owner with
- * this type?  (Used to recognize cudaload itself; see identity.h.) */
-bool elf_has_segment_note(const struct elf_file *ef, const struct elf_program *prog,
+/* Does a PT_NOTE segment hold a note owned by owner with this type?  (Used
+ * to recognize cudaload itself; see identity.h.) */
+bool elf_has_segment_note(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n,
 			  const char *owner, uint32_t type);
 
 /* Name of an e_machine value ("x86_64", "aarch64", ...) or NULL. */

@@ -43,25 +43,29 @@ void ldso_release(struct ldso_info *l)
 {
 	if (l->fd >= 0)
 		close(l->fd);
-	free(l->ph);
 	l->fd = -1;
-	l->ph = NULL;
 	l->n_ph = 0;
 }
+
+/* Mapping a loader needs its ELF header and program headers, and telling
+ * cudaload from it its identity note: all in the first KiB.  Reading only
+ * that keeps the start-up's memory small; the glibc version (exec mode)
+ * lies further and gets the usual head. */
+#define LDSO_MAP_HEAD 1024
 
 int ldso_inspect(struct ldso_info *l, char *why, size_t whycap)
 {
 	struct elf_file ef;
-	struct elf_program prog;
 
 	l->fd = -1;
+	l->n_ph = 0;
 	int fd = open_ro(l->path, 0);
 	if (fd < 0) {
 		int e = -fd;
 		snprintf(why, whycap, "%s", strerror(e));
 		return e == ENOENT || e == ENOTDIR || e == ELOOP || e == ENAMETOOLONG ? -ENOENT : -EACCES;
 	}
-	if (elf_open_fd(&ef, fd, why, whycap) < 0) {
+	if (elf_open_fd_head(&ef, fd, l->keep ? LDSO_MAP_HEAD : sizeof ef.head, why, whycap) < 0) {
 		close(fd);
 		return -ENOEXEC;
 	}
@@ -70,12 +74,13 @@ int ldso_inspect(struct ldso_info *l, char *why, size_t whycap)
 		snprintf(why, whycap, "not executable");
 		return -EACCES;
 	}
-	if (elf_read_program(&ef, &prog, why, whycap) < 0) {
+	if (elf_read_phdrs(&ef, l->ph, LDSO_MAX_PHDRS, &l->n_ph, why, whycap) < 0) {
 		close(fd);
 		return -ENOEXEC;
 	}
-	if (elf_has_segment_note(&ef, &prog, IDENTITY_NOTE_OWNER, IDENTITY_NOTE_TYPE)) {
+	if (elf_has_segment_note(&ef, l->ph, l->n_ph, IDENTITY_NOTE_OWNER, IDENTITY_NOTE_TYPE)) {
 		close(fd);
+		l->n_ph = 0;
 		snprintf(why, whycap, "is cudaload itself, not a dynamic loader");
 		return -ELOOP;
 	}
@@ -84,7 +89,7 @@ int ldso_inspect(struct ldso_info *l, char *why, size_t whycap)
 	if (strstr(l->path, "ld-musl-")) {
 		l->kind = LDSO_MUSL;
 	} else if (!l->keep) {	/* kept for mapping: --argv0 will not be needed */
-		int minor = elf_glibc_minor(&ef, &prog);
+		int minor = elf_glibc_minor(&ef, l->ph, l->n_ph);
 		int by_name = ldso_minor_from_name(l->path);
 		/* Old glibc versions its loader's file name (ld-2.31.so); the
 		 * symbol versions alone only give a lower bound. */
@@ -104,9 +109,7 @@ int ldso_inspect(struct ldso_info *l, char *why, size_t whycap)
 		}
 	}
 	l->argv0 = l->kind == LDSO_MUSL || (l->kind == LDSO_GLIBC && l->glibc_minor >= 33);
-	if (l->keep && prog.n && (l->ph = malloc(prog.n * sizeof *l->ph))) {
-		memcpy(l->ph, prog.ph, prog.n * sizeof *l->ph);
-		l->n_ph = prog.n;
+	if (l->keep) {
 		l->type = ef.type;
 		l->entry = ef.entry;
 		l->fd = fd;

@@ -19,6 +19,9 @@
 
 enum ldso_kind { LDSO_UNKNOWN, LDSO_GLIBC, LDSO_MUSL };
 
+/* Real loaders have about ten program headers; more is refused. */
+#define LDSO_MAX_PHDRS 32
+
 struct ldso_info {
 	char path[CL_PATH_MAX];
 	const char *from;
@@ -32,7 +35,7 @@ struct ldso_info {
 	int fd;
 	int type;
 	uint64_t entry;
-	struct elf_phdr *ph;	/* its program headers, n_ph of them */
+	struct elf_phdr ph[LDSO_MAX_PHDRS];	/* its program headers, n_ph of them */
 	unsigned n_ph;
 };
 
@@ -43,7 +46,7 @@ const char *ldso_standard(int machine, int cls);
  * reason in why; -ELOOP when the file is a cudaload (identity.h). */
 int ldso_inspect(struct ldso_info *l, char *why, size_t whycap);
 
-/* Close and free what keep held. */
+/* Close what keep held. */
 void ldso_release(struct ldso_info *l);
 
 /* glibc minor version from a file name such as "ld-2.31.so" or a Nix store

@@ -386,8 +386,8 @@ int main(int argc, char **argv, char **envp)
 		char *entry = llp ? malloc(strlen(llp) + sizeof "LD_LIBRARY_PATH=") : NULL;
 		if (entry)
 			strcat(strcpy(entry, "LD_LIBRARY_PATH="), llp);
-		if (!ldso.ph)
-			snprintf(why, sizeof why, "out of memory");
+		if (!ldso.n_ph)
+			snprintf(why, sizeof why, "no program headers");
 		else if ((!llp || entry) && chain_map(&ldso, t.machine, &cl, why, sizeof why) == 0) {
 			ldso_release(&ldso);
 			diag("chain %s at 0x%lx%s%s", ldso.path, (unsigned long)cl.base,

@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (prog.n > ELF_MAX_PHDRS)
 		abort();
-	elf_glibc_minor(&ef, &prog);
-	elf_has_segment_note(&ef, &prog, "cudaload", 0x434c);
+	elf_glibc_minor(&ef, prog.ph, prog.n);
+	elf_has_segment_note(&ef, prog.ph, prog.n, "cudaload", 0x434c);
 	return 0;
 }

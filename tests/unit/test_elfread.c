@@ -68,7 +68,7 @@ Test(elfread_happy, real_loader_and_program)
 	cr_assert(fd >= 0);
 	cr_assert_eq(elf_open_fd(&ef, fd, why, sizeof why), 0);
 	cr_assert_eq(elf_read_program(&ef, &prog, why, sizeof why), 0);
-	cr_assert_geq(elf_glibc_minor(&ef, &prog), 34, "Debian 12's ld.so defines GLIBC_2.34+");
+	cr_assert_geq(elf_glibc_minor(&ef, prog.ph, prog.n), 34, "Debian 12's ld.so defines GLIBC_2.34+");
 	close(fd);
 }
 
@@ -163,4 +163,42 @@ Test(elfread_happy, machine_names)
 {
 	cr_assert_str_eq(elf_machine_name(EM_AARCH64), "aarch64");
 	cr_assert_null(elf_machine_name(9999));
+}
+
+/* A small head: what lies beyond it (program headers, a note) is read when
+ * asked for, so a loader mapped from a 1 KiB head is still told from a
+ * cudaload by its note. */
+Test(elfread_happy, small_head_reads_the_rest)
+{
+	struct test_elf e;
+	struct test_elf_spec s = { .note_owner = "cudaload", .note_desc = "", .note_type = 0x434c,
+				   .note_segment = true, .note_section = ".note.cudaload" };
+	test_elf_build(&e, &s);
+	int fd = test_elf_fd(&e, e.len);
+	struct elf_file ef;
+	struct elf_phdr ph[32];
+	unsigned n;
+	char why[128];
+	cr_assert_eq(elf_open_fd_head(&ef, fd, 64, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(ef.head_len, 64);
+	cr_assert_eq(elf_read_phdrs(&ef, ph, 32, &n, why, sizeof why), 0, "%s", why);
+	cr_assert_gt(n, 0);
+	cr_assert(elf_has_segment_note(&ef, ph, n, "cudaload", 0x434c));
+	cr_assert(!elf_has_segment_note(&ef, ph, n, "cudaload", 1));
+	close(fd);
+}
+
+Test(elfread_sad, more_program_headers_than_room)
+{
+	int fd = open("/bin/true", O_RDONLY);
+	cr_assert(fd >= 0);
+	struct elf_file ef;
+	struct elf_phdr ph[2];
+	unsigned n;
+	char why[128];
+	cr_assert_eq(elf_open_fd(&ef, fd, why, sizeof why), 0);
+	cr_assert_eq(elf_read_phdrs(&ef, ph, 2, &n, why, sizeof why), -1);
+	cr_assert_str_eq(why, "too many program headers");
+	cr_assert_eq(n, 0);
+	close(fd);
 }

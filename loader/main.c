@@ -269,8 +269,11 @@ int main(int argc, char **argv, char **envp)
 	diag("%s%s", as_interp ? "as interpreter" : "as a command", s.secure ? ", secure" : "");
 
 	/* ---- the program, and where this binary lives ---- */
-	char self_path[CL_PATH_MAX];
-	self_path[0] = '\0';	/* an initializer would clear all of it: page faults */
+	/* The directory of this binary (for ../etc/cudaload.conf), cut from its
+	 * path in place: one buffer, and no initializer, which would clear all
+	 * of it (page faults). */
+	char self_dir[CL_PATH_MAX];
+	self_dir[0] = '\0';
 	target_init(&t);
 	if (as_interp) {
 		t.argv = argv;
@@ -284,10 +287,10 @@ int main(int argc, char **argv, char **envp)
 			if (target_interp_from_file(&t, why, sizeof why) < 0)
 				diag("%s: cannot read its PT_INTERP: %s", t.path, why);
 		}
-		snprintf(self_path, sizeof self_path, "%s", t.interp);
+		snprintf(self_dir, sizeof self_dir, "%s", t.interp);
 	} else {
-		ssize_t n = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
-		self_path[n > 0 ? n : 0] = '\0';
+		ssize_t n = readlink("/proc/self/exe", self_dir, sizeof self_dir - 1);
+		self_dir[n > 0 ? n : 0] = '\0';
 		if (o.first < argc) {
 			int r = target_from_command(&t, argc - o.first, argv + o.first,
 						    getenv("PATH"), why, sizeof why);
@@ -299,8 +302,6 @@ int main(int argc, char **argv, char **envp)
 			t.machine = __ehdr_start.e_machine;
 		}
 	}
-	char self_dir[CL_PATH_MAX];
-	snprintf(self_dir, sizeof self_dir, "%s", self_path);
 	char *slash = strrchr(self_dir, '/');
 	if (slash)
 		*slash = '\0';
@@ -325,8 +326,7 @@ int main(int argc, char **argv, char **envp)
 	memset(&ldso, 0, sizeof ldso);
 	ldso.fd = -1;
 	ldso.keep = s.mode == MODE_CHAIN && !o.explain;	/* chain maps it next */
-	char ldso_problem[CL_PATH_MAX + 200];
-	ldso_problem[0] = '\0';
+	char ldso_problem[CL_PATH_MAX + 200];	/* set with a non-zero status only */
 	int ldso_status = have_program ? choose_ldso(&s, &t, as_interp, &ldso,
 						      ldso_problem, sizeof ldso_problem) : 0;
 	if (ldso_status && !o.explain)

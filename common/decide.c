@@ -144,9 +144,10 @@ static bool verified(struct candidate *c, bool usable)
 
 bool decide_may_use_compat(const struct host *h, enum policy policy)
 {
-	/* auto_allows' first two refusals, which do not look at the candidate */
-	return policy == POLICY_COMPAT ||
-	       (policy == POLICY_AUTO && h->platform != PLATFORM_NONE && h->cuda);
+	/* Without a GPU, auto refuses every candidate before looking at it.
+	 * Nothing else is assumed: a host whose CUDA is unknown may still take
+	 * a package by rules that need no table. */
+	return policy == POLICY_COMPAT || (policy == POLICY_AUTO && h->platform != PLATFORM_NONE);
 }
 
 void decide(const struct host *h, struct candidates *cands, enum policy policy,

@@ -25,8 +25,9 @@ void decide(const struct host *h, struct candidates *c, enum policy policy,
 	    int prog_class, int prog_machine, struct decision *out);
 
 /* Could any candidate be chosen on this host under this policy?  When not,
- * decide() gives the same answer and reason with no candidates at all, so a
- * run need not look for them (--explain still lists them). */
+ * decide() chooses the system driver whatever the candidates, so a run need
+ * not look for them (--explain and CUDALOAD_DEBUG still do: the reason they
+ * show can name candidates). */
 bool decide_may_use_compat(const struct host *h, enum policy policy);
 
 #endif

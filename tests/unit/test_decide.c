@@ -313,30 +313,38 @@ Test(decide_verdict, never_over_the_policy)
 	cr_assert(!d.use_compat);
 }
 
-/* Where decide_may_use_compat says no, the candidates cannot change the
- * decision: a run skips looking for them. */
+/* Where decide_may_use_compat says no, no candidate changes the choice: a
+ * run skips looking for them.  Checked on every kind of host and policy. */
 Test(decide_happy, no_candidate_matters_where_none_can_be_chosen)
 {
 	struct host none;
 	memset(&none, 0, sizeof none);
 	snprintf(none.problem, sizeof none.problem, "no NVIDIA GPU found");
-	struct host unknown = jetson(35, 4, 0, "tegra234");
-	struct host hosts[] = { none, unknown, jetson(35, 4, V(11, 4), "tegra234"), dgpu(535) };
+	struct host unknown_l4t = jetson(35, 4, 0, "tegra234");
+	struct host hosts[] = { none, unknown_l4t, jetson(35, 4, V(11, 4), "tegra234"), dgpu(535) };
 	enum policy policies[] = { POLICY_AUTO, POLICY_COMPAT, POLICY_SYSTEM };
+	int chosen_somewhere = 0;
 	for (size_t i = 0; i < sizeof hosts / sizeof hosts[0]; i++) {
 		for (size_t j = 0; j < 3; j++) {
-			struct candidate v[] = { cand("/usr/local/cuda-12.2/compat", V(12, 2)) };
-			struct decision with = run(&hosts[i], v, 1, policies[j]);
-			struct decision without = run(&hosts[i], v, 0, policies[j]);
+			/* one the tables allow, one only a verdict makes usable */
+			struct candidate v[] = { cand("/usr/local/cuda-12.2/compat", V(12, 2)),
+						 verified("/usr/local/cuda-12.4/compat", V(12, 4), 0) };
+			struct decision with = run(&hosts[i], v, 2, policies[j]);
+			chosen_somewhere += with.use_compat;
 			if (decide_may_use_compat(&hosts[i], policies[j]))
 				continue;
+			struct decision without = run(&hosts[i], v, 0, policies[j]);
 			cr_assert(!with.use_compat, "host %zu policy %zu", i, j);
 			cr_assert_str_eq(with.reason, without.reason, "host %zu policy %zu", i, j);
 		}
 	}
+	cr_assert_gt(chosen_somewhere, 0, "the candidate is choosable at all");
 	cr_assert(!decide_may_use_compat(&none, POLICY_AUTO));
-	cr_assert(!decide_may_use_compat(&unknown, POLICY_AUTO));
 	cr_assert(decide_may_use_compat(&none, POLICY_COMPAT));
 	cr_assert(!decide_may_use_compat(&hosts[2], POLICY_SYSTEM));
 	cr_assert(decide_may_use_compat(&hosts[2], POLICY_AUTO));
+	/* a Jetson of unknown L4T: the tables know nothing, a verdict can */
+	struct candidate v[] = { verified("/usr/local/cuda-12.4/compat", V(12, 4), 0) };
+	cr_assert(run(&unknown_l4t, v, 1, POLICY_AUTO).use_compat, "%s", v[0].reason);
+	cr_assert(decide_may_use_compat(&unknown_l4t, POLICY_AUTO));
 }

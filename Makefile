@@ -19,7 +19,7 @@ COMMON_HDR := $(wildcard common/*.h)
 LOADER_SRC := $(wildcard loader/*.c)
 LOADER_HDR := $(wildcard loader/*.h)
 
-# The loader: musl only, static-pie (DESIGN §3).  Debian's musl-gcc specs do
+# The loader: musl only, static-pie (docs/design.md §3).  Debian's musl-gcc specs do
 # not do static-pie, so the crt files are named here.  $(1) is the compiler,
 # $(2) the musl triplet.
 loader_cflags = $(BASEFLAGS) -Os -fPIE -ffunction-sections -fdata-sections \

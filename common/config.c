@@ -81,7 +81,7 @@ void settings_from_env(struct settings *s, char *const *envp, bool secure)
 	s->root = "";
 	s->secure = secure;
 	s->policy_from = "default";
-	s->mode = MODE_CHAIN;	/* no second execve; exec is the fallback (DESIGN §6) */
+	s->mode = MODE_CHAIN;	/* no second execve; exec is the fallback (docs/design.md §6) */
 	for (int i = 0; i < config_default_compat_n; i++)
 		add(s->compat, &s->n_compat, config_default_compat[i], "compat");
 	if (secure)

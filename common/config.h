@@ -46,7 +46,7 @@ struct settings {
 	int n_ldso;
 };
 
-/* Default compat globs (DESIGN §5). */
+/* Default compat globs (docs/design.md §5). */
 extern const char *const config_default_compat[];
 extern const int config_default_compat_n;
 

@@ -6,7 +6,7 @@
  * PT_INTERP when that is not cudaload, the standard path for the program's
  * machine.  What it supports is read from the file, not by running it:
  * glibc >= 2.33 and musl take --argv0; glibc <= 2.32 would take an unknown
- * option for the program name (DESIGN §3), so it gets none.
+ * option for the program name (docs/design.md §3), so it gets none.
  */
 #ifndef CUDALOAD_LDSO_H
 #define CUDALOAD_LDSO_H

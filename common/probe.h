@@ -2,7 +2,7 @@
  * probe: what the host has — platform, SoC, L4T release, GPU, driver, and
  * the newest CUDA its driver supports.
  *
- * Reads only files under `root` (DESIGN §4) and the nvgpu ioctl.  Never
+ * Reads only files under `root` (docs/design.md §4) and the nvgpu ioctl.  Never
  * fails: what it cannot learn it leaves unknown and says why in `problem`;
  * the decision then keeps the system driver.
  */

@@ -1,6 +1,6 @@
 /*
  * report: a decision rendered for people (--explain) or tools (--explain
- * --json, DESIGN §7 keys).  Reads the same structs the hand-over uses.
+ * --json, docs/design.md §7 keys).  Reads the same structs the hand-over uses.
  */
 #ifndef CUDALOAD_REPORT_H
 #define CUDALOAD_REPORT_H

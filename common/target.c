@@ -169,7 +169,7 @@ int target_from_command(struct target *t, int argc, char **argv, const char *pat
 		strcpy(t->recorded, prog.recorded);
 		break;
 	}
-	/* ld.so searches a bare name like a library (DESIGN §3). */
+	/* ld.so searches a bare name like a library (docs/design.md §3). */
 	if (!strchr(t->path, '/')) {
 		char tmp[CL_PATH_MAX];
 		if (snprintf(tmp, sizeof tmp, "./%s", t->path) >= (int)sizeof tmp)

@@ -1,5 +1,5 @@
 /*
- * chain: hand over without a second execve (DESIGN §6).
+ * chain: hand over without a second execve (docs/design.md §6).
  *
  * The real ld.so is mapped into this process (the whole span reserved, each
  * PT_LOAD mapped, the bss zeroed) and entered on a copy of the original

@@ -2,7 +2,7 @@
 # Install the Debian packages that building and testing cudaload need.
 # Idempotent: installs only what is missing.  Needs root (or nothing to do).
 # The aarch64 (Jetson) build and tests use Debian's cross toolchain, musl for
-# arm64, the arm64 glibc loader and qemu-user (DESIGN §8).
+# arm64, the arm64 glibc loader and qemu-user (docs/design.md §8).
 set -eu
 
 packages="make gcc musl-tools musl-dev libcriterion-dev libelf-dev pkg-config

@@ -1,6 +1,6 @@
 #!/bin/sh
 # JetPack 5's userland is glibc 2.31 (Ubuntu 20.04), whose ld.so takes an
-# unknown option such as --argv0 for the program name (DESIGN §3).  This
+# unknown option such as --argv0 for the program name (docs/design.md §3).  This
 # fetches Debian bullseye's libc6:arm64 and libc6-dev:arm64 (2.31) with apt
 # (own sources list and state; the mirror is the one this machine uses;
 # nothing downloaded is committed), links the test program against it, and

@@ -1,6 +1,6 @@
 #!/bin/sh
 # End-to-end tests: real programs, the real cudaload, the real ld.so, fake
-# libcuda builds in fixture device trees (DESIGN §8).
+# libcuda builds in fixture device trees (docs/design.md §8).
 # Usage: run.sh BUILD [x86_64|aarch64] [exec|chain]   (default: this machine's, exec)
 # aarch64 on another machine runs under qemu-user through binfmt_misc, exec'ing
 # the real aarch64 glibc loader: the path a Jetson takes.
@@ -60,7 +60,7 @@ cp "$W/bin/cudaprobe-nopie" "$W/bin/probe-nopie-patched"
 patchelf --set-interpreter "$CL" "$W/bin/probe-nopie-patched"
 
 # run ROOT DRIVER_DIR CMD...: run under a fixture root, the driver dir standing
-# in for ld.so.cache (DESIGN §8), no config but what a test asks for.
+# in for ld.so.cache (docs/design.md §8), no config but what a test asks for.
 run() {
 	r=$1 dd=$2
 	shift 2

@@ -1,11 +1,27 @@
 # cudaload — see README.md.  `make demo`, `make check`.
 
 BUILD     ?= build
-PREFIX    ?= /usr/local
-SYSTEMD_UNIT_DIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/systemd/system,/etc/systemd/system)
-DESTDIR   ?=
 CC        ?= gcc
 VERSION   := 0.1.0
+
+# Install layout.  The config goes to /etc when installing into /usr (where
+# cudaload looks first), else beside the prefix (PREFIX/etc, which cudaload
+# finds as ../etc next to its binary).
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+DATADIR    ?= $(PREFIX)/share
+MANDIR     ?= $(DATADIR)/man
+SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+SYSTEMD_UNIT_DIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/systemd/system,/etc/systemd/system)
+# cudaload --verify looks for its helper in ../libexec/cudaload beside its
+# own binary, so this one follows BINDIR's prefix.
+VERIFYDIR  := $(PREFIX)/libexec/cudaload
+STRIP      ?= strip
+
+# Compiler lines are shown only when a command fails, or with V=1.
+QUIET = $(if $(filter 1,$(V)),,@sh scripts/quiet.sh $@)
 
 ARCH      := $(shell uname -m)
 
@@ -54,42 +70,47 @@ NO_SSP = $(if $(filter %/loader/start.o %/loader/chain.o,$@),-fno-stack-protecto
 
 $(BUILD)/musl/%.o: %.c $(COMMON_HDR) $(LOADER_HDR) Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(call loader_cflags,$(CC),$(HOST_TRIPLET)) $(NO_SSP) -c $< -o $@
+	$(QUIET) $(CC) $(call loader_cflags,$(CC),$(HOST_TRIPLET)) $(NO_SSP) -c $< -o $@
 
 $(BUILD)/musl/%.o: %.S Makefile
 	@mkdir -p $(dir $@)
-	$(CC) -c $< -o $@
+	$(QUIET) $(CC) -c $< -o $@
 
 $(BUILD)/aarch64/musl/%.o: %.S Makefile
 	@mkdir -p $(dir $@)
-	$(AARCH64_CC) -c $< -o $@
+	$(QUIET) $(AARCH64_CC) -c $< -o $@
 
 $(BUILD)/cudaload: $(HOST_OBJ)
-	$(call loader_link,$(CC),$(HOST_TRIPLET),$^) -o $@
+	$(QUIET) $(call loader_link,$(CC),$(HOST_TRIPLET),$^) -o $@
 
 $(BUILD)/aarch64/musl/%.o: %.c $(COMMON_HDR) $(LOADER_HDR) Makefile
 	@mkdir -p $(dir $@)
-	$(AARCH64_CC) $(call loader_cflags,$(AARCH64_CC),aarch64-linux-musl) $(NO_SSP) -c $< -o $@
+	$(QUIET) $(AARCH64_CC) $(call loader_cflags,$(AARCH64_CC),aarch64-linux-musl) $(NO_SSP) -c $< -o $@
 
 $(BUILD)/aarch64/cudaload: $(A64_OBJ)
-	$(call loader_link,$(AARCH64_CC),aarch64-linux-musl,$^) -o $@
+	$(QUIET) $(call loader_link,$(AARCH64_CC),aarch64-linux-musl,$^) -o $@
 
 # ---- cudaload-patch: a host tool on elfutils' libelf ----
 TOOL_SRC := tools/cudaload-patch.c tools/elfpatch.c common/elfread.c common/sys.c
 TOOL_HDR := $(wildcard tools/*.h) $(COMMON_HDR)
 $(BUILD)/cudaload-patch: $(TOOL_SRC) $(TOOL_HDR) Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) -O2 $(TOOL_SRC) -lelf -o $@
+	$(QUIET) $(CC) $(BASEFLAGS) -O2 $(TOOL_SRC) -lelf -o $@
+
+# The arm64 one for the arm64 package, on Debian's libelf-dev:arm64.
+$(BUILD)/aarch64/cudaload-patch: $(TOOL_SRC) $(TOOL_HDR) Makefile
+	@mkdir -p $(dir $@)
+	$(QUIET) $(AARCH64_CC) $(BASEFLAGS) -O2 $(TOOL_SRC) -lelf -o $@
 
 $(BUILD)/asan/cudaload-patch: $(TOOL_SRC) $(TOOL_HDR) Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) -g -O1 $(SAN_FLAGS) $(TOOL_SRC) -lelf -o $@
+	$(QUIET) $(CC) $(BASEFLAGS) -g -O1 $(SAN_FLAGS) $(TOOL_SRC) -lelf -o $@
 
 # ---- cudaload-verify: glibc, dynamic, because it must dlopen libcuda ----
 VERIFY_SRC := tools/cudaload-verify.c $(COMMON_SRC)
 $(BUILD)/cudaload-verify: $(VERIFY_SRC) $(COMMON_HDR) Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) -O2 $(VERIFY_SRC) -ldl -o $@
+	$(QUIET) $(CC) $(BASEFLAGS) -O2 $(VERIFY_SRC) -ldl -o $@
 
 # The Jetson one: JetPack 5 is glibc 2.31, and a program linked against a
 # newer glibc does not start there (docs/design.md).  Linked against the
@@ -105,7 +126,7 @@ a64_verify_libdl = $(if $(A64_LD231),$(A64_GLIBC_SYSROOT)/lib/aarch64-linux-gnu/
 $(BUILD)/aarch64/cudaload-verify: $(VERIFY_SRC) $(COMMON_HDR) Makefile $(A64_LD231)
 	@mkdir -p $(dir $@)
 	$(if $(A64_LD231),,@echo "note: $@ is linked against this machine's glibc and needs GLIBC_2.34; for JetPack 5 (glibc 2.31) rebuild after tests/e2e/glibc231.sh fetched $(A64_GLIBC_SYSROOT)" >&2)
-	$(AARCH64_CC) $(BASEFLAGS) -O2 $(a64_verify_flags) $(VERIFY_SRC) $(a64_verify_libdl) -o $@
+	$(QUIET) $(AARCH64_CC) $(BASEFLAGS) -O2 $(a64_verify_flags) $(VERIFY_SRC) $(a64_verify_libdl) -o $@
 
 # ---- unit tests: Criterion against glibc, plain and under ASan+UBSan ----
 UNIT_SRC  := $(wildcard tests/unit/*.c)
@@ -117,11 +138,11 @@ UNIT_CFLAGS := $(HOST_CFLAGS) -Wno-missing-prototypes -Wno-write-strings
 
 $(BUILD)/unit/test_units: $(UNIT_DEPS)
 	@mkdir -p $(dir $@)
-	$(CC) $(UNIT_CFLAGS) $(UNIT_SRC) $(COMMON_SRC) tools/elfpatch.c -lcriterion -lelf -o $@
+	$(QUIET) $(CC) $(UNIT_CFLAGS) $(UNIT_SRC) $(COMMON_SRC) tools/elfpatch.c -lcriterion -lelf -o $@
 
 $(BUILD)/asan/test_units: $(UNIT_DEPS)
 	@mkdir -p $(dir $@)
-	$(CC) $(UNIT_CFLAGS) $(SAN_FLAGS) $(UNIT_SRC) $(COMMON_SRC) tools/elfpatch.c -lcriterion -lelf -o $@
+	$(QUIET) $(CC) $(UNIT_CFLAGS) $(SAN_FLAGS) $(UNIT_SRC) $(COMMON_SRC) tools/elfpatch.c -lcriterion -lelf -o $@
 
 unit: $(BUILD)/unit/test_units
 	$(BUILD)/unit/test_units --jobs 1
@@ -143,6 +164,7 @@ e2e: all $(BUILD)/asan/cudaload-patch
 	sh tests/e2e/faults.sh $(BUILD)
 	PATCHER=$(BUILD)/asan/cudaload-patch ASAN_OPTIONS=detect_leaks=1 sh tests/e2e/patch.sh $(BUILD)
 	sh tests/e2e/valgrind.sh $(BUILD)
+	sh tests/e2e/docs.sh $(BUILD)
 
 # Start-up cost, system calls, size, patcher throughput: build/bench/.
 bench: all
@@ -160,14 +182,14 @@ FUZZ_SECONDS ?= 60
 
 $(BUILD)/fuzz/%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIBSRC) $(TOOL_HDR)
 	@mkdir -p $(dir $@)
-	clang $(BASEFLAGS) -Wno-unknown-warning-option -Wno-missing-prototypes -g -O1 \
+	$(QUIET) clang $(BASEFLAGS) -Wno-unknown-warning-option -Wno-missing-prototypes -g -O1 \
 		-fsanitize=fuzzer,address,undefined \
 		$< $(FUZZ_LIBSRC) -lelf -o $@
 
 # The corpus replayed without libFuzzer, under ASan and UBSan, in make check.
 $(BUILD)/fuzz-replay/%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/fuzz.h $(FUZZ_LIBSRC) $(TOOL_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(BASEFLAGS) -Wno-missing-prototypes -g -O1 $(SAN_FLAGS) $< tests/fuzz/replay.c $(FUZZ_LIBSRC) -lelf -o $@
+	$(QUIET) $(CC) $(BASEFLAGS) -Wno-missing-prototypes -g -O1 $(SAN_FLAGS) $< tests/fuzz/replay.c $(FUZZ_LIBSRC) -lelf -o $@
 
 fuzz: $(addprefix $(BUILD)/fuzz/,$(FUZZ_TARGETS))
 	sh scripts/fuzz.sh $(BUILD) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
@@ -183,22 +205,83 @@ check:
 	sh scripts/deps.sh
 	$(MAKE) test
 
+# Only what the demo needs: a compiler, musl, libelf (deps.sh says what it
+# installs before it does).
 demo:
-	sh scripts/deps.sh
-	$(MAKE) all
+	sh scripts/deps.sh demo
+	$(MAKE) $(BUILD)/cudaload $(BUILD)/cudaload-patch
 	sh tests/e2e/demo.sh $(BUILD)
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/etc
-	install -m 755 $(BUILD)/cudaload $(DESTDIR)$(PREFIX)/bin/cudaload
-	install -m 755 $(BUILD)/cudaload-patch $(DESTDIR)$(PREFIX)/bin/cudaload-patch
-	install -d $(DESTDIR)$(PREFIX)/libexec/cudaload $(DESTDIR)$(SYSTEMD_UNIT_DIR)
-	install -m 755 $(BUILD)/cudaload-verify $(DESTDIR)$(PREFIX)/libexec/cudaload/cudaload-verify
-	sed 's|@BINDIR@|$(PREFIX)/bin|' etc/cudaload-verify.service >$(DESTDIR)$(SYSTEMD_UNIT_DIR)/cudaload-verify.service
+# ---- install: the layout the Debian packages use (PREFIX=/usr) ----
+# What goes in: the binaries of this machine by default; the arm64 package
+# names the aarch64 ones.  INSTALL_A64 is the Jetson cudaload that
+# patch-image.sh puts into images, shipped where it is not the main one.
+INSTALL_CUDALOAD ?= $(BUILD)/cudaload
+INSTALL_PATCH    ?= $(BUILD)/cudaload-patch
+INSTALL_VERIFY   ?= $(BUILD)/cudaload-verify
+INSTALL_A64      ?= $(if $(HAVE_AARCH64),$(if $(filter aarch64,$(ARCH)),,$(BUILD)/aarch64/cudaload))
+# APT_HOOK=1 also installs the apt hook that re-patches upgraded programs.
+APT_HOOK         ?=
+MAN1 := man/cudaload.1 man/cudaload-patch.1
+MAN5 := man/cudaload.conf.5
+
+install: $(INSTALL_CUDALOAD) $(INSTALL_PATCH) $(INSTALL_VERIFY) $(INSTALL_A64)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSCONFDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(DATADIR)/cudaload \
+		$(DESTDIR)$(DATADIR)/bash-completion/completions \
+		$(DESTDIR)$(VERIFYDIR) $(DESTDIR)$(SYSTEMD_UNIT_DIR)
+	install -m 755 $(INSTALL_CUDALOAD) $(DESTDIR)$(BINDIR)/cudaload
+	install -m 755 $(INSTALL_PATCH) $(DESTDIR)$(BINDIR)/cudaload-patch
+	install -m 755 $(INSTALL_VERIFY) $(DESTDIR)$(VERIFYDIR)/cudaload-verify
+	$(STRIP) --strip-all --remove-section=.comment $(DESTDIR)$(BINDIR)/cudaload \
+		$(DESTDIR)$(BINDIR)/cudaload-patch $(DESTDIR)$(VERIFYDIR)/cudaload-verify
+	sed 's|@BINDIR@|$(BINDIR)|' etc/cudaload-verify.service >$(DESTDIR)$(SYSTEMD_UNIT_DIR)/cudaload-verify.service
 	chmod 644 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/cudaload-verify.service
-	install -m 644 etc/cudaload.conf $(DESTDIR)$(PREFIX)/etc/cudaload.conf
+	$(if $(INSTALL_A64),install -d $(DESTDIR)$(LIBDIR)/cudaload/aarch64)
+	$(if $(INSTALL_A64),install -m 755 $(INSTALL_A64) $(DESTDIR)$(LIBDIR)/cudaload/aarch64/cudaload)
+	$(if $(INSTALL_A64),aarch64-linux-gnu-strip --strip-all --remove-section=.comment \
+		$(DESTDIR)$(LIBDIR)/cudaload/aarch64/cudaload)
+	sed -e 's|^default_cudaload=.*|default_cudaload=$(if $(INSTALL_A64),$(LIBDIR)/cudaload/aarch64/cudaload,$(BINDIR)/cudaload)|' \
+		-e 's|^default_config=.*|default_config=$(DATADIR)/cudaload/cudaload.conf|' \
+		scripts/patch-image.sh >$(DESTDIR)$(DATADIR)/cudaload/patch-image.sh
+	chmod 755 $(DESTDIR)$(DATADIR)/cudaload/patch-image.sh
+	install -m 644 etc/cudaload.conf $(DESTDIR)$(DATADIR)/cudaload/cudaload.conf
+	@# an existing config is the admin's: never overwritten
+	test -e $(DESTDIR)$(SYSCONFDIR)/cudaload.conf || \
+		install -m 644 etc/cudaload.conf $(DESTDIR)$(SYSCONFDIR)/cudaload.conf
+	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(MAN5) $(DESTDIR)$(MANDIR)/man5/
+	install -m 644 etc/bash-completion $(DESTDIR)$(DATADIR)/bash-completion/completions/cudaload
+	ln -sf cudaload $(DESTDIR)$(DATADIR)/bash-completion/completions/cudaload-patch
+	$(if $(APT_HOOK),install -d $(DESTDIR)$(SYSCONFDIR)/apt/apt.conf.d)
+	$(if $(APT_HOOK),sed 's|@BINDIR@|$(BINDIR)|g' etc/apt-hook.conf \
+		>$(DESTDIR)$(SYSCONFDIR)/apt/apt.conf.d/80cudaload)
+
+# Removes what install put there; the config only when it is unchanged.
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/cudaload $(DESTDIR)$(BINDIR)/cudaload-patch \
+		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5))) \
+		$(DESTDIR)$(DATADIR)/bash-completion/completions/cudaload \
+		$(DESTDIR)$(DATADIR)/bash-completion/completions/cudaload-patch \
+		$(DESTDIR)$(SYSCONFDIR)/apt/apt.conf.d/80cudaload \
+		$(DESTDIR)$(SYSTEMD_UNIT_DIR)/cudaload-verify.service
+	rm -rf $(DESTDIR)$(DATADIR)/cudaload $(DESTDIR)$(LIBDIR)/cudaload $(DESTDIR)$(VERIFYDIR)
+	@if cmp -s etc/cudaload.conf $(DESTDIR)$(SYSCONFDIR)/cudaload.conf; then \
+		rm -f $(DESTDIR)$(SYSCONFDIR)/cudaload.conf; \
+	elif [ -e $(DESTDIR)$(SYSCONFDIR)/cudaload.conf ]; then \
+		echo "uninstall: $(DESTDIR)$(SYSCONFDIR)/cudaload.conf was changed: kept"; fi
+
+# ---- Debian packages: build/cudaload_$(VERSION)_{amd64,arm64}.deb ----
+DEB_ARCHES := $(if $(filter aarch64,$(ARCH)),arm64,amd64 arm64)
+deb: all $(BUILD)/aarch64/cudaload-patch
+	@set -e; for a in $(DEB_ARCHES); do sh scripts/mkdeb.sh $(BUILD) $(VERSION) $$a; done
+
+# The man pages, as mandoc sees them (warnings are errors).
+man-lint:
+	mandoc -T lint -W warning $(MAN1) $(MAN5)
 
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all aarch64-missing bench bench-smoke fuzz fuzz-replay unit asan e2e test check demo install clean
+.PHONY: all aarch64-missing bench bench-smoke fuzz fuzz-replay unit asan e2e test check demo install uninstall deb man-lint clean

@@ -2,7 +2,8 @@
 # patch-image.sh ROOTFS [CUDALOAD]: make the CUDA programs of a Jetson root
 # filesystem start through cudaload.
 #
-#   1. installs CUDALOAD (default: build/aarch64/cudaload of this tree) as
+#   1. installs CUDALOAD (default: build/aarch64/cudaload of this tree, or
+#      the aarch64 cudaload make install put beside it) as
 #      ROOTFS/usr/bin/cudaload, and a commented ROOTFS/etc/cudaload.conf
 #      unless the image has one;
 #   2. runs cudaload-patch over the program directories of the image (PATCH_DIRS,
@@ -22,7 +23,10 @@ usage() {
 [ $# -ge 1 ] && [ $# -le 2 ] || usage
 rootfs=$1
 top=$(cd "$(dirname "$0")/.." && pwd)
-cudaload=${2:-$top/build/aarch64/cudaload}
+# make install rewrites these two lines for the installed copy.
+default_cudaload=$top/build/aarch64/cudaload
+default_config=$top/etc/cudaload.conf
+cudaload=${2:-$default_cudaload}
 patcher=${CUDALOAD_PATCH:-}
 [ -n "$patcher" ] || patcher=$(command -v cudaload-patch || echo "$top/build/cudaload-patch")
 
@@ -39,7 +43,7 @@ esac
 
 install -d "$rootfs/usr/bin" "$rootfs/etc"
 install -m 755 "$cudaload" "$rootfs/usr/bin/cudaload"
-[ -e "$rootfs/etc/cudaload.conf" ] || install -m 644 "$top/etc/cudaload.conf" "$rootfs/etc/cudaload.conf"
+[ -e "$rootfs/etc/cudaload.conf" ] || install -m 644 "$default_config" "$rootfs/etc/cudaload.conf"
 
 dirs=
 for d in ${PATCH_DIRS:-usr/bin usr/sbin usr/local opt}; do

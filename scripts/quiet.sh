@@ -1,0 +1,19 @@
+#!/bin/sh
+# quiet.sh TARGET COMMAND...: run a build command, keeping its command line
+# and output to itself unless it fails (make V=1 shows every line instead).
+set -u
+target=$1
+shift
+log=$(mktemp) || exit 1
+if "$@" >"$log" 2>&1; then
+	cat "$log" >&2	# warnings are errors here, but say what a tool said
+	rm -f "$log"
+	exit 0
+fi
+status=$?
+printf 'failed to build %s:\n' "$target" >&2
+printf '%s ' "$@" >&2
+printf '\n' >&2
+cat "$log" >&2
+rm -f "$log"
+exit "$status"

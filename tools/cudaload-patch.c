@@ -477,6 +477,7 @@ static const char usage[] =
 	"usage: cudaload-patch [--interp PATH] [--machine M] [--all] [--dry-run] [--break-links] PATH...\n"
 	"       cudaload-patch --restore [--dry-run] PATH...\n"
 	"       cudaload-patch --check PATH...\n"
+	"       cudaload-patch --version | --help\n"
 	"Sets the program interpreter of executables to cudaload, recording the\n"
 	"original so cudaload runs each with the loader it was built for, and\n"
 	"--restore puts it back byte for byte.  Directories are walked: there only\n"

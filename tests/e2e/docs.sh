@@ -1,0 +1,114 @@
+#!/bin/sh
+# The documentation covers the interface: every option the two programs
+# parse is in their --help and their man page, every CUDALOAD_* variable and
+# config key is documented, every key of `cudaload --explain --json` is
+# described in cudaload(1), the man pages carry the program's version and
+# mandoc finds nothing to warn about, and no comment cites a design section
+# that docs/design.md lacks.  Usage: docs.sh BUILD
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+B=$(cd "${1:-$top/build}" && pwd)
+. "$here/lib.sh"
+echo "== documentation"
+cd "$top" || exit 1
+
+# Rendered man page text, one word per line, for lookups.
+man_words() { mandoc -T utf8 "$1" 2>/dev/null | col -b | tr -s ' \t,.;:()[]|' '\n\n\n\n\n\n\n\n\n'; }
+
+# Option names a source file spells as string literals ("--foo").  ld.so's
+# own options, which cudaload passes on and never takes, are left out.
+source_options() {
+	grep -o '"--[a-z][a-z0-9-]*' "$1" | sed 's/^"//' |
+		grep -vx -e '--library-path' -e '--argv0' -e '--preload' | sort -u
+}
+
+check_program() { # check_program NAME SOURCE MANPAGE
+	help=$("$B/$1" --help 2>&1)
+	words=$(man_words "$3")
+	n=0
+	for o in $(source_options "$2"); do
+		n=$((n + 1))
+		printf '%s\n' "$help" | grep -q -- "$o\\b" || bad "$1 --help lists $o" "$help"
+		printf '%s\n' "$words" | grep -qx -- "$o" || bad "$3 documents $o"
+	done
+	[ "$n" -ge 3 ] && ok "$1: $n options, each in --help and $3" || bad "$1: options found in $2: $n"
+}
+check_program cudaload loader/main.c man/cudaload.1
+check_program cudaload-patch tools/cudaload-patch.c man/cudaload-patch.1
+
+# Environment variables the loader reads.
+words=$(man_words man/cudaload.1)
+vars=$(grep -ho '"CUDALOAD_[A-Z_]*' common/*.c loader/*.c | sed 's/^"//' | sort -u)
+missing=
+for v in $vars; do printf '%s\n' "$words" | grep -qx "$v" || missing="$missing $v"; done
+[ -n "$vars" ] && [ -z "$missing" ] && ok "cudaload.1 documents every variable: $(echo $vars)" ||
+	bad "cudaload.1 lacks${missing:- (no variables found in the source)}"
+
+# Config keys the parser takes.
+words=$(man_words man/cudaload.conf.5)
+keys=$(grep -o 'strn*cmp(key, "[a-z_.]*"' common/config.c | sed 's/.*"\(.*\)"/\1/' | sort -u)
+missing=
+for k in $keys; do
+	printf '%s\n' "$words" | grep -qx -- "$k" || mandoc -T utf8 man/cudaload.conf.5 | col -b | grep -q "$k" ||
+		missing="$missing $k"
+done
+[ -n "$keys" ] && [ -z "$missing" ] && ok "cudaload.conf.5 documents every key: $(echo $keys)" ||
+	bad "cudaload.conf.5 lacks${missing:- (no keys found in config.c)}"
+
+# JSON keys of --explain, on a Jetson fixture with a compat package (so
+# candidates and gpu objects are present) and with no GPU at all.
+W=$B/docs-test
+rm -rf "$W"
+mkdir -p "$W/libs"
+CC=${CC:-cc}
+if $CC -O1 -o "$W/libs/mknote" "$here/mknote.c" 2>/dev/null &&
+	sh "$here/mkroot.sh" "$top/tests/fixtures/orin-jp5-compat122.profile" "$W/root" "$W/libs" >/dev/null 2>&1; then
+	: >"$W/empty.conf"
+	json=$(CUDALOAD_ROOT=$W/root CUDALOAD_CONFIG=$W/empty.conf "$B/cudaload" --explain --json /bin/true)
+	keys=$(printf '%s' "$json" | python3 -c '
+import json, sys
+def walk(v):
+    if isinstance(v, dict):
+        for k, x in v.items():
+            print(k)
+            walk(x)
+    elif isinstance(v, list):
+        for x in v:
+            walk(x)
+walk(json.load(sys.stdin))' | sort -u)
+	words=$(man_words man/cudaload.1)
+	missing=
+	for k in $keys; do printf '%s\n' "$words" | grep -qx -- "$k" || missing="$missing $k"; done
+	if [ -z "$keys" ]; then
+		bad "--explain --json gave no keys" "$json"
+	elif [ -n "$missing" ]; then
+		bad "cudaload.1 JSON OUTPUT lacks$missing" "$json"
+	else
+		ok "cudaload.1 documents every --explain --json key ($(echo $keys | wc -w))"
+	fi
+else
+	bad "cannot build the fixture root for the JSON check"
+fi
+
+# Version in the man pages.
+v=$("$B/cudaload" --version | sed 's/^cudaload //')
+for m in man/*.[0-9]; do
+	head -3 "$m" | grep -q "\"cudaload $v\"" && ok "$m is for version $v" || bad "$m: .TH does not say cudaload $v"
+done
+
+if command -v mandoc >/dev/null 2>&1; then
+	out=$(mandoc -T lint -W warning man/*.[0-9] 2>&1) && ok "mandoc -T lint: clean" || bad "mandoc -T lint" "$out"
+else
+	skip "mandoc -T lint" "mandoc not installed (scripts/deps.sh installs it)"
+fi
+
+# Every "docs/design.md §N" cited exists.
+cited=$(grep -rhoI --exclude-dir=.git --exclude-dir=build 'docs/design.md §[0-9]*' . | sed 's/.*§//' | sort -un)
+missing=
+for n in $cited; do grep -q "^## $n\. " docs/design.md || missing="$missing §$n"; done
+[ -z "$missing" ] && ok "every cited docs/design.md section exists: $(echo $cited)" || bad "docs/design.md lacks$missing"
+stale=$(grep -rlI --exclude-dir=.git --exclude-dir=build 'DESIG[N] §' . || true)
+[ -z "$stale" ] && ok "no comment cites a design file outside the repository" || bad "a comment cites a design file outside the repository" "$stale"
+
+finish

@@ -91,16 +91,18 @@ $(BUILD)/aarch64/cudaload: $(A64_OBJ)
 	$(QUIET) $(call loader_link,$(AARCH64_CC),aarch64-linux-musl,$^) -o $@
 
 # ---- cudaload-patch: a host tool on elfutils' libelf ----
-TOOL_SRC := tools/cudaload-patch.c tools/elfpatch.c common/elfread.c common/sys.c
+TOOL_SRC := tools/cudaload-patch.c tools/elfpatch.c tools/patchlist.c common/elfread.c common/sys.c
 TOOL_HDR := $(wildcard tools/*.h) $(COMMON_HDR)
+# Debian's hardening defaults for a program that runs as root.
+TOOL_HARDEN := -D_FORTIFY_SOURCE=2 -fstack-protector-strong -Wl,-z,relro,-z,now
 $(BUILD)/cudaload-patch: $(TOOL_SRC) $(TOOL_HDR) Makefile
 	@mkdir -p $(dir $@)
-	$(QUIET) $(CC) $(BASEFLAGS) -O2 $(TOOL_SRC) -lelf -o $@
+	$(QUIET) $(CC) $(BASEFLAGS) -O2 $(TOOL_HARDEN) $(TOOL_SRC) -lelf -o $@
 
 # The arm64 one for the arm64 package, on Debian's libelf-dev:arm64.
 $(BUILD)/aarch64/cudaload-patch: $(TOOL_SRC) $(TOOL_HDR) Makefile
 	@mkdir -p $(dir $@)
-	$(QUIET) $(AARCH64_CC) $(BASEFLAGS) -O2 $(TOOL_SRC) -lelf -o $@
+	$(QUIET) $(AARCH64_CC) $(BASEFLAGS) -O2 $(TOOL_HARDEN) $(TOOL_SRC) -lelf -o $@
 
 $(BUILD)/asan/cudaload-patch: $(TOOL_SRC) $(TOOL_HDR) Makefile
 	@mkdir -p $(dir $@)
@@ -133,16 +135,17 @@ UNIT_SRC  := $(wildcard tests/unit/*.c)
 HOST_CFLAGS := $(BASEFLAGS) -g -O1
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-UNIT_DEPS := $(UNIT_SRC) $(COMMON_SRC) tools/elfpatch.c $(TOOL_HDR) tests/unit/helpers.h
+UNIT_TOOL := tools/elfpatch.c tools/patchlist.c
+UNIT_DEPS := $(UNIT_SRC) $(COMMON_SRC) $(UNIT_TOOL) $(TOOL_HDR) tests/unit/helpers.h
 UNIT_CFLAGS := $(HOST_CFLAGS) -Wno-missing-prototypes -Wno-write-strings
 
 $(BUILD)/unit/test_units: $(UNIT_DEPS)
 	@mkdir -p $(dir $@)
-	$(QUIET) $(CC) $(UNIT_CFLAGS) $(UNIT_SRC) $(COMMON_SRC) tools/elfpatch.c -lcriterion -lelf -o $@
+	$(QUIET) $(CC) $(UNIT_CFLAGS) $(UNIT_SRC) $(COMMON_SRC) $(UNIT_TOOL) -lcriterion -lelf -o $@
 
 $(BUILD)/asan/test_units: $(UNIT_DEPS)
 	@mkdir -p $(dir $@)
-	$(QUIET) $(CC) $(UNIT_CFLAGS) $(SAN_FLAGS) $(UNIT_SRC) $(COMMON_SRC) tools/elfpatch.c -lcriterion -lelf -o $@
+	$(QUIET) $(CC) $(UNIT_CFLAGS) $(SAN_FLAGS) $(UNIT_SRC) $(COMMON_SRC) $(UNIT_TOOL) -lcriterion -lelf -o $@
 
 unit: $(BUILD)/unit/test_units
 	$(BUILD)/unit/test_units --jobs 1
@@ -164,6 +167,7 @@ e2e: all $(BUILD)/asan/cudaload-patch
 	sh tests/e2e/faults.sh $(BUILD)
 	PATCHER=$(BUILD)/asan/cudaload-patch ASAN_OPTIONS=detect_leaks=1 sh tests/e2e/patch.sh $(BUILD)
 	sh tests/e2e/valgrind.sh $(BUILD)
+	sh tests/e2e/record.sh $(BUILD)
 	sh tests/e2e/docs.sh $(BUILD)
 
 # Start-up cost, system calls, size, patcher throughput: build/bench/.
@@ -275,7 +279,7 @@ uninstall:
 # ---- Debian packages: build/cudaload_$(VERSION)_{amd64,arm64}.deb ----
 DEB_ARCHES := $(if $(filter aarch64,$(ARCH)),arm64,amd64 arm64)
 deb: all $(BUILD)/aarch64/cudaload-patch
-	@set -e; for a in $(DEB_ARCHES); do sh scripts/mkdeb.sh $(BUILD) $(VERSION) $$a; done
+	+@set -e; for a in $(DEB_ARCHES); do MAKE="$(MAKE)" sh scripts/mkdeb.sh $(BUILD) $(VERSION) $$a; done
 
 # The man pages, as mandoc sees them (warnings are errors).
 man-lint:

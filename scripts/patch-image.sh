@@ -50,6 +50,8 @@ for d in ${PATCH_DIRS:-usr/bin usr/sbin usr/local opt}; do
 	[ -d "$rootfs/$d" ] && dirs="$dirs $rootfs/$d"
 done
 [ -n "$dirs" ] || { echo "patch-image.sh: nothing to patch under $rootfs" >&2; exit 0; }
+# An image is not this system: nothing goes into this system's record of
+# patched programs (cudaload-patch(1), --reapply).
 # shellcheck disable=SC2086
-exec "$patcher" --interp /usr/bin/cudaload --machine "$machine" \
+exec "$patcher" --no-record --interp /usr/bin/cudaload --machine "$machine" \
 	${PATCH_ALL:+--all} $dirs

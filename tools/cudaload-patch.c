@@ -4,6 +4,7 @@
  *   cudaload-patch [--interp PATH] [--machine M] [--all] [--dry-run] [--break-links] PATH...
  *   cudaload-patch --restore PATH...
  *   cudaload-patch --check PATH...
+ *   cudaload-patch --reapply | --restore-recorded [--quiet]
  *
  * A file named on the command line is patched when it is a dynamically linked
  * executable.  In a directory walk only programs that use CUDA are (a
@@ -13,6 +14,9 @@
  * mode, owner and extended attributes: the original is intact or fully
  * replaced, never half-written (see flush_batch).  A file with several hard
  * links is skipped unless --break-links (then only the named link is patched).
+ *
+ * Run as root on this system, what is patched and restored is also kept in
+ * a record (patchlist.h) that --reapply and --restore-recorded work from.
  */
 #include <dirent.h>
 #include <elf.h>
@@ -30,6 +34,7 @@
 
 #include "../common/elfread.h"
 #include "elfpatch.h"
+#include "patchlist.h"
 
 #ifndef CUDALOAD_VERSION
 #define CUDALOAD_VERSION "0.1.0"
@@ -56,7 +61,10 @@ static struct {
 	const char *interp;
 	int machine;
 	bool all, dry_run, break_links;
-	bool progress;
+	bool progress, quiet;
+	bool recording;			/* keep the record of patched programs */
+	const char *record_file;
+	struct patchlist record;
 	unsigned long count[N_OUTCOMES];
 	unsigned long seen;
 } opt;
@@ -71,6 +79,8 @@ __attribute__((format(printf, 2, 3)))
 static void say(const char *path, const char *fmt, ...)
 {
 	va_list ap;
+	if (opt.quiet && strncmp(fmt, "error", 5) != 0)
+		return;
 	progress_clear();
 	printf("%s: ", path);
 	va_start(ap, fmt);
@@ -131,6 +141,21 @@ static struct {
 
 static void count(int o, const char *path);
 
+/* Keep the record in step with a file just patched or restored. */
+static void record_done(const char *path)
+{
+	if (!opt.recording)
+		return;
+	char *abs = realpath(path, NULL);
+	if (!abs)
+		return;
+	if (opt.action == RESTORE)
+		patchlist_remove(&opt.record, abs);
+	else if (patchlist_add(&opt.record, opt.interp, abs) < 0)
+		fprintf(stderr, "cudaload-patch: %s: cannot be recorded (a newline in its name?)\n", abs);
+	free(abs);
+}
+
 static int flush_batch(void)
 {
 	int failed = 0;
@@ -155,8 +180,10 @@ static int flush_batch(void)
 		}
 		if (r == 0 && rename(p->tmp, p->path) == 0) {
 			progress_clear();
-			puts(p->line);
+			if (!opt.quiet)
+				puts(p->line);
 			count(DONE, p->path);
+			record_done(p->path);
 			const char *slash = strrchr(p->path, '/');
 			char dir[CL_PATH_MAX];
 			snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - p->path) : 1,
@@ -473,10 +500,59 @@ static int machine_by_name(const char *name)
 	return -1;
 }
 
+static int finish(void);
+
+/* --reapply: patch again each recorded program that is no longer patched
+ * (a package upgrade put an unpatched copy in its place); --restore-recorded:
+ * restore each one.  Programs that are gone leave the record. */
+static int from_recorded(bool reapply)
+{
+	/* Work from a copy: finished files change the record as we go. */
+	struct patchlist todo = { 0 };
+	for (size_t k = 0; k < opt.record.n; k++)
+		if (patchlist_add(&todo, opt.record.v[k].interp, opt.record.v[k].path) < 0) {
+			fprintf(stderr, "cudaload-patch: out of memory\n");
+			patchlist_free(&todo);
+			return 1;
+		}
+	opt.recording = true;
+	opt.progress = false;
+	for (size_t k = 0; k < todo.n; k++) {
+		const char *path = todo.v[k].path;
+		struct stat st;
+		enum outcome o;
+		if (lstat(path, &st) < 0 && errno == ENOENT) {
+			say(path, "no longer exists; left the record");
+			patchlist_remove(&opt.record, path);
+			continue;
+		}
+		if (reapply) {
+			opt.interp = todo.v[k].interp;
+			opt.machine = interp_machine(opt.interp);
+			if (opt.machine < 0) {
+				say(path, "error: its interpreter %s cannot be read here", opt.interp);
+				o = FAILED;
+			} else {
+				o = process_file(path, true);
+			}
+		} else {
+			o = process_file(path, true);
+			if (o != DONE && o != QUEUED && o != FAILED)
+				patchlist_remove(&opt.record, path);	/* nothing to restore */
+		}
+		count(o, path);
+	}
+	flush_batch();
+	int r = finish();
+	patchlist_free(&todo);
+	return r;
+}
+
 static const char usage[] =
 	"usage: cudaload-patch [--interp PATH] [--machine M] [--all] [--dry-run] [--break-links] PATH...\n"
 	"       cudaload-patch --restore [--dry-run] PATH...\n"
 	"       cudaload-patch --check PATH...\n"
+	"       cudaload-patch --reapply | --restore-recorded [--quiet]\n"
 	"       cudaload-patch --version | --help\n"
 	"Sets the program interpreter of executables to cudaload, recording the\n"
 	"original so cudaload runs each with the loader it was built for, and\n"
@@ -485,13 +561,24 @@ static const char usage[] =
 	"  --interp PATH    cudaload as it will be on the target (default: the\n"
 	"                   cudaload beside this program)\n"
 	"  --machine M      the target machine (default: that of --interp's file)\n"
-	"  --break-links    patch files with several hard links, this name only\n";
+	"  --break-links    patch files with several hard links, this name only\n"
+	"  --reapply        patch again the recorded programs that lost their patch\n"
+	"                   (a package upgrade replaced them)\n"
+	"  --restore-recorded  restore every recorded program\n"
+	"  --quiet          print errors only\n"
+	"  --no-record      keep what is patched out of the record (an image)\n"
+	"Run as root where " PATCHLIST_DIR " exists (the package makes it), patched\n"
+	"programs are recorded in " PATCHLIST_FILE " (or the file\n"
+	"CUDALOAD_PATCH_RECORD names) for --reapply and --restore-recorded.\n"
+	"Exit status: 0 done, 1 something failed, 100 usage error.\n";
 
 int main(int argc, char **argv)
 {
 	const char *machine = NULL;
 	char self_interp[CL_PATH_MAX];
 	int i;
+	enum { NAMED, REAPPLY, RESTORE_RECORDED } from_record = NAMED;
+	bool no_record = false;
 
 	elfpatch_init();
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
@@ -513,6 +600,14 @@ int main(int argc, char **argv)
 			opt.action = RESTORE;
 		} else if (strcmp(a, "--check") == 0) {
 			opt.action = CHECK;
+		} else if (strcmp(a, "--reapply") == 0) {
+			from_record = REAPPLY;
+		} else if (strcmp(a, "--restore-recorded") == 0) {
+			from_record = RESTORE_RECORDED;
+		} else if (strcmp(a, "--quiet") == 0) {
+			opt.quiet = true;
+		} else if (strcmp(a, "--no-record") == 0) {
+			no_record = true;
 		} else if (strcmp(a, "--version") == 0) {
 			printf("cudaload-patch %s\n", CUDALOAD_VERSION);
 			return 0;
@@ -524,10 +619,36 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (i >= argc) {
+	if ((i >= argc) != (from_record != NAMED)) {
 		fputs(usage, stderr);
 		return EXIT_USAGE;
 	}
+	if (from_record == RESTORE_RECORDED)
+		opt.action = RESTORE;
+
+	/* The record: kept by root where the package made its directory (a
+	 * build tree or a test patching as root leaves no trace), or where
+	 * CUDALOAD_PATCH_RECORD says. */
+	const char *rf = getenv("CUDALOAD_PATCH_RECORD");
+	opt.record_file = rf && *rf ? rf
+			  : geteuid() == 0 && access(PATCHLIST_DIR, F_OK) == 0 ? PATCHLIST_FILE : NULL;
+	opt.recording = opt.record_file && !no_record && !opt.dry_run && opt.action != CHECK;
+	if (from_record != NAMED && !opt.record_file) {
+		fprintf(stderr, "cudaload-patch: no record: run as root, with the package installed (%s)\n",
+			PATCHLIST_DIR);
+		return EXIT_USAGE;
+	}
+	if (opt.recording || from_record != NAMED) {
+		char why[CL_PATH_MAX + 64];
+		if (patchlist_load(&opt.record, opt.record_file, why, sizeof why) < 0) {
+			fprintf(stderr, "cudaload-patch: %s\n", why);
+			if (from_record != NAMED)
+				return 1;
+			opt.recording = false;	/* never overwrite a record we could not read */
+		}
+	}
+	if (from_record != NAMED)
+		return from_recorded(from_record == REAPPLY);
 
 	if (opt.action == PATCH) {
 		if (!opt.interp) {
@@ -545,6 +666,11 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 		opt.machine = machine ? machine_by_name(machine) : interp_machine(opt.interp);
+		/* A program is recorded only when it runs through this system's
+		 * cudaload: not one patched for an image of another machine. */
+		if (opt.recording && !getenv("CUDALOAD_PATCH_RECORD") &&
+		    interp_machine(opt.interp) != opt.machine)
+			opt.recording = false;
 		if (opt.machine < 0) {
 			fprintf(stderr, machine ? "cudaload-patch: --machine %s: unknown machine\n"
 						: "cudaload-patch: cannot read the machine of %s here: give --machine\n",
@@ -558,8 +684,20 @@ int main(int argc, char **argv)
 		process(argv[i]);
 	flush_batch();
 	progress_clear();
+	return finish();
+}
 
-	if (opt.action != CHECK) {
+static int finish(void)
+{
+	if (opt.recording && opt.record.changed) {
+		char why[CL_PATH_MAX + 64];
+		if (patchlist_save(&opt.record, opt.record_file, why, sizeof why) < 0) {
+			fprintf(stderr, "cudaload-patch: cannot update the record: %s\n", why);
+			opt.count[FAILED]++;
+		}
+	}
+	patchlist_free(&opt.record);
+	if (opt.action != CHECK && !opt.quiet) {
 		unsigned long skipped = 0;
 		for (int o = SKIP_NOT_ELF; o < N_OUTCOMES; o++)
 			skipped += opt.count[o];

@@ -45,6 +45,12 @@ for v in $vars; do printf '%s\n' "$words" | grep -qx "$v" || missing="$missing $
 [ -n "$vars" ] && [ -z "$missing" ] && ok "cudaload.1 documents every variable: $(echo $vars)" ||
 	bad "cudaload.1 lacks${missing:- (no variables found in the source)}"
 
+words=$(man_words man/cudaload-patch.1)
+vars=$(grep -ho '"CUDALOAD_[A-Z_]*' tools/*.c | sed 's/^"//' | sort -u)
+missing=
+for v in $vars; do printf '%s\n' "$words" | grep -qx "$v" || missing="$missing $v"; done
+[ -z "$missing" ] && ok "cudaload-patch.1 documents every variable: $(echo $vars)" || bad "cudaload-patch.1 lacks$missing"
+
 # Config keys the parser takes.
 words=$(man_words man/cudaload.conf.5)
 keys=$(grep -o 'strn*cmp(key, "[a-z_.]*"' common/config.c | sed 's/.*"\(.*\)"/\1/' | sort -u)

@@ -1,0 +1,227 @@
+#include "patchlist.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+bool patchlist_storable(const char *interp, const char *path)
+{
+	return interp[0] == '/' && path[0] == '/' && !strpbrk(interp, "\t\n") &&
+	       !strchr(path, '\n');
+}
+
+long patchlist_find(const struct patchlist *pl, const char *path)
+{
+	for (size_t i = 0; i < pl->n; i++)
+		if (strcmp(pl->v[i].path, path) == 0)
+			return (long)i;
+	return -1;
+}
+
+static int append(struct patchlist *pl, const char *interp, size_t ilen,
+		  const char *path, size_t plen)
+{
+	if (pl->n == pl->cap) {
+		size_t cap = pl->cap ? pl->cap * 2 : 16;
+		struct patchlist_entry *v = realloc(pl->v, cap * sizeof *v);
+		if (!v)
+			return -1;
+		pl->v = v;
+		pl->cap = cap;
+	}
+	char *i = strndup(interp, ilen), *p = strndup(path, plen);
+	if (!i || !p) {
+		free(i);
+		free(p);
+		return -1;
+	}
+	pl->v[pl->n].interp = i;
+	pl->v[pl->n].path = p;
+	pl->n++;
+	return 0;
+}
+
+int patchlist_add(struct patchlist *pl, const char *interp, const char *path)
+{
+	if (!patchlist_storable(interp, path))
+		return -1;
+	long at = patchlist_find(pl, path);
+	if (at >= 0) {
+		if (strcmp(pl->v[at].interp, interp) == 0)
+			return 0;
+		char *copy = strdup(interp);
+		if (!copy)
+			return -1;
+		free(pl->v[at].interp);
+		pl->v[at].interp = copy;
+	} else if (append(pl, interp, strlen(interp), path, strlen(path)) < 0) {
+		return -1;
+	}
+	pl->changed = true;
+	return 0;
+}
+
+bool patchlist_remove(struct patchlist *pl, const char *path)
+{
+	long at = patchlist_find(pl, path);
+	if (at < 0)
+		return false;
+	free(pl->v[at].interp);
+	free(pl->v[at].path);
+	memmove(&pl->v[at], &pl->v[at + 1], (pl->n - (size_t)at - 1) * sizeof pl->v[0]);
+	pl->n--;
+	pl->changed = true;
+	return true;
+}
+
+int patchlist_parse(struct patchlist *pl, const char *text, size_t len,
+		    char *why, size_t whycap)
+{
+	int skipped = 0;
+	size_t lineno = 0;
+	for (const char *p = text, *end = text + len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl ? nl : end;
+		const char *tab = memchr(p, '\t', (size_t)(eol - p));
+		lineno++;
+		const char *problem = NULL;
+		if (eol == p) {
+			/* a blank line: nothing to say */
+		} else if (!tab) {
+			problem = "no tab between interpreter and path";
+		} else if (tab == p || p[0] != '/' || tab + 1 >= eol || tab[1] != '/') {
+			problem = "interpreter and path must be absolute";
+		} else if (memchr(p, '\0', (size_t)(eol - p))) {
+			problem = "a NUL byte";
+		} else {
+			/* a path listed twice keeps its first line */
+			char *path = strndup(tab + 1, (size_t)(eol - tab - 1));
+			if (!path || (patchlist_find(pl, path) < 0 &&
+				      append(pl, p, (size_t)(tab - p), tab + 1,
+					     (size_t)(eol - tab - 1)) < 0))
+				problem = "out of memory";
+			free(path);
+		}
+		if (problem) {
+			if (!skipped && why)
+				snprintf(why, whycap, "line %zu: %s", lineno, problem);
+			skipped++;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return skipped;
+}
+
+int patchlist_load(struct patchlist *pl, const char *file, char *why, size_t whycap)
+{
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return 0;
+		snprintf(why, whycap, "%s: %s", file, strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	char *buf = NULL;
+	size_t len = 0;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (buf = malloc((size_t)st.st_size + 1))) {
+		ssize_t r;
+		while (len < (size_t)st.st_size &&
+		       (r = read(fd, buf + len, (size_t)st.st_size - len)) > 0)
+			len += (size_t)r;
+	}
+	close(fd);
+	if (!buf) {
+		snprintf(why, whycap, "%s: not a regular file, or out of memory", file);
+		return -1;
+	}
+	char bad[160] = "";
+	int skipped = patchlist_parse(pl, buf, len, bad, sizeof bad);
+	free(buf);
+	if (skipped)
+		fprintf(stderr, "cudaload-patch: %s: %d line%s skipped (%s)\n", file, skipped,
+			skipped == 1 ? "" : "s", bad);
+	pl->changed = false;
+	return 0;
+}
+
+static int mkdir_parents(char *dir)
+{
+	for (char *s = dir + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		int r = mkdir(dir, 0755);
+		*s = '/';
+		if (r < 0 && errno != EEXIST)
+			return -1;
+	}
+	return mkdir(dir, 0755) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+int patchlist_save(const struct patchlist *pl, const char *file, char *why, size_t whycap)
+{
+	char dir[4096], tmp[4096 + 16];
+	const char *slash = strrchr(file, '/');
+	if (!slash || snprintf(dir, sizeof dir, "%.*s", (int)(slash - file), file) >= (int)sizeof dir ||
+	    snprintf(tmp, sizeof tmp, "%s.XXXXXX", file) >= (int)sizeof tmp) {
+		snprintf(why, whycap, "%s: not an absolute path, or too long", file);
+		return -1;
+	}
+	if (pl->n == 0) {
+		if (unlink(file) < 0 && errno != ENOENT) {
+			snprintf(why, whycap, "%s: %s", file, strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	if (dir[0] && mkdir_parents(dir) < 0) {
+		snprintf(why, whycap, "%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		snprintf(why, whycap, "%s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	FILE *f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlink(tmp);
+		snprintf(why, whycap, "%s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	for (size_t i = 0; i < pl->n; i++)
+		fprintf(f, "%s\t%s\n", pl->v[i].interp, pl->v[i].path);
+	int r = fflush(f) == 0 && fchmod(fd, 0644) == 0 && fsync(fd) == 0 ? 0 : -1;
+	int e = errno;
+	if (fclose(f) != 0 && r == 0)
+		r = -1, e = errno;
+	if (r == 0 && rename(tmp, file) < 0)
+		r = -1, e = errno;
+	if (r < 0) {
+		unlink(tmp);
+		snprintf(why, whycap, "%s: %s", file, strerror(e));
+		return -1;
+	}
+	int dfd = open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);	/* make the rename durable */
+		close(dfd);
+	}
+	return 0;
+}
+
+void patchlist_free(struct patchlist *pl)
+{
+	for (size_t i = 0; i < pl->n; i++) {
+		free(pl->v[i].interp);
+		free(pl->v[i].path);
+	}
+	free(pl->v);
+	memset(pl, 0, sizeof *pl);
+}

@@ -157,7 +157,7 @@ asan: $(BUILD)/asan/test_units
 # this is not aarch64), then JetPack 5's glibc 2.31 userland.  A matrix that cannot run
 # here is reported as skipped, never as passed.
 E2E_ARCHES := $(sort $(ARCH) aarch64)
-e2e: all $(BUILD)/asan/cudaload-patch
+e2e: all $(BUILD)/asan/cudaload-patch deb
 	@set -e; for a in $(E2E_ARCHES); do for m in exec chain; do \
 		sh tests/e2e/run.sh $(BUILD) $$a $$m; done; done
 	@set -e; for a in $(E2E_ARCHES); do sh tests/e2e/verify.sh $(BUILD) $$a; done
@@ -169,6 +169,7 @@ e2e: all $(BUILD)/asan/cudaload-patch
 	sh tests/e2e/valgrind.sh $(BUILD)
 	sh tests/e2e/record.sh $(BUILD)
 	sh tests/e2e/docs.sh $(BUILD)
+	sh tests/e2e/deb.sh $(BUILD) $(VERSION)
 
 # Start-up cost, system calls, size, patcher throughput: build/bench/.
 bench: all

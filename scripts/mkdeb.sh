@@ -1,0 +1,75 @@
+#!/bin/sh
+# mkdeb.sh BUILD VERSION ARCH: build BUILD/cudaload_VERSION_ARCH.deb (ARCH
+# amd64 or arm64) from a tree staged by `make install PREFIX=/usr`, with
+# dpkg-deb: the same layout as make install, plus what Debian wants (gzipped
+# man pages, copyright, changelog, md5sums, maintainer scripts, conffiles).
+# The arm64 package is cross-built on other machines.  Needs dpkg-dev
+# (dpkg-shlibdeps computes the libraries cudaload-patch depends on).
+set -eu
+[ $# -eq 3 ] || { echo "usage: mkdeb.sh BUILD VERSION ARCH" >&2; exit 100; }
+top=$(cd "$(dirname "$0")/.." && pwd)
+B=$(cd "$1" && pwd)
+version=$2
+arch=$3
+make=${MAKE:-make}
+maintainer=${DEB_MAINTAINER:-cudaload developers <cudaload@users.noreply.github.com>}
+native=$(dpkg --print-architecture)
+
+case $arch in
+"$native")
+	vars="INSTALL_CUDALOAD=$B/cudaload INSTALL_PATCH=$B/cudaload-patch" ;;
+arm64)
+	# the aarch64 binaries built beside the host ones; no second copy of
+	# the Jetson cudaload, it is the main one here
+	vars="INSTALL_CUDALOAD=$B/aarch64/cudaload INSTALL_PATCH=$B/aarch64/cudaload-patch
+INSTALL_A64= STRIP=aarch64-linux-gnu-strip" ;;
+*)
+	echo "mkdeb.sh: cannot build for $arch on $native" >&2; exit 1 ;;
+esac
+
+W=$B/deb/$arch
+R=$W/root
+rm -rf "$W"
+mkdir -p "$R/DEBIAN"
+# shellcheck disable=SC2086
+$make -s -C "$top" BUILD="$B" install DESTDIR="$R" PREFIX=/usr APT_HOOK=1 $vars >/dev/null
+
+doc=$R/usr/share/doc/cudaload
+# the record of patched programs lives here (cudaload-patch(1))
+install -d "$doc" "$R/usr/share/lintian/overrides" "$R/var/lib/cudaload"
+install -m 644 "$top/packaging/copyright" "$doc/copyright"
+sed "s|@MAINTAINER@|$maintainer|" "$top/packaging/changelog" | gzip -9n >"$doc/changelog.gz"
+install -m 644 "$top/README.md" "$top/docs/design.md" "$doc/"
+gzip -9n "$doc/design.md"
+gzip -9n "$R"/usr/share/man/man*/*
+{
+	cat "$top/packaging/lintian-overrides"
+	[ ! -e "$R/usr/lib/cudaload/aarch64/cudaload" ] || cat <<-'EOT'
+	# The Jetson cudaload that patch-image.sh installs into aarch64 root file
+	# systems (it is data for this machine, run only on the Jetson).
+	cudaload: binary-from-other-architecture [usr/lib/cudaload/aarch64/cudaload]
+	cudaload: shared-library-lacks-prerequisites [usr/lib/cudaload/aarch64/cudaload]
+	EOT
+} >"$R/usr/share/lintian/overrides/cudaload"
+chmod 644 "$R/usr/share/lintian/overrides/cudaload"
+
+# Libraries of cudaload-patch (libc, libelf), as Debian computes them.
+mkdir -p "$W/shlibs/debian"
+printf 'Source: cudaload\n\nPackage: cudaload\nArchitecture: any\n' >"$W/shlibs/debian/control"
+depends=$(cd "$W/shlibs" && DEB_HOST_ARCH=$arch dpkg-shlibdeps -O "$R/usr/bin/cudaload-patch" 2>/dev/null |
+	sed -n 's/^shlibs:Depends=//p')
+[ -n "$depends" ] || { echo "mkdeb.sh: dpkg-shlibdeps found no dependencies for $arch" >&2; exit 1; }
+
+size=$(du -sk --exclude=DEBIAN "$R" | cut -f1)
+sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@SIZE@|$size|" \
+	-e "s|@DEPENDS@|$depends|" -e "s|@MAINTAINER@|$maintainer|" \
+	"$top/packaging/control" >"$R/DEBIAN/control"
+printf '/etc/cudaload.conf\n/etc/apt/apt.conf.d/80cudaload\n' >"$R/DEBIAN/conffiles"
+install -m 755 "$top/packaging/prerm" "$top/packaging/postrm" "$R/DEBIAN/"
+(cd "$R" && find . -type f ! -path './DEBIAN/*' ! -path './etc/*' | sed 's|^\./||' | LC_ALL=C sort |
+	xargs md5sum) >"$R/DEBIAN/md5sums"
+chmod 644 "$R/DEBIAN/control" "$R/DEBIAN/conffiles" "$R/DEBIAN/md5sums"
+
+out=$B/cudaload_${version}_$arch.deb
+dpkg-deb --root-owner-group -Zxz --build "$R" "$out" >/dev/null
+echo "$out"

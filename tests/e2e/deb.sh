@@ -1,0 +1,215 @@
+#!/bin/sh
+# Packaging: make install's layout, both Debian packages (contents, lintian),
+# the arm64 one installed into a throwaway root and its cudaload run there
+# (under qemu-user on other machines), and the amd64 one (this machine's)
+# installed for real: cudaload --version, the demo's scenarios with the
+# installed binaries, a patched program from another package that an upgrade
+# replaces and the apt hook patches again, removal restoring it, purge
+# leaving nothing.  The real install needs root and a machine without
+# cudaload installed; it removes everything it installed, also on failure.
+# Run it under the same lock as the full suite (tests/e2e/secure.sh also
+# owns /etc/cudaload.conf while it runs).  Usage: deb.sh BUILD VERSION
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+B=$(cd "${1:-$top/build}" && pwd)
+V=${2:-$(sed -n 's/^VERSION *:= *//p' "$top/Makefile")}
+CC=${CC:-cc}
+. "$here/lib.sh"
+echo "== packaging"
+W=$B/deb-test
+rm -rf "$W"
+mkdir -p "$W"
+
+# ---- make install / uninstall into a staging directory ----
+for prefix in /usr /usr/local; do
+	D=$W/destdir$prefix
+	make -s -C "$top" BUILD="$B" install DESTDIR="$D" PREFIX="$prefix" >/dev/null 2>"$W/install.err"
+	conf=$([ $prefix = /usr ] && echo /etc || echo $prefix/etc)/cudaload.conf
+	[ -f "$D$conf" ] && ok "PREFIX=$prefix: config in $conf" || bad "PREFIX=$prefix: no $conf" "$(cd "$D" && find . | sort)"
+	for f in bin/cudaload bin/cudaload-patch share/man/man1/cudaload.1 share/man/man1/cudaload-patch.1 \
+		share/man/man5/cudaload.conf.5 share/bash-completion/completions/cudaload share/cudaload/patch-image.sh; do
+		[ -e "$D$prefix/$f" ] || bad "PREFIX=$prefix: $prefix/$f missing"
+	done
+	file -L "$D$prefix/bin/cudaload" | grep -q ', stripped' && ok "PREFIX=$prefix: cudaload stripped" ||
+		bad "PREFIX=$prefix: cudaload not stripped" "$(file "$D$prefix/bin/cudaload")"
+	echo "# changed" >>"$D$conf"
+	out=$(make -s -C "$top" BUILD="$B" uninstall DESTDIR="$D" PREFIX="$prefix" 2>&1)
+	left=$(cd "$D" && find . -type f -o -type l)
+	status "PREFIX=$prefix: uninstall leaves only the changed config" ".$conf" "$left" "$out"
+done
+if [ "$(uname -m)" != aarch64 ] && [ -f "$B/aarch64/cudaload" ]; then
+	make -s -C "$top" BUILD="$B" install DESTDIR="$W/a64" PREFIX=/usr >/dev/null 2>&1
+	readelf -h "$W/a64/usr/lib/cudaload/aarch64/cudaload" 2>/dev/null | grep -q AArch64 &&
+		ok "make install ships the aarch64 cudaload for patch-image.sh" || bad "no aarch64 cudaload installed"
+	grep -qx 'default_cudaload=/usr/lib/cudaload/aarch64/cudaload' "$W/a64/usr/share/cudaload/patch-image.sh" &&
+		ok "... and the installed patch-image.sh uses it" || bad "installed patch-image.sh does not use it"
+fi
+
+# ---- the packages ----
+native=$(dpkg --print-architecture 2>/dev/null)
+if [ -z "$native" ] || ! command -v dpkg-deb >/dev/null; then
+	skip "Debian packages" "no dpkg here"
+	finish
+	exit
+fi
+arches=$([ "$native" = arm64 ] && echo arm64 || echo "$native arm64")
+debs=
+for a in $arches; do
+	deb=$B/cudaload_${V}_$a.deb
+	if [ ! -f "$deb" ]; then
+		bad "$deb was not built (make deb)"
+		continue
+	fi
+	debs="$debs $deb"
+	list=$(dpkg-deb -c "$deb" | awk '{print $1, $6}' | sed 's|^\(.\)[^ ]* \./|\1 /|')
+	for want in "- /usr/bin/cudaload" "- /usr/bin/cudaload-patch" "- /etc/cudaload.conf" \
+		"- /etc/apt/apt.conf.d/80cudaload" "- /usr/share/man/man1/cudaload.1.gz" \
+		"- /usr/share/man/man1/cudaload-patch.1.gz" "- /usr/share/man/man5/cudaload.conf.5.gz" \
+		"- /usr/share/bash-completion/completions/cudaload" "l /usr/share/bash-completion/completions/cudaload-patch" \
+		"- /usr/share/doc/cudaload/copyright" "- /usr/share/doc/cudaload/changelog.gz" \
+		"- /usr/share/cudaload/patch-image.sh" "d /var/lib/cudaload/"; do
+		printf '%s\n' "$list" | grep -qxF -- "$want" || bad "$a: no ${want#? }" "$list"
+	done
+	printf '%s\n' "$list" | grep -q ' /usr/local\| /home\| /tmp\| /root' && bad "$a: paths outside the Debian layout" "$list"
+	x=$W/x-$a
+	dpkg-deb -x "$deb" "$x"
+	m=$([ $a = arm64 ] && echo AArch64 || echo X86-64)
+	for f in cudaload cudaload-patch; do
+		readelf -h "$x/usr/bin/$f" | grep -q "Machine: *.*$m" || bad "$a: /usr/bin/$f is not for $m"
+		file "$x/usr/bin/$f" | grep -q ', stripped' || bad "$a: /usr/bin/$f is not stripped"
+	done
+	file "$x/usr/bin/cudaload" | grep -q 'static-pie' || bad "$a: cudaload is not static-pie" "$(file "$x/usr/bin/cudaload")"
+	info=$(dpkg-deb -I "$deb")
+	contains "$a: conffiles" "$info" "conffiles"
+	contains "$a: depends on libelf for cudaload-patch" "$(dpkg-deb -f "$deb" Depends)" "libelf1"
+	status "$a: architecture" "$a" "$(dpkg-deb -f "$deb" Architecture)"
+	ok "$a: $(printf '%s\n' "$list" | grep -c '^[-l]') files, $(dpkg-deb -f "$deb" Installed-Size) KiB installed"
+done
+
+if command -v lintian >/dev/null 2>&1 && [ -n "$debs" ]; then
+	# shellcheck disable=SC2086
+	out=$(lintian --fail-on none -L +pedantic $debs 2>&1 | grep -v '^running with root privileges')
+	[ -z "$out" ] && ok "lintian (pedantic): clean" || bad "lintian" "$out"
+else
+	skip "lintian" "not installed (scripts/deps.sh installs it)"
+fi
+
+# ---- arm64 into a throwaway root ----
+deb=$B/cudaload_${V}_arm64.deb
+R=$W/arm64-root
+if [ "$(id -u)" -ne 0 ]; then
+	skip "arm64 package in a throwaway root" "not root"
+elif [ -f "$deb" ]; then
+	mkdir -p "$R/var/lib/dpkg/updates" "$R/var/lib/dpkg/info"
+	: >"$R/var/lib/dpkg/status"
+	out=$(dpkg --root="$R" --force-architecture --force-depends -i "$deb" 2>&1)
+	status "arm64: dpkg --root installs it" 0 $? "$out"
+	out=$(dpkg --root="$R" -L cudaload 2>&1)
+	contains "arm64: dpkg --root lists its files" "$out" "/usr/bin/cudaload"
+	if [ "$native" = arm64 ]; then run=; else run=$(command -v qemu-aarch64-static || command -v qemu-aarch64); fi
+	if [ "$native" != arm64 ] && [ -z "$run" ]; then
+		skip "arm64: cudaload runs" "no qemu-aarch64 (scripts/deps.sh installs qemu-user-static)"
+	else
+		out=$($run "$R/usr/bin/cudaload" --version 2>&1)
+		status "arm64: its cudaload runs${run:+ under qemu-user}" "cudaload $V" "$out" "$out"
+		out=$(CUDALOAD_ROOT=$R $run "$R/usr/bin/cudaload" --explain 2>&1)
+		contains "arm64: ... and explains (reading the root's config)" "$out" "config:       $R/etc/cudaload.conf"
+		if [ -e /lib/ld-linux-aarch64.so.1 ] && [ -e /usr/lib/aarch64-linux-gnu/libelf.so.1 ]; then
+			out=$($run "$R/usr/bin/cudaload-patch" --version 2>&1)
+			status "arm64: its cudaload-patch runs" "cudaload-patch $V" "$out" "$out"
+		else
+			skip "arm64: its cudaload-patch runs" "no arm64 glibc and libelf here"
+		fi
+	fi
+	out=$(dpkg --root="$R" --force-script-chrootless --purge cudaload 2>&1)
+	status "arm64: purged from the throwaway root" 0 $? "$out"
+	left=$(cd "$R" && find . -path ./var/lib/dpkg -prune -o \( -type f -o -type l \) -print)
+	status "arm64: purge leaves nothing" "" "$left"
+fi
+
+# ---- amd64 (this machine's) for real ----
+deb=$B/cudaload_${V}_$native.deb
+T=/opt/cudaload-deb-test
+if [ "$(id -u)" -ne 0 ]; then
+	skip "installing the package" "not root"
+	finish
+	exit
+fi
+if dpkg-query -W -f='${Status}' cudaload 2>/dev/null | grep -q installed ||
+	[ -e /usr/bin/cudaload ] || [ -e /etc/cudaload.conf ] || [ -e /var/lib/cudaload ] || [ -e $T ]; then
+	skip "installing the package" "cudaload, its config, its record or $T is already on this machine"
+	finish
+	exit
+fi
+[ -f "$deb" ] || { bad "no $deb"; finish; exit; }
+cleanup() {
+	dpkg --purge cudaload cudaload-testapp >/dev/null 2>&1
+	rm -rf $T /var/lib/cudaload
+}
+trap cleanup EXIT INT TERM
+
+# A package that owns a CUDA-style program, in two versions.
+mkapp() { # mkapp VERSION CFLAGS
+	s=$W/app-$1
+	mkdir -p "$s/DEBIAN" "$s$T"
+	$CC $2 -o "$s$T/cudaprobe" "$here/cudaprobe.c" -ldl || return 1
+	printf 'Package: cudaload-testapp\nVersion: %s\nArchitecture: %s\nMaintainer: test <test@example.org>\nDescription: test program\n test\n' \
+		"$1" "$native" >"$s/DEBIAN/control"
+	dpkg-deb --root-owner-group --build "$s" "$W/cudaload-testapp_$1.deb" >/dev/null
+}
+mkapp 1 -O1 && mkapp 2 -O2 || { bad "cannot build the test packages"; finish; exit; }
+apt_get() { apt-get -o DPkg::Lock::Timeout=600 -y -q --no-install-recommends "$@"; }
+
+out=$(dpkg -i "$deb" 2>&1)
+status "dpkg -i $(basename "$deb")" 0 $? "$out"
+out=$(cudaload --version 2>&1)
+status "installed cudaload --version" "cudaload $V" "$out"
+status "/etc/cudaload.conf is a conffile" "/etc/cudaload.conf" \
+	"$(dpkg-query -W -f='${Conffiles}' cudaload | awk '$1 == "/etc/cudaload.conf" {print $1}')"
+man -w cudaload.conf >/dev/null 2>&1 && ok "man finds cudaload.conf(5)" || skip "man cudaload.conf" "man -w found nothing"
+
+# The demo with the installed binaries says what the build's binaries say.
+mkdir -p "$W/inst"
+ln -s /usr/bin/cudaload "$W/inst/cudaload"
+ln -s /usr/bin/cudaload-patch "$W/inst/cudaload-patch"
+want=$(CUDALOAD_PATCH_RECORD=$W/rec sh "$here/demo.sh" "$B" 2>&1 | grep '^  libcuda\|^  /proc')
+got=$(CUDALOAD_PATCH_RECORD=$W/rec sh "$here/demo.sh" "$W/inst" 2>&1 | grep '^  libcuda\|^  /proc' | sed "s|$W/inst|$B|")
+[ -n "$want" ] && [ "$want" = "$got" ] && ok "the demo's scenarios with the installed binaries ($(printf '%s\n' "$got" | grep -c libcuda) runs)" ||
+	bad "demo with the installed binaries" "$(printf 'build:\n%s\ninstalled:\n%s' "$want" "$got")"
+
+out=$(dpkg -i "$W/cudaload-testapp_1.deb" 2>&1) || bad "dpkg -i cudaload-testapp 1" "$out"
+out=$(cudaload-patch $T/cudaprobe 2>&1)
+contains "a packaged program patched with the installed cudaload-patch" "$out" "$T/cudaprobe: patched, interpreter /usr/bin/cudaload"
+status "... is recorded" "$(printf '/usr/bin/cudaload\t%s' $T/cudaprobe)" "$(cat /var/lib/cudaload/patched 2>&1)"
+out=$(CUDALOAD_DEBUG=1 $T/cudaprobe 2>&1)
+contains "... and runs through cudaload" "$out" "cudaload: as interpreter"
+
+out=$(apt_get install "$W/cudaload-testapp_2.deb" 2>&1)
+status "apt-get install of the upgraded package" 0 $? "$out"
+status "... replaced the program" 2 "$(dpkg-query -W -f='${Version}' cudaload-testapp)"
+out=$(cudaload-patch --check $T/cudaprobe 2>&1)
+contains "... and the apt hook patched it again" "$out" "$T/cudaprobe: patched, interpreter /usr/bin/cudaload"
+out=$(CUDALOAD_DEBUG=1 $T/cudaprobe 2>&1)
+contains "... it runs through cudaload" "$out" "cudaload: as interpreter"
+cp $T/cudaprobe "$W/upgraded-patched"
+
+out=$(dpkg -r cudaload 2>&1)
+status "dpkg -r cudaload" 0 $? "$out"
+out=$("$B/cudaload-patch" --check $T/cudaprobe 2>&1)
+contains "removal restored the patched program" "$out" "$T/cudaprobe: not patched"
+cmp -s $T/cudaprobe "$W/app-2$T/cudaprobe" && ok "... byte for byte" || bad "restored program differs from the package's"
+out=$($T/cudaprobe 2>&1) && ok "... and it runs" || bad "restored program does not run" "$out"
+[ -e /etc/cudaload.conf ] && ok "dpkg -r keeps the conffile" || bad "dpkg -r removed /etc/cudaload.conf"
+
+out=$(dpkg --purge cudaload 2>&1)
+status "dpkg --purge cudaload" 0 $? "$out"
+left=
+for f in $(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ {print substr($6, 2)}') /var/lib/cudaload; do
+	[ -e "$f" ] || [ -L "$f" ] && left="$left $f"
+done
+status "purge leaves nothing" "" "$left"
+out=$(dpkg --purge cudaload-testapp 2>&1) || bad "purge cudaload-testapp" "$out"
+trap - EXIT INT TERM
+cleanup
+finish

@@ -181,8 +181,8 @@ bench-smoke: all
 	@echo "bench smoke: ok ($(BUILD)/bench/results.json)"
 
 # ---- fuzzing: libFuzzer targets (clang) for every parser of outside data ----
-FUZZ_TARGETS := release versions notejson config elf patch verdict
-FUZZ_LIBSRC := $(COMMON_SRC) tools/elfpatch.c
+FUZZ_TARGETS := release versions notejson config elf patch verdict patchlist
+FUZZ_LIBSRC := $(COMMON_SRC) tools/elfpatch.c tools/patchlist.c
 FUZZ_SECONDS ?= 60
 
 $(BUILD)/fuzz/%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIBSRC) $(TOOL_HDR)

@@ -5,12 +5,13 @@ set -u
 target=$1
 shift
 log=$(mktemp) || exit 1
-if "$@" >"$log" 2>&1; then
+"$@" >"$log" 2>&1
+status=$?
+if [ "$status" -eq 0 ]; then
 	cat "$log" >&2	# warnings are errors here, but say what a tool said
 	rm -f "$log"
 	exit 0
 fi
-status=$?
 printf 'failed to build %s:\n' "$target" >&2
 printf '%s ' "$@" >&2
 printf '\n' >&2

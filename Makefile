@@ -168,6 +168,7 @@ e2e: all $(BUILD)/asan/cudaload-patch deb
 	PATCHER=$(BUILD)/asan/cudaload-patch ASAN_OPTIONS=detect_leaks=1 sh tests/e2e/patch.sh $(BUILD)
 	sh tests/e2e/valgrind.sh $(BUILD)
 	sh tests/e2e/record.sh $(BUILD)
+	PATCHER=$(BUILD)/asan/cudaload-patch ASAN_OPTIONS=detect_leaks=1 sh tests/e2e/record.sh $(BUILD)
 	sh tests/e2e/docs.sh $(BUILD)
 	sh tests/e2e/deb.sh $(BUILD) $(VERSION)
 

@@ -21,12 +21,12 @@ export CUDALOAD_PATCH_RECORD=$REC
 prog=$(command -v env)
 for n in a b c; do cp "$prog" "$W/bin/$n"; done
 
-"$P" "$W/bin/a" "$W/bin/b" >/dev/null
+"$P" --interp "$B/cudaload" "$W/bin/a" "$W/bin/b" >/dev/null
 want=$(printf '%s\t%s\n%s\t%s' "$B/cudaload" "$W/bin/a" "$B/cudaload" "$W/bin/b")
 status "patched programs are recorded with their interpreter" "$want" "$(cat "$REC" 2>&1)" "$(cat "$REC" 2>&1)"
 
-"$P" --dry-run "$W/bin/c" >/dev/null
-"$P" --no-record "$W/bin/c" >/dev/null
+"$P" --interp "$B/cudaload" --dry-run "$W/bin/c" >/dev/null
+"$P" --interp "$B/cudaload" --no-record "$W/bin/c" >/dev/null
 lacks "--dry-run and --no-record leave the record alone" "$(cat "$REC")" "$W/bin/c"
 "$P" --restore "$W/bin/c" >/dev/null
 
@@ -45,7 +45,7 @@ out=$("$P" --reapply 2>&1)
 contains "a program that is gone is said" "$out" "$W/bin/b: no longer exists; left the record"
 lacks "... and leaves the record" "$(cat "$REC")" "$W/bin/b"
 
-"$P" "$W/bin/c" >/dev/null
+"$P" --interp "$B/cudaload" "$W/bin/c" >/dev/null
 out=$("$P" --restore-recorded 2>&1)
 status "--restore-recorded exits 0" 0 $? "$out"
 out=$("$P" --check "$W/bin/a" "$W/bin/c")
@@ -54,7 +54,7 @@ contains "--restore-recorded restored c" "$out" "$W/bin/c: not patched"
 cmp -s "$prog" "$W/bin/a" && ok "... byte for byte" || bad "a differs from the original after --restore-recorded"
 [ ! -e "$REC" ] && ok "an empty record is removed" || bad "record left: $(cat "$REC")"
 
-"$P" "$W/bin/a" >/dev/null
+"$P" --interp "$B/cudaload" "$W/bin/a" >/dev/null
 "$P" --restore "$W/bin/a" >/dev/null 2>&1
 [ ! -e "$REC" ] && ok "--restore takes a program out of the record" || bad "record after --restore: $(cat "$REC")"
 

@@ -54,12 +54,21 @@ static const struct identity_note identity = {
 };
 
 static const char usage[] =
-	"usage: cudaload [--policy auto|compat|system] PROGRAM [ARGS...]\n"
+	"usage: cudaload [--policy auto|compat|system] [--] PROGRAM [ARGS...]\n"
 	"       cudaload --explain [--json] [--policy P] [PROGRAM]\n"
 	"       cudaload --verify [--json] [--timeout SECONDS]   (as root)\n"
 	"       cudaload --version | --help\n"
 	"Runs PROGRAM with the newest CUDA forward-compatibility driver valid for\n"
-	"this device, or with the system driver.  See CUDALOAD_DEBUG=1.\n";
+	"this device, or with the system driver.  See CUDALOAD_DEBUG=1.\n"
+	"  --policy P   auto (default), compat (any package for the machine) or\n"
+	"               system (never a package)\n"
+	"  --explain    print what was found and decided, run nothing\n"
+	"  --json       with --explain: one JSON object (keys in cudaload(1))\n"
+	"  --version    print the version\n"
+	"  --help       print this\n"
+	"As a program's interpreter (cudaload-patch) cudaload reads no option.\n"
+	"Exit status: the program's; before it runs, 100 usage, 126 cannot\n"
+	"execute, 127 not found.\n";
 
 __attribute__((noreturn, format(printf, 2, 3)))
 static void die(int status, const char *fmt, ...)

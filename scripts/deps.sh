@@ -13,7 +13,7 @@ if [ "${1:-}" = demo ]; then
 else
 	packages="make gcc musl-tools musl-dev libcriterion-dev libelf-dev pkg-config
 patchelf elfutils binutils strace file attr libcap2-bin python3 perl
-valgrind clang libclang-rt-14-dev dpkg-dev fakeroot lintian mandoc"
+valgrind clang libclang-rt-14-dev dpkg-dev fakeroot lintian mandoc bash-completion"
 	if [ "$(uname -m)" = aarch64 ]; then
 		packages="$packages musl-dev"
 	else

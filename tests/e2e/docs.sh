@@ -97,6 +97,25 @@ else
 	bad "cannot build the fixture root for the JSON check"
 fi
 
+# Bash completion offers the options of --help and the values they take.
+if [ -f /usr/share/bash-completion/bash_completion ] && command -v bash >/dev/null; then
+	out=$(PATH=$B:$PATH bash -c '
+		. /usr/share/bash-completion/bash_completion
+		. etc/bash-completion
+		t() { COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=()
+		      COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+		      "$fn" "$1" "${COMP_WORDS[-1]}" "${COMP_WORDS[-2]}"; echo "$* => ${COMPREPLY[*]}"; }
+		fn=_cudaload; t cudaload --pol; t cudaload --policy ""
+		fn=_cudaload_patch; t cudaload-patch --ma; t cudaload-patch --machine a; t cudaload-patch --re' 2>&1)
+	has "completion: cudaload --pol" "$out" "cudaload --pol => --policy"
+	has "completion: cudaload --policy" "$out" "cudaload --policy  => auto compat system"
+	has "completion: cudaload-patch --ma" "$out" "cudaload-patch --ma => --machine"
+	has "completion: cudaload-patch --machine a" "$out" "cudaload-patch --machine a => aarch64"
+	contains "completion: cudaload-patch --re" "$out" "--reapply"
+else
+	skip "bash completion" "bash-completion not installed (scripts/deps.sh installs it)"
+fi
+
 # Version in the man pages.
 v=$("$B/cudaload" --version | sed 's/^cudaload //')
 for m in man/*.[0-9]; do

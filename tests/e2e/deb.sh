@@ -122,6 +122,14 @@ elif [ -f "$deb" ]; then
 			skip "arm64: its cudaload-patch runs" "no arm64 glibc and libelf here"
 		fi
 	fi
+	# Inside that root, as on a Jetson: the static cudaload needs nothing else
+	# (binfmt_misc's F flag keeps qemu-user reachable from the chroot).
+	if [ "$native" = arm64 ] || grep -q '^flags:.*F' /proc/sys/fs/binfmt_misc/qemu-aarch64 2>/dev/null; then
+		out=$(chroot "$R" /usr/bin/cudaload --version 2>&1)
+		status "arm64: its cudaload runs chrooted in that root" "cudaload $V" "$out" "$out"
+	else
+		skip "arm64: cudaload chrooted in that root" "no qemu-aarch64 binfmt_misc entry with the F flag"
+	fi
 	out=$(dpkg --root="$R" --force-script-chrootless --purge cudaload 2>&1)
 	status "arm64: purged from the throwaway root" 0 $? "$out"
 	left=$(cd "$R" && find . -path ./var/lib/dpkg -prune -o \( -type f -o -type l \) -print)

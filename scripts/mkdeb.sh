@@ -17,12 +17,12 @@ native=$(dpkg --print-architecture)
 
 case $arch in
 "$native")
-	vars="INSTALL_CUDALOAD=$B/cudaload INSTALL_PATCH=$B/cudaload-patch" ;;
+	vars="INSTALL_CUDALOAD=$B/cudaload INSTALL_PATCH=$B/cudaload-patch INSTALL_VERIFY=$B/cudaload-verify" ;;
 arm64)
 	# the aarch64 binaries built beside the host ones; no second copy of
 	# the Jetson cudaload, it is the main one here
 	vars="INSTALL_CUDALOAD=$B/aarch64/cudaload INSTALL_PATCH=$B/aarch64/cudaload-patch
-INSTALL_A64= STRIP=aarch64-linux-gnu-strip" ;;
+INSTALL_VERIFY=$B/aarch64/cudaload-verify INSTALL_A64= STRIP=aarch64-linux-gnu-strip" ;;
 *)
 	echo "mkdeb.sh: cannot build for $arch on $native" >&2; exit 1 ;;
 esac
@@ -53,10 +53,12 @@ gzip -9n "$R"/usr/share/man/man*/*
 } >"$R/usr/share/lintian/overrides/cudaload"
 chmod 644 "$R/usr/share/lintian/overrides/cudaload"
 
-# Libraries of cudaload-patch (libc, libelf), as Debian computes them.
+# Libraries of cudaload-patch and cudaload-verify (libc, libelf), as Debian
+# computes them.
 mkdir -p "$W/shlibs/debian"
 printf 'Source: cudaload\n\nPackage: cudaload\nArchitecture: any\n' >"$W/shlibs/debian/control"
-depends=$(cd "$W/shlibs" && DEB_HOST_ARCH=$arch dpkg-shlibdeps -O "$R/usr/bin/cudaload-patch" 2>/dev/null |
+depends=$(cd "$W/shlibs" && DEB_HOST_ARCH=$arch dpkg-shlibdeps -O "$R/usr/bin/cudaload-patch" \
+	"$R/usr/libexec/cudaload/cudaload-verify" 2>/dev/null |
 	sed -n 's/^shlibs:Depends=//p')
 [ -n "$depends" ] || { echo "mkdeb.sh: dpkg-shlibdeps found no dependencies for $arch" >&2; exit 1; }
 

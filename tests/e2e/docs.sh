@@ -17,10 +17,11 @@ cd "$top" || exit 1
 man_words() { mandoc -T utf8 "$1" 2>/dev/null | col -b | tr -s ' \t,.;:()[]|' '\n\n\n\n\n\n\n\n\n'; }
 
 # Option names a source file spells as string literals ("--foo").  ld.so's
-# own options, which cudaload passes on and never takes, are left out.
+# own options, which cudaload passes on and never takes, and the one it
+# passes to its verifier (--cudaload-dir), are left out.
 source_options() {
 	grep -o '"--[a-z][a-z0-9-]*' "$1" | sed 's/^"//' |
-		grep -vx -e '--library-path' -e '--argv0' -e '--preload' | sort -u
+		grep -vx -e '--library-path' -e '--argv0' -e '--preload' -e '--cudaload-dir' | sort -u
 }
 
 check_program() { # check_program NAME SOURCE MANPAGE
@@ -71,6 +72,9 @@ CC=${CC:-cc}
 if $CC -O1 -o "$W/libs/mknote" "$here/mknote.c" 2>/dev/null &&
 	sh "$here/mkroot.sh" "$top/tests/fixtures/orin-jp5-compat122.profile" "$W/root" "$W/libs" >/dev/null 2>&1; then
 	: >"$W/empty.conf"
+	# a verdict store, so that the verdict objects are there too
+	mkdir -p "$W/root/run"
+	CUDALOAD_ROOT=$W/root CUDALOAD_CONFIG=$W/empty.conf "$B/cudaload" --verify --timeout 5 >/dev/null 2>&1
 	json=$(CUDALOAD_ROOT=$W/root CUDALOAD_CONFIG=$W/empty.conf "$B/cudaload" --explain --json /bin/true)
 	keys=$(printf '%s' "$json" | python3 -c '
 import json, sys

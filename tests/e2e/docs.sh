@@ -19,9 +19,12 @@ man_words() { mandoc -T utf8 "$1" 2>/dev/null | col -b | tr -s ' \t,.;:()[]|' '\
 # Option names a source file spells as string literals ("--foo").  ld.so's
 # own options, which cudaload passes on and never takes, and the one it
 # passes to its verifier (--cudaload-dir), are left out.
+# An option table's rows ({ "name", ...) count too.
 source_options() {
-	grep -o '"--[a-z][a-z0-9-]*' "$1" | sed 's/^"//' |
-		grep -vx -e '--library-path' -e '--argv0' -e '--preload' -e '--cudaload-dir' | sort -u
+	{
+		grep -o '"--[a-z][a-z0-9-]*' "$1" | sed 's/^"//'
+		sed -n 's/^[[:space:]]*{ "\([a-z][a-z0-9-]*\)", .*/--\1/p' "$1"
+	} | grep -vx -e '--library-path' -e '--argv0' -e '--preload' -e '--cudaload-dir' | sort -u
 }
 
 check_program() { # check_program NAME SOURCE MANPAGE

@@ -217,9 +217,9 @@ check:
 # Only what the demo needs: a compiler, musl, libelf (deps.sh says what it
 # installs before it does).
 demo:
-	sh scripts/deps.sh demo
-	$(MAKE) $(BUILD)/cudaload $(BUILD)/cudaload-patch
-	sh tests/e2e/demo.sh $(BUILD)
+	@sh scripts/deps.sh demo
+	@$(MAKE) -s --no-print-directory $(BUILD)/cudaload $(BUILD)/cudaload-patch
+	@sh tests/e2e/demo.sh $(BUILD)
 
 # ---- install: the layout the Debian packages use (PREFIX=/usr) ----
 # What goes in: the binaries of this machine by default; the arm64 package

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # cudaload — see README.md.  `make demo`, `make check`.
 
 BUILD     ?= build

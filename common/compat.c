@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "compat.h"
 
 #include <dirent.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * compat: finding forward-compatibility packages and what each one is.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * config: settings from the config file and the CUDALOAD_* environment.
  *

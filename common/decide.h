@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * decide: which libcuda the program gets.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * diag: the CUDALOAD_DEBUG trace.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "elfread.h"
 
 #include <elf.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * elfread: a bounds-checked reader of the few ELF facts cudaload needs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "fmt.h"
 
 #include <stdbool.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fmt: a small printf formatter for the loader, without floating point.
  *

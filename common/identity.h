@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * identity: how a cudaload binary is told from a dynamic loader.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "ldso.h"
 
 #include <elf.h>

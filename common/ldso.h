@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ldso: the real dynamic loader cudaload hands over to.
  *

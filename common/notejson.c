@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "notejson.h"
 
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * notejson: the JSON descriptor of NVIDIA's .note.cuda.fwd_compatibility.
  *

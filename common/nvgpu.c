@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "nvgpu.h"
 
 #include <errno.h>

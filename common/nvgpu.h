@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * nvgpu: the Tegra GPU characteristics ioctl.
  *

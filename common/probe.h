@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * probe: what the host has — platform, SoC, L4T release, GPU, driver, and
  * the newest CUDA its driver supports.

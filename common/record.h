@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * record: how cudaload-patch remembers a program's original interpreter.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report: a decision rendered for people (--explain) or tools (--explain
  * --json, docs/design.md §7 keys).  Reads the same structs the hand-over uses.

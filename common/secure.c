@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "secure.h"
 
 #include <stdio.h>

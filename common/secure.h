@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * secure: what changes when the program runs set-id (AT_SECURE).
  *

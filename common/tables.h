@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tables: NVIDIA's published support facts, as data.
  *

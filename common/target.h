@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * target: the program to run and the facts about it the hand-over needs.
  *

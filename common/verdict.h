@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * verdict: what the driver itself said about each compat candidate.
  *

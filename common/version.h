@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * version: the version strings cudaload reads, parsed strictly.
  *

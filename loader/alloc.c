@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The loader's malloc: a bump allocator over a static arena, linked before
  * musl's libc.a in place of musl's malloc (which musl allows replacing).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * chain: hand over without a second execve (docs/design.md §6).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cudaload: pick the CUDA driver for this device at exec time, then hand
  * over to the real dynamic loader.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The loader's printf family: common/fmt.c's formatter under the C names,
  * linked before musl's libc.a so that musl's printf (and the long double

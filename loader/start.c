@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Compiled without the stack protector: it runs before libc sets the canary. */
 #include "start.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * start: cudaload's own entry, between musl's self-relocation and libc init.
  *

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make bench: what cudaload costs at start-up, against running the program
 # directly and against the floor: a do-nothing program interpreter built
 # here (tests/bench/floor.c, no libc) that only maps ld.so and jumps to it

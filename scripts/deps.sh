@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # deps.sh [demo]: install the Debian packages that building and testing
 # cudaload need (with "demo": only what make demo needs: a compiler, musl and
 # libelf).  Idempotent: installs only what is missing, and says what before

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make fuzz: run each libFuzzer target for a set time on its corpus, then fold
 # what it found into tests/fuzz/corpus/<target>, minimized (-merge), so the
 # corpus stays small and make check replays it.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # mkdeb.sh BUILD VERSION ARCH: build BUILD/cudaload_VERSION_ARCH.deb (ARCH
 # amd64 or arm64) from a tree staged by `make install PREFIX=/usr`, with
 # dpkg-deb: the same layout as make install, plus what Debian wants (gzipped

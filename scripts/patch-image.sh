@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # patch-image.sh ROOTFS [CUDALOAD]: make the CUDA programs of a Jetson root
 # filesystem start through cudaload.
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # quiet.sh TARGET COMMAND...: run a build command, keeping its command line
 # and output to itself unless it fails (make V=1 shows every line instead).
 set -u

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cudaload-verify: ask the driver itself about each compat candidate, once,
  * and store the verdicts for every later exec (common/verdict.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "elfpatch.h"
 
 #include <elf.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * elfpatch: the ELF side of cudaload-patch, on a file image in memory.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "patchlist.h"
 
 #include <errno.h>

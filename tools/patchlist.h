@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * patchlist: the record of programs cudaload-patch patched on this system.
  *

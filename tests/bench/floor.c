@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * floor: the cheapest program interpreter there can be, as the reference
  * `make bench` measures cudaload against.  No libc, no decision, no probe.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* startup ROUNDS PER NAME=COMMAND...: start each command ROUNDS x PER times
  * and print "name,median_seconds,median_page_faults" per command.
  *

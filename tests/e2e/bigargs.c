@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bigargs PROGRAM [MARGIN]: find (by trying) the largest argument list that
  * execve accepts here, then run PROGRAM with that list less MARGIN bytes and
  * report how the exec went: "fits N" when the program ran, else its status.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A program that needs libcudart (DT_NEEDED), like a real CUDA application. */
 #include <stdio.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The end-to-end test program: loads libcuda.so.1 the way libcudart does
  * (dlopen) and prints what it got and what it was given, one fact a line:
  *   libcuda=<path> version=<n>   (or libcuda=none)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Packaging: make install's layout, both Debian packages (contents, lintian),
 # the arm64 one installed into a throwaway root and its cudaload run there
 # (under qemu-user on other machines), and the amd64 one (this machine's)

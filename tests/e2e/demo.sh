@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make demo: cudaload choosing a driver on three simulated devices.
 # Each device is a fixture tree (tests/fixtures) with fake libcuda builds that
 # report their CUDA version, so "loaded" below is what the program really got.

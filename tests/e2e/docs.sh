@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The documentation covers the interface: every option the two programs
 # parse is in their --help and their man page, every CUDALOAD_* variable and
 # config key is documented, every key of `cudaload --explain --json` is
@@ -133,6 +134,15 @@ if command -v mandoc >/dev/null 2>&1; then
 	out=$(mandoc -T lint -W warning man/*.[0-9] 2>&1) && ok "mandoc -T lint: clean" || bad "mandoc -T lint" "$out"
 else
 	skip "mandoc -T lint" "mandoc not installed (scripts/deps.sh installs it)"
+fi
+
+# Every source file says its license.
+if command -v git >/dev/null && git rev-parse --git-dir >/dev/null 2>&1; then
+	missing=$(for f in $(git ls-files '*.c' '*.h' '*.S' '*.sh' Makefile packaging/prerm packaging/postrm); do
+		[ ! -f "$f" ] || head -3 "$f" | grep -q 'SPDX-License-Identifier: MIT' || echo "$f"; done)
+	[ -z "$missing" ] && ok "every source file has an SPDX line" || bad "no SPDX-License-Identifier line" "$missing"
+else
+	skip "SPDX lines" "not a git checkout"
 fi
 
 # Every "docs/design.md §N" cited exists.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A stand-in libcuda.so.1: reports the CUDA version it was built with, so a
  * test can tell which driver library a program actually loaded.  cuInit
  * answers what the file fake-cuinit beside the library says (a CUresult

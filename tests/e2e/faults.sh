@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Faults and limits: each gets a clear one-line error or a fail-open run,
 # never a hang or a crash.  Every run is under `timeout`, so a hang fails.
 # Usage: faults.sh BUILD

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Running another architecture's programs here (sourced by run.sh): qemu-user
 # through binfmt_misc, which the test sets up when it runs as root and the
 # kernel allows it.  foreign_ready ARCH CUDALOAD CC: 0 when ARCH programs run;

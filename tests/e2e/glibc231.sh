@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # JetPack 5's userland is glibc 2.31 (Ubuntu 20.04), whose ld.so takes an
 # unknown option such as --argv0 for the program name (docs/design.md §3).  This
 # fetches Debian bullseye's libc6:arm64 and libc6-dev:arm64 (2.31) with apt

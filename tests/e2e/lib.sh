@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared helpers for the end-to-end scripts (sourced).  Counts results and
 # prints the closing line "N passed, N failed, N skipped".
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* mknote OWNER DESC: write one ELF note (namesz, descsz, type 1, name, desc,
  * each padded to 4 bytes) to stdout, for objcopy --add-section. */
 #include <stdint.h>

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # mkroot.sh PROFILE ROOT LIBDIR: build the device tree a profile describes.
 #
 # A profile (tests/fixtures/*.profile) is sh variable assignments naming the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # End-to-end tests of cudaload-patch: real Debian executables and test
 # programs patched, run through cudaload, restored and compared byte for
 # byte; skips, bad input made by poking bytes into a good ELF, faithful and

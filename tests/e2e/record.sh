@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The record of patched programs (tools/patchlist.h): what cudaload-patch
 # patches goes in, what it restores comes out, --reapply patches again a
 # program an upgrade replaced, --restore-recorded restores them all, programs

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # End-to-end tests: real programs, the real cudaload, the real ld.so, fake
 # libcuda builds in fixture device trees (docs/design.md §8).
 # Usage: run.sh BUILD [x86_64|aarch64] [exec|chain]   (default: this machine's, exec)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Set-id programs: a setuid-root copy of the test program, patched with
 # cudaload and run by an unprivileged user, must not be steerable: every
 # CUDALOAD_* variable ignored, only a root-owned default config read, compat

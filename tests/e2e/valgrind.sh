@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # cudaload-patch once under valgrind (memcheck): patch, check and restore a
 # few real programs; any error or definite leak fails.  Usage: valgrind.sh BUILD
 set -u

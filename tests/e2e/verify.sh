@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # cudaload --verify and the verdict store (common/verdict.h): the real
 # verifier starts the fake libcuda of each fixture (tests/e2e/fakecuda.c,
 # answering cuInit with what the fixture's fake-cuinit says) with the search

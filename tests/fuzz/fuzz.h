@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared by the fuzz targets: each defines LLVMFuzzerTestOneInput, built
  * with libFuzzer by `make fuzz` and with replay.c (any compiler, ASan and
  * UBSan) to replay the corpus in `make check`. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cudaload.conf. */
 #include <fcntl.h>
 #include <stdio.h>

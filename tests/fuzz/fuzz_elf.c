@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ELF files as cudaload reads them: header, program headers, PT_INTERP and
  * its record, the compat note, and the loader's symbol versions. */
 #include <sys/mman.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The JSON of .note.cuda.fwd_compatibility. */
 #include "../../common/notejson.h"
 #include "fuzz.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cudaload-patch's ELF checks and edits.  Beyond not crashing, one property:
  * whatever it agrees to patch, it restores byte for byte. */
 #include "../../tools/elfpatch.h"

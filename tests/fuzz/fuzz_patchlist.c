@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The record of patched programs (/var/lib/cudaload/patched).  Property:
  * every entry kept is storable, so saving and reading it back gives the
  * same list. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* /etc/nv_tegra_release and the device tree's compatible strings. */
 #include "../../common/probe.h"
 #include "../../common/version.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The verdict store (common/verdict.h): the loader reads it at every exec. */
 #include "../../common/verdict.h"
 #include "fuzz.h"

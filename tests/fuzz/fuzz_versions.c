@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Version strings: CUDA, driver, /proc/driver/nvidia/version, ld.so names. */
 #include "../../common/ldso.h"
 #include "../../common/version.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Replays fuzz inputs through one target without libFuzzer: every file named
  * or found (one level) in a directory named on the command line.  Used by
  * `make check` under ASan and UBSan; prints "N inputs". */

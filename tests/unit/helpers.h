@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Helpers for the unit tests: scratch directories, files, and a tiny ELF
  * builder so tests can make (and then break) real ELF files byte by byte. */
 #ifndef CUDALOAD_TEST_HELPERS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chain_jump(vector, words, sp, entry): copy the start-up vector to sp and
  * enter ld.so there, as the kernel would (rdx = 0: no exit handler yet).
  * Nothing below runs on the old stack: the copy may overwrite its frames. */

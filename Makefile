@@ -139,6 +139,7 @@ e2e: all $(BUILD)/asan/cudaload-patch
 	@set -e; for a in $(E2E_ARCHES); do sh tests/e2e/verify.sh $(BUILD) $$a; done
 	sh tests/e2e/glibc231.sh $(BUILD)
 	sh tests/e2e/patch.sh $(BUILD)
+	sh tests/e2e/strip.sh $(BUILD)
 	sh tests/e2e/secure.sh $(BUILD)
 	sh tests/e2e/faults.sh $(BUILD)
 	PATCHER=$(BUILD)/asan/cudaload-patch ASAN_OPTIONS=detect_leaks=1 sh tests/e2e/patch.sh $(BUILD)

@@ -5,13 +5,13 @@
 # arm64, the arm64 glibc loader and qemu-user (DESIGN §8).
 set -eu
 
-packages="make gcc musl-tools musl-dev libcriterion-dev libelf-dev pkg-config
+packages="make gcc g++ musl-tools musl-dev libcriterion-dev libelf-dev pkg-config
 patchelf elfutils binutils strace file attr libcap2-bin python3 perl
 valgrind clang libclang-rt-14-dev"
 if [ "$(uname -m)" = aarch64 ]; then
 	packages="$packages musl-dev"
 else
-	packages="$packages gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu
+	packages="$packages gcc-aarch64-linux-gnu g++-aarch64-linux-gnu binutils-aarch64-linux-gnu
 libc6-dev-arm64-cross qemu-user-static binfmt-support musl-dev:arm64 libc6:arm64"
 fi
 
@@ -34,6 +34,7 @@ case $missing in
 	dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64
 	;;
 esac
-apt-get update -q >/dev/null
+# others may run apt at the same time: wait for the lock instead of failing
+apt-get -o DPkg::Lock::Timeout=600 update -q >/dev/null
 # shellcheck disable=SC2086
-apt-get install -y -q --no-install-recommends $missing >/dev/null
+apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends $missing >/dev/null

@@ -31,6 +31,7 @@ enum elf_kind_found {
 	FOUND_OBJECT,		/* relocatable, core, unknown type */
 	FOUND_LIBRARY,		/* ET_DYN without PT_INTERP */
 	FOUND_STATIC,		/* ET_EXEC without PT_INTERP */
+	FOUND_CUDALOAD,		/* cudaload itself (its identity note) */
 	FOUND_DYNAMIC,		/* has PT_INTERP: what we patch */
 };
 
@@ -41,10 +42,10 @@ struct elf_facts {
 	char recorded[CL_PATH_MAX];	/* original interpreter when patched */
 	bool patched;			/* record and restore trailer present */
 	bool uses_cuda;
-	char cuda_lib[64];		/* the DT_NEEDED that says so */
+	char cuda_lib[64];		/* what says so: a DT_NEEDED, device code, a dlopen */
 };
 
-#define PLAN_MAX_EDITS 4
+#define PLAN_MAX_EDITS 32
 
 struct plan_edit {
 	uint64_t off;
@@ -77,6 +78,12 @@ int elfpatch_plan_patch(unsigned char *img, size_t len, const char *interp,
 /* Plan to undo a patch.  0, or -1 with a reason. */
 int elfpatch_plan_restore(unsigned char *img, size_t len, struct patch_plan *plan,
 			  char *why, size_t whycap);
+
+/* After a rewrite (strip, objcopy, patchelf) a byte-identical restore is
+ * impossible: set the recorded original interpreter back in place instead
+ * (PT_INTERP keeps its size, NUL padded; the rest of the layout stays). */
+int elfpatch_plan_force_restore(unsigned char *img, size_t len, struct patch_plan *plan,
+				char *why, size_t whycap);
 
 /* Size of the file the plan produces, and the file itself (malloc'd). */
 uint64_t patch_plan_size(const struct patch_plan *plan);

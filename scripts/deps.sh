@@ -6,7 +6,7 @@
 set -eu
 
 packages="make gcc g++ musl-tools musl-dev libcriterion-dev libelf-dev pkg-config
-patchelf elfutils binutils strace file attr libcap2-bin python3 perl
+patchelf elfutils binutils gdb strace file attr libcap2-bin python3 perl
 valgrind clang libclang-rt-14-dev"
 if [ "$(uname -m)" = aarch64 ]; then
 	packages="$packages musl-dev"

@@ -461,6 +461,22 @@ out=$("$P" --check "$F" 2>&1)
 status "--check on a walk with CUDA programs left unpatched: exit 1" 1 $? "$out"
 contains "--check on a walk: summary" "$out" "cudaload-patch: $expected patched, $unpatched not patched, "
 
+# ---- gdb on a patched program ----------------------------------------------------------
+if ! command -v gdb >/dev/null 2>&1; then
+	skip "gdb: a patched program" "no gdb (scripts/deps.sh installs it)"
+else
+	$CC -O0 -g -o "$W/gdbprog" "$here/cudaprobe.c" -ldl
+	"$P" --interp "$CL" "$W/gdbprog" >/dev/null
+	out=$(timeout 120 gdb -nx -batch -ex 'break main' -ex run -ex 'info sharedlibrary' -ex kill "$W/gdbprog" 2>&1)
+	if printf '%s\n' "$out" | grep -q 'ptrace: Operation not permitted\|Could not trace'; then
+		skip "gdb: a patched program" "ptrace is not allowed here"
+	else
+		contains "gdb: break main stops in the program's main" "$out" "Breakpoint 1, main (argc="
+		lacks "gdb: cudaload's symbols do not shadow the program's" "$out" "in main () from $CL"
+		contains "gdb: shared libraries are listed once the program runs" "$out" "libc.so.6"
+	fi
+fi
+
 # ---- usage ------------------------------------------------------------------------
 out=$("$P" 2>&1)
 status "usage: no path is 100" 100 $? "$out"

@@ -939,12 +939,32 @@ static int plan_grow_front(unsigned char *img, size_t len, struct loaded *l,
 		newidx = calloc(shnum, sizeof *newidx);
 		if (!newidx)
 			return fail(why, cap, "out of memory");
+		/* .interp moves too when it was not in the way: its header
+		 * must name the new string, whose bytes strip copies */
+		size_t interp_idx = 0;
+		for (size_t i = 1; i < shnum && !interp_idx; i++) {
+			GElf_Shdr sh;
+			if (gelf_getshdr(elf_getscn(elf, i), &sh) && (sh.sh_flags & SHF_ALLOC) &&
+			    sh.sh_type != SHT_NOBITS && sh.sh_offset == pi->p_offset && sh.sh_size == pi->p_filesz)
+				interp_idx = i;
+		}
+		if (interp_idx && !is_moved(mv, nmv, interp_idx)) {
+			if (nmv == MOVE_MAX) {
+				free(newidx);
+				return 1;
+			}
+			mv[nmv++] = (struct moved){ interp_idx, pi->p_offset, pi->p_filesz };
+		}
+		/* numbered in file order: the moved block, then .interp after it */
 		size_t k = 1;
 		for (size_t i = 1; i < shnum; i++)
 			if (!is_moved(mv, nmv, i))
 				newidx[i] = k++;
 		for (size_t i = 0; i < nmv; i++)
-			newidx[mv[i].index] = k++;
+			if (mv[i].index != interp_idx)
+				newidx[mv[i].index] = k++;
+		if (interp_idx)
+			newidx[interp_idx] = k++;
 		e = add_edit(plan, l->eh.e_shoff, (uint32_t)(shnum * shentsize));
 		if (!e) {
 			free(newidx);

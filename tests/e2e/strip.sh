@@ -45,6 +45,10 @@ build() {
 		"$4" -O1 -g $5 -o "$d/cxx" "$here/cxxapp.cc" || return 1
 	fi
 	[ "$1" != "$(uname -m)" ] || cp /usr/bin/env "$d/env"
+	# another linker's layout (lld puts .dynsym and versions before the hash)
+	if [ "$1" = "$(uname -m)" ] && command -v clang >/dev/null 2>&1 && command -v ld.lld >/dev/null 2>&1; then
+		clang -fuse-ld=lld -O1 -g -o "$d/lld" "$here/cudaprobe.c" -ldl || return 1
+	fi
 }
 
 # expect KIND: what a run of that kind prints, and its arguments

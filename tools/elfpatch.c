@@ -769,6 +769,21 @@ static bool is_moved(const struct moved *mv, size_t n, size_t index)
 	return false;
 }
 
+/* Edits must not overlap (a crafted file can make its tables share bytes):
+ * each original byte is recorded once, so restore stays exact. */
+static bool edits_disjoint(const struct patch_plan *plan, size_t len)
+{
+	for (int i = 0; i < plan->n_edits; i++) {
+		const struct plan_edit *a = &plan->edits[i];
+		if (!in_image(len, a->off, a->len))
+			return false;
+		for (int k = i + 1; k < plan->n_edits; k++)
+			if (overlap(a->off, a->len, plan->edits[k].off, plan->edits[k].len))
+				return false;
+	}
+	return true;
+}
+
 static int plan_grow_front(unsigned char *img, size_t len, struct loaded *l,
 			   const unsigned char *nb, size_t nblen, struct patch_plan *plan,
 			   char *why, size_t cap)
@@ -1094,6 +1109,8 @@ static int plan_grow_front(unsigned char *img, size_t len, struct loaded *l,
 		}
 	}
 	free(newidx);
+	if (!edits_disjoint(plan, len))
+		return 1;
 	plan->grew = true;
 	return 0;
 }
@@ -1221,7 +1238,8 @@ int elfpatch_plan_force_restore(unsigned char *img, size_t len, struct patch_pla
 	/* the original string where the record was, NUL padded: it is shorter */
 	const GElf_Phdr *pi = &l.ph[l.interp];
 	size_t ol = strlen(f.recorded);
-	struct plan_edit *e = ol + 1 <= pi->p_filesz ? add_edit(plan, pi->p_offset, (uint32_t)pi->p_filesz) : NULL;
+	struct plan_edit *e = ol + 1 <= pi->p_filesz && !overlaps_tables(&l, pi)
+		? add_edit(plan, pi->p_offset, (uint32_t)pi->p_filesz) : NULL;
 	if (!e) {
 		fail(why, whycap, "cannot write the original interpreter back");
 		goto out;

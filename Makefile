@@ -106,7 +106,14 @@ a64_verify_flags = $(if $(A64_LD231),-nostdinc -isystem $(shell $(AARCH64_CC) -p
 	--sysroot=$(A64_GLIBC_SYSROOT) -B$(A64_GLIBC_SYSROOT)/usr/lib/aarch64-linux-gnu/ \
 	-L$(A64_GLIBC_SYSROOT)/usr/lib/aarch64-linux-gnu)
 a64_verify_libdl = $(if $(A64_LD231),$(A64_GLIBC_SYSROOT)/lib/aarch64-linux-gnu/libdl.so.2,-ldl)
-$(BUILD)/aarch64/cudaload-verify: $(VERIFY_SRC) $(COMMON_HDR) Makefile $(A64_LD231)
+# The sysroot's files keep the package's old dates: a stamp named after the
+# libc linked against makes the binary relink once the sysroot appears.
+A64_VERIFY_STAMP := $(BUILD)/aarch64/.verify-libc-$(if $(A64_LD231),2.31,host)
+$(A64_VERIFY_STAMP):
+	@mkdir -p $(dir $@)
+	@rm -f $(BUILD)/aarch64/.verify-libc-*
+	@touch $@
+$(BUILD)/aarch64/cudaload-verify: $(VERIFY_SRC) $(COMMON_HDR) Makefile $(A64_LD231) $(A64_VERIFY_STAMP)
 	@mkdir -p $(dir $@)
 	$(if $(A64_LD231),,@echo "note: $@ is linked against this machine's glibc and needs GLIBC_2.34; for JetPack 5 (glibc 2.31) rebuild after tests/e2e/glibc231.sh fetched $(A64_GLIBC_SYSROOT)" >&2)
 	$(AARCH64_CC) $(BASEFLAGS) -O2 $(a64_verify_flags) $(VERIFY_SRC) $(a64_verify_libdl) -o $@

@@ -41,7 +41,11 @@ LOADER_HDR := $(wildcard loader/*.h)
 # $(2) the musl triplet.
 loader_cflags = $(BASEFLAGS) -Os -fPIE -ffunction-sections -fdata-sections \
 	-nostdinc -isystem /usr/include/$(2) -isystem $(shell $(1) -print-file-name=include)
-loader_link = $(1) -static-pie -nostdlib -nostartfiles -Wl,--no-dynamic-linker \
+# Linked without a symbol table: as PT_INTERP its symbols would shadow the
+# program's in a debugger (gdb's `break main` stopping in cudaload's main).
+# LOADER_STRIP= keeps them, to debug cudaload itself.
+LOADER_STRIP ?= -Wl,--strip-all
+loader_link = $(1) -static-pie -nostdlib -nostartfiles -Wl,--no-dynamic-linker $(LOADER_STRIP) \
 	-Wl,--gc-sections -Wl,-z,noexecstack -Wl,-z,norelro -Wl,-z,noseparate-code \
 	-Wl,--wrap=__libc_start_main \
 	/usr/lib/$(2)/rcrt1.o /usr/lib/$(2)/crti.o $(shell $(1) -print-file-name=crtbeginS.o) \
@@ -172,6 +176,7 @@ e2e: all $(BUILD)/asan/cudaload-patch
 	@set -e; for a in $(E2E_ARCHES); do sh tests/e2e/verify.sh $(BUILD) $$a; done
 	sh tests/e2e/glibc231.sh $(BUILD)
 	sh tests/e2e/patch.sh $(BUILD)
+	sh tests/e2e/strip.sh $(BUILD)
 	sh tests/e2e/secure.sh $(BUILD)
 	sh tests/e2e/faults.sh $(BUILD)
 	PATCHER=$(BUILD)/asan/cudaload-patch ASAN_OPTIONS=detect_leaks=1 sh tests/e2e/patch.sh $(BUILD)

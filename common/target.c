@@ -77,6 +77,45 @@ static int parse_shebang(const char *buf, size_t len, char *interp, size_t icap,
 	return 0;
 }
 
+/* "#!/usr/bin/env NAME" and "#!/usr/bin/env -S NAME ARGS": env would only
+ * search PATH for NAME and exec it, so cudaload looks through it and decides
+ * (and in exec mode sets the search list) for NAME itself, whose children
+ * would otherwise get nothing.  Only these plain forms: with assignments,
+ * other options, quotes or escapes, env runs as written.  Splits arg in
+ * place; returns the number of words, 0 when env stays. */
+#define ENV_MAX_WORDS 16
+
+static int env_words(const char *interp, char *arg, char **w)
+{
+	const char *base = strrchr(interp, '/');
+	base = base ? base + 1 : interp;
+	if (strcmp(base, "env") != 0 || !arg[0])
+		return 0;
+	char *p = arg;
+	bool split = strncmp(p, "-S", 2) == 0;
+	if (split)
+		p += 2;
+	else if (strpbrk(p, " \t"))
+		return 0;	/* env would look for a program named "a b" */
+	if (strpbrk(p, "\"'\\$"))
+		return 0;
+	int n = 0;
+	for (;;) {
+		while (*p == ' ' || *p == '\t')
+			*p++ = '\0';
+		if (!*p)
+			break;
+		if (n == ENV_MAX_WORDS)
+			return 0;
+		w[n++] = p;
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+	}
+	if (n == 0 || w[0][0] == '-' || strchr(w[0], '='))
+		return 0;
+	return n;
+}
+
 static int read_program(int fd, struct elf_file *ef, struct elf_program *prog,
 			char *why, size_t whycap)
 {
@@ -130,15 +169,28 @@ int target_from_command(struct target *t, int argc, char **argv, const char *pat
 				return fail(why, whycap, -ELOOP, "too many levels of #! interpreters");
 			if (parse_shebang(head, (size_t)n, interp, sizeof interp, arg, sizeof arg) < 0)
 				return fail(why, whycap, -ENOEXEC, "bad #! line");
-			/* argv becomes: interp [arg] script args[1..] */
-			int extra = arg[0] ? 2 : 1;
+			/* argv becomes: interp [arg] script args[1..], or through
+			 * env: NAME [ARGS] script args[1..] */
+			char *words[ENV_MAX_WORDS], found[CL_PATH_MAX];
+			char argcopy[sizeof arg];
+			memcpy(argcopy, arg, sizeof arg);
+			int nw = env_words(interp, argcopy, words);
+			if (nw && target_search_path(words[0], pathenv, found, sizeof found) < 0)
+				nw = 0;	/* not found: env says so itself */
+			int extra = nw ? nw + 1 : arg[0] ? 2 : 1;
 			char **nv = calloc((size_t)(t->argc + extra + 1), sizeof *nv);
 			if (!nv)
 				return fail(why, whycap, -ENOMEM, NULL);
 			int k = 0;
-			nv[k++] = strdup(interp);
-			if (arg[0])
-				nv[k++] = strdup(arg);
+			if (nw) {
+				for (int i = 0; i < nw; i++)
+					nv[k++] = strdup(words[i]);
+				strcpy(interp, found);
+			} else {
+				nv[k++] = strdup(interp);
+				if (arg[0])
+					nv[k++] = strdup(arg);
+			}
 			nv[k++] = strdup(t->path);
 			for (int i = 1; i < t->argc; i++)
 				nv[k++] = strdup(t->argv[i]);

@@ -150,7 +150,7 @@ while [ $i -lt "$copies" ]; do
 done
 cp -a "$O/tree-a/." "$O/tree-b/"
 t0=$(date +%s%N)
-"$B/cudaload-patch" --interp /usr/bin/cudaload --machine "$(uname -m)" --all "$O/tree-a" >/dev/null
+"$B/cudaload-patch" --interp /usr/bin/cudaload --machine "$(uname -m)" --all "$O/tree-a" >/dev/null 2>&1
 t1=$(date +%s%N)
 find "$O/tree-b" -type f -exec patchelf --set-interpreter /usr/bin/cudaload {} \;
 t2=$(date +%s%N)

@@ -12,13 +12,13 @@ set -eu
 if [ "${1:-}" = demo ]; then
 	packages="make gcc musl-tools musl-dev libelf-dev"
 else
-	packages="make gcc musl-tools musl-dev libcriterion-dev libelf-dev pkg-config
-patchelf elfutils binutils strace file attr libcap2-bin python3 perl
+	packages="make gcc g++ musl-tools musl-dev libcriterion-dev libelf-dev pkg-config
+patchelf elfutils binutils gdb strace file attr libcap2-bin python3 perl
 valgrind clang libclang-rt-14-dev dpkg-dev fakeroot lintian mandoc bash-completion"
 	if [ "$(uname -m)" = aarch64 ]; then
 		packages="$packages musl-dev"
 	else
-		packages="$packages gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu
+		packages="$packages gcc-aarch64-linux-gnu g++-aarch64-linux-gnu binutils-aarch64-linux-gnu
 libc6-dev-arm64-cross qemu-user-static binfmt-support musl-dev:arm64 libc6:arm64
 libelf-dev:arm64"
 	fi

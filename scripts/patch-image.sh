@@ -9,8 +9,12 @@
 #      unless the image has one;
 #   2. runs cudaload-patch over the program directories of the image (PATCH_DIRS,
 #      default "usr/bin usr/sbin usr/local opt"): programs whose DT_NEEDED
-#      names a CUDA library get /usr/bin/cudaload as their interpreter, with
-#      their original interpreter recorded; everything else is left alone.
+#      names a CUDA library, that embed device code or dlopen libcuda get
+#      /usr/bin/cudaload as their interpreter, with their original
+#      interpreter recorded; everything else is left alone.
+#
+# Refuses an image whose machine is not that of CUDALOAD; exits non-zero
+# when anything failed.
 #
 # Undo with: cudaload-patch --restore ROOTFS/usr/bin ... (byte-identical).
 # Set PATCH_ALL=1 to patch every dynamically linked program, and
@@ -35,12 +39,45 @@ patcher=${CUDALOAD_PATCH:-}
 [ -f "$cudaload" ] || { echo "patch-image.sh: $cudaload: not found (make builds it)" >&2; exit 1; }
 [ -x "$patcher" ] || { echo "patch-image.sh: $patcher: not found (make builds it)" >&2; exit 1; }
 
-machine=$(readelf -h "$cudaload" | sed -n 's/^ *Machine: *//p')
+# machine_of FILE: aarch64, x86_64, another name, or nothing when not ELF
+machine_of() {
+	m=$(readelf -h "$1" 2>/dev/null | sed -n 's/^ *Machine: *//p')
+	case $m in
+	'') ;;
+	*AArch64*) echo aarch64 ;;
+	*X86-64*) echo x86_64 ;;
+	*) echo "$m" ;;
+	esac
+}
+machine=$(machine_of "$cudaload")
 case $machine in
-*AArch64*) machine=aarch64 ;;
-*X86-64*) machine=x86_64 ;;
+aarch64 | x86_64) ;;
 *) echo "patch-image.sh: $cudaload: unknown machine '$machine'" >&2; exit 1 ;;
 esac
+
+# The image's machine: its dynamic loader, else its first ELF program.
+image_machine=
+for l in lib/ld-linux-aarch64.so.1 lib64/ld-linux-x86-64.so.2 lib/ld-linux-x86-64.so.2 \
+	lib/ld-linux-armhf.so.3 lib/ld-linux.so.2; do
+	f=$rootfs/$l
+	if [ -L "$f" ]; then	# a link inside the image: resolve it there
+		t=$(readlink "$f")
+		case $t in /*) f=$rootfs$t ;; *) f=$(dirname "$f")/$t ;; esac
+	fi
+	[ -f "$f" ] || continue
+	image_machine=$(machine_of "$f")
+	[ -n "$image_machine" ] && break
+done
+if [ -z "$image_machine" ]; then
+	for f in $(find "$rootfs/usr/bin" "$rootfs/bin" "$rootfs/opt" -type f 2>/dev/null | head -n 200); do
+		image_machine=$(machine_of "$f")
+		[ -n "$image_machine" ] && break
+	done
+fi
+if [ -n "$image_machine" ] && [ "$image_machine" != "$machine" ]; then
+	echo "patch-image.sh: $rootfs is a $image_machine image, $cudaload is for $machine: refused" >&2
+	exit 1
+fi
 
 install -d "$rootfs/usr/bin" "$rootfs/etc"
 install -m 755 "$cudaload" "$rootfs/usr/bin/cudaload"
@@ -52,7 +89,12 @@ for d in ${PATCH_DIRS:-usr/bin usr/sbin usr/local opt}; do
 done
 [ -n "$dirs" ] || { echo "patch-image.sh: nothing to patch under $rootfs" >&2; exit 0; }
 # An image is not this system: nothing goes into this system's record of
-# patched programs (cudaload-patch(1), --reapply).
+# patched programs (cudaload-patch(1), --reapply).  cudaload-patch exits 1
+# when anything failed (and says what on stderr); cudaload itself, walked in
+# usr/bin, is not counted as a skipped file.
+st=0
 # shellcheck disable=SC2086
-exec "$patcher" --no-record --interp /usr/bin/cudaload --machine "$machine" \
-	${PATCH_ALL:+--all} $dirs
+"$patcher" --no-record --interp /usr/bin/cudaload --machine "$machine" \
+	${PATCH_ALL:+--all} $dirs || st=$?
+[ $st -eq 0 ] || echo "patch-image.sh: cudaload-patch failed on some files (status $st)" >&2
+exit $st

@@ -2,22 +2,24 @@
 /*
  * cudaload-patch: make programs start through cudaload, and undo it.
  *
- *   cudaload-patch [--interp PATH] [--machine M] [--all] [--dry-run] [--break-links] PATH...
- *   cudaload-patch --restore PATH...
- *   cudaload-patch --check PATH...
- *   cudaload-patch --reapply | --restore-recorded [--quiet]
+ *   cudaload-patch [OPTION]... PATH...      (options anywhere; -- ends them)
  *
  * A file named on the command line is patched when it is a dynamically linked
- * executable.  In a directory walk only programs that use CUDA are (a
- * DT_NEEDED of libcuda, libcudart, libcublas, libcudnn, libnvinfer ...; see
- * elfpatch.c), unless --all.  Every write goes to a temporary file in the
- * same directory, made durable, then renamed over the original, keeping its
- * mode, owner and extended attributes: the original is intact or fully
- * replaced, never half-written (see flush_batch).  A file with several hard
- * links is skipped unless --break-links (then only the named link is patched).
+ * executable.  In a directory walk only programs that use CUDA are (a CUDA
+ * library in DT_NEEDED, embedded device code, or "libcuda.so" in read-only
+ * data for programs that dlopen it; see elfpatch.c), unless --all.  Every
+ * write goes to a temporary file in the same directory, made durable, then
+ * renamed over the original, keeping its mode, owner and extended attributes:
+ * the original is intact or fully replaced, never half-written (see
+ * flush_batch).  A file with several hard links is skipped unless
+ * --break-links (then only the named link is patched).
  *
  * Run as root on this system, what is patched and restored is also kept in
  * a record (patchlist.h) that --reapply and --restore-recorded work from.
+ *
+ * Per-file results and the summary go to stdout, errors and warnings to
+ * stderr.  Exit status: 0 every named file done (or already so), 1 an error,
+ * 2 a named file skipped, 100 a usage error.
  */
 #include <dirent.h>
 #include <elf.h>
@@ -42,13 +44,14 @@
 #endif
 
 #define EXIT_USAGE 100
+#define EXIT_SKIPPED 2
 
 enum action { PATCH, RESTORE, CHECK };
 
 enum outcome {
 	DONE, FAILED, SKIP_NOT_ELF, SKIP_SCRIPT, SKIP_STATIC, SKIP_LIBRARY, SKIP_OBJECT,
 	SKIP_MACHINE, SKIP_PATCHED, SKIP_NO_CUDA, SKIP_LINKS, SKIP_SAME, SKIP_NOT_PATCHED,
-	SKIP_SPECIAL, N_OUTCOMES, QUEUED
+	SKIP_SPECIAL, N_OUTCOMES, QUEUED, SKIP_CUDALOAD	/* not counted */
 };
 
 static const char *const outcome_names[N_OUTCOMES] = {
@@ -57,17 +60,24 @@ static const char *const outcome_names[N_OUTCOMES] = {
 	"not patched", "not a regular file",
 };
 
+static const char *outcome_name(enum outcome o)
+{
+	return o == SKIP_CUDALOAD ? "cudaload itself" : o < N_OUTCOMES ? outcome_names[o] : "?";
+}
+
 static struct {
 	enum action action;
 	const char *interp;
 	int machine;
-	bool all, dry_run, break_links;
+	bool all, dry_run, break_links, force;
 	bool progress, quiet;
 	bool recording;			/* keep the record of patched programs */
 	const char *record_file;
 	struct patchlist record;
 	unsigned long count[N_OUTCOMES];
 	unsigned long seen;
+	unsigned long named_skipped;	/* exit status 2 */
+	unsigned long check_unpatched;	/* --check: programs not patched */
 } opt;
 
 static void progress_clear(void)
@@ -76,11 +86,12 @@ static void progress_clear(void)
 		fputs("\r\033[K", stderr);
 }
 
+/* A result for one file, on stdout. */
 __attribute__((format(printf, 2, 3)))
 static void say(const char *path, const char *fmt, ...)
 {
 	va_list ap;
-	if (opt.quiet && strncmp(fmt, "error", 5) != 0)
+	if (opt.quiet)
 		return;
 	progress_clear();
 	printf("%s: ", path);
@@ -88,6 +99,21 @@ static void say(const char *path, const char *fmt, ...)
 	vprintf(fmt, ap);
 	va_end(ap);
 	putchar('\n');
+}
+
+/* An error or warning about one file, on stderr (stdout flushed first so
+ * that both keep their order on a terminal). */
+__attribute__((format(printf, 2, 3)))
+static void complain(const char *path, const char *fmt, ...)
+{
+	va_list ap;
+	progress_clear();
+	fflush(stdout);
+	fprintf(stderr, "%s: ", path);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
 }
 
 /* Copy every extended attribute (ACLs, file capabilities ...) from src to dst. */
@@ -153,7 +179,7 @@ static void record_done(const char *path)
 	if (opt.action == RESTORE)
 		patchlist_remove(&opt.record, abs);
 	else if (patchlist_add(&opt.record, opt.interp, abs) < 0)
-		fprintf(stderr, "cudaload-patch: %s: cannot be recorded (a newline in its name?)\n", abs);
+		complain(abs, "cannot be recorded (a newline in its name?)");
 	free(abs);
 }
 
@@ -198,7 +224,7 @@ static int flush_batch(void)
 				snprintf(last_dir, sizeof last_dir, "%s", dir);
 			}
 		} else {
-			say(p->path, "error: cannot replace it: %s; left as it was", strerror(errno));
+			complain(p->path, "error: cannot replace it: %s; left as it was", strerror(errno));
 			unlink(p->tmp);
 			count(FAILED, p->path);
 			failed++;
@@ -276,55 +302,66 @@ static enum outcome skip_for_kind(const struct elf_facts *f)
 	case FOUND_OBJECT: return SKIP_OBJECT;
 	case FOUND_LIBRARY: return SKIP_LIBRARY;
 	case FOUND_STATIC: return SKIP_STATIC;
+	case FOUND_CUDALOAD: return SKIP_CUDALOAD;
 	default: return DONE;
 	}
 }
 
 static enum outcome process_file(const char *path, bool named)
 {
-	char why[256] = "";
+	char why[512] = "";
 	struct stat st;
 	enum outcome o = DONE;
 
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0) {
-		say(path, "error: %s", strerror(errno));
+		complain(path, "error: %s", strerror(errno));
 		return FAILED;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		if (named)
+		if (named) {
 			say(path, "skipped: not a regular file");
+			opt.named_skipped++;
+		}
 		return SKIP_SPECIAL;
 	}
 	size_t len = (size_t)st.st_size;
 	unsigned char *img = len ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0) : NULL;
 	if (len && img == MAP_FAILED) {
-		say(path, "error: cannot read: %s", strerror(errno));
+		complain(path, "error: cannot read: %s", strerror(errno));
 		close(fd);
 		return FAILED;
 	}
 
 	struct elf_facts f;
 	struct patch_plan plan;
+	bool forced = false;
 	memset(&plan, 0, sizeof plan);
 	if (elfpatch_inspect(img ? img : (unsigned char *)"", len, &f, why, sizeof why) < 0) {
-		say(path, "error: %s", why);
+		complain(path, "error: %s", why);
 		o = FAILED;
 		goto out;
 	}
 
 	if (opt.action == CHECK) {
-		if (f.kind != FOUND_DYNAMIC)
-			say(path, "%s", outcome_names[skip_for_kind(&f)]);
-		else if (f.patched)
-			say(path, "patched, interpreter %s, original %s", f.interp, f.recorded);
-		else if (f.recorded[0])
-			say(path, "patched without a restore record, interpreter %s, original %s",
-			    f.interp, f.recorded);
-		else
+		o = skip_for_kind(&f);
+		if (o != DONE) {
+			if (named) {
+				say(path, "%s", outcome_name(o));
+				opt.named_skipped++;
+			}
+		} else if (f.recorded[0]) {
+			say(path, "patched, interpreter %s, original %s%s", f.interp, f.recorded,
+			    f.patched ? "" : " (rewritten since: --restore needs --force)");
+		} else if (named || f.uses_cuda) {
 			say(path, "not patched, interpreter %s%s%s", f.interp,
 			    f.uses_cuda ? ", uses CUDA: " : "", f.cuda_lib);
+			opt.check_unpatched++;
+			o = SKIP_NOT_PATCHED;
+		} else {
+			o = SKIP_NO_CUDA;
+		}
 		goto out;
 	}
 
@@ -332,8 +369,15 @@ static enum outcome process_file(const char *path, bool named)
 		if (f.kind != FOUND_DYNAMIC || !f.recorded[0]) {
 			o = f.kind != FOUND_DYNAMIC ? skip_for_kind(&f) : SKIP_NOT_PATCHED;
 		} else if (elfpatch_plan_restore(img, len, &plan, why, sizeof why) < 0) {
-			say(path, "error: %s", why);
-			o = FAILED;
+			if (!opt.force) {
+				complain(path, "error: %s", why);
+				o = FAILED;
+			} else if (elfpatch_plan_force_restore(img, len, &plan, why, sizeof why) < 0) {
+				complain(path, "error: %s", why);
+				o = FAILED;
+			} else {
+				forced = true;
+			}
 		}
 	} else {
 		o = skip_for_kind(&f);
@@ -346,7 +390,7 @@ static enum outcome process_file(const char *path, bool named)
 		else if (o == DONE && strcmp(f.interp, opt.interp) == 0)
 			o = SKIP_SAME;
 		else if (o == DONE && elfpatch_plan_patch(img, len, opt.interp, &plan, why, sizeof why) < 0) {
-			say(path, "error: %s", why);
+			complain(path, "error: %s", why);
 			o = FAILED;
 		}
 	}
@@ -354,23 +398,31 @@ static enum outcome process_file(const char *path, bool named)
 		o = SKIP_LINKS;
 
 	if (o == DONE) {
-		char line[CL_PATH_MAX + 64];
+		char line[CL_PATH_MAX + 128];
 		if (opt.action == RESTORE)
-			snprintf(line, sizeof line, "%s: restored, interpreter %s", path, f.recorded);
+			snprintf(line, sizeof line, "%s: %srestored, interpreter %s%s", path,
+				 opt.dry_run ? "would be " : "", f.recorded,
+				 forced ? " (not byte-identical: the file was rewritten after patching)" : "");
 		else
-			snprintf(line, sizeof line, "%s: patched, interpreter %s (was %s)%s", path,
-				 opt.interp, f.interp, plan.grew ? ", grown" : "");
+			snprintf(line, sizeof line, "%s: %spatched, interpreter %s (was %s)%s", path,
+				 opt.dry_run ? "would be " : "", opt.interp, f.interp,
+				 plan.grew ? ", grown" : "");
 		if (opt.dry_run) {
-			say(path, "would be %s", opt.action == RESTORE ? "restored" : "patched");
+			progress_clear();
+			puts(line);
 		} else if (queue_replacement(path, fd, &st, img, &plan, line, why, sizeof why) < 0) {
-			say(path, "error: %s; left as it was", why);
+			complain(path, "error: %s; left as it was", why);
 			o = FAILED;
 		} else {
 			o = QUEUED;	/* counted when it is in place */
 		}
 	} else if (o == SKIP_PATCHED) {
 		say(path, "already patched, original interpreter %s", f.recorded);
-	} else if (o != FAILED && named) {
+	} else if (o == SKIP_SAME || (o == SKIP_NOT_PATCHED && opt.action == RESTORE)) {
+		if (named)
+			say(path, "skipped: %s", outcome_name(o));	/* already as asked */
+	} else if (o != FAILED && (named || (f.uses_cuda && (o == SKIP_MACHINE || o == SKIP_LINKS)))) {
+		/* named files, and CUDA programs a walk had to leave out */
 		if (o == SKIP_MACHINE)
 			say(path, "skipped: for %s, cudaload is for %s", machine_str(f.machine),
 			    machine_str(opt.machine));
@@ -378,7 +430,9 @@ static enum outcome process_file(const char *path, bool named)
 			say(path, "skipped: %lu hard links (--break-links patches this name only)",
 			    (unsigned long)st.st_nlink);
 		else
-			say(path, "skipped: %s", outcome_names[o]);
+			say(path, "skipped: %s", outcome_name(o));
+		if (named)
+			opt.named_skipped++;
 	}
 out:
 	patch_plan_free(&plan);
@@ -390,8 +444,8 @@ out:
 
 static void count(int o, const char *path)
 {
-	if (o == QUEUED)
-		return;
+	if (o == QUEUED || o == SKIP_CUDALOAD)
+		return;	/* counted once in place; cudaload itself is no skip */
 	opt.count[o]++;
 	opt.seen++;
 	if (opt.progress && opt.seen % 64 == 0)
@@ -421,7 +475,7 @@ static int walk_entry(const char *path, const struct stat *st, int type, struct 
 {
 	(void)st, (void)ftw;
 	if (type == FTW_DNR || type == FTW_NS) {
-		say(path, "error: cannot read");
+		complain(path, "error: cannot read");
 		count(FAILED, path);
 	}
 	if (type != FTW_F || is_our_temporary(path))
@@ -448,14 +502,14 @@ static void process(const char *path)
 {
 	struct stat st;
 	if (lstat(path, &st) < 0) {
-		say(path, "error: %s", strerror(errno));
+		complain(path, "error: %s", strerror(errno));
 		count(FAILED, path);
 		return;
 	}
 	if (S_ISDIR(st.st_mode)) {
 		walked.n = 0;
 		if (nftw(path, walk_entry, 64, FTW_PHYS) != 0 || walked.oom) {
-			say(path, "error: %s", walked.oom ? "out of memory" : strerror(errno));
+			complain(path, "error: %s", walked.oom ? "out of memory" : strerror(errno));
 			count(FAILED, path);
 		}
 		for (size_t i = 0; i < walked.n; i++) {
@@ -469,7 +523,7 @@ static void process(const char *path)
 		/* A named link: patch what it points to, never replace the link. */
 		char *real = realpath(path, NULL);
 		if (!real) {
-			say(path, "error: %s", strerror(errno));
+			complain(path, "error: %s", strerror(errno));
 			count(FAILED, path);
 			return;
 		}
@@ -501,6 +555,57 @@ static int machine_by_name(const char *name)
 	return -1;
 }
 
+/* ---- the command line ----------------------------------------------------
+ * One table: every option, its argument and its help line.  Options may come
+ * anywhere among the paths, as --name VALUE or --name=VALUE; "--" ends them.
+ * Options that pick what to do (a mode) exclude each other. */
+
+enum opt_id { O_INTERP, O_MACHINE, O_ALL, O_DRY_RUN, O_BREAK_LINKS, O_RESTORE, O_FORCE,
+	      O_CHECK, O_REAPPLY, O_RESTORE_RECORDED, O_QUIET, O_NO_RECORD, O_HELP, O_VERSION };
+
+struct option_def {
+	const char *name;	/* without the leading "--" */
+	char short_name;	/* 0: none */
+	const char *arg;	/* metavariable when it takes a value, else NULL */
+	bool mode;		/* picks what to do: at most one */
+	enum opt_id id;
+	const char *help;
+};
+
+static const struct option_def options[] = {
+	{ "interp", 0, "PATH", false, O_INTERP,
+	  "cudaload as it will be on the target (default: the\n"
+	  "cudaload beside this program); refused when it does\n"
+	  "not exist here, unless --machine is given too" },
+	{ "machine", 0, "M", false, O_MACHINE,
+	  "the target machine (x86_64, aarch64 ...; default: --interp's)" },
+	{ "all", 0, NULL, false, O_ALL,
+	  "in directories, patch every dynamic program, not\n"
+	  "only the CUDA ones" },
+	{ "dry-run", 'n', NULL, false, O_DRY_RUN, "say what would be done, write nothing" },
+	{ "break-links", 0, NULL, false, O_BREAK_LINKS,
+	  "patch files with several hard links (this name only)" },
+	{ "restore", 0, NULL, true, O_RESTORE,
+	  "give patched programs back their original, byte for byte" },
+	{ "force", 0, NULL, false, O_FORCE,
+	  "with --restore: on a file rewritten since (strip,\n"
+	  "objcopy, patchelf), set the recorded original\n"
+	  "interpreter back (no longer byte-identical)" },
+	{ "check", 0, NULL, true, O_CHECK,
+	  "report whether programs are patched, then a summary" },
+	{ "reapply", 0, NULL, true, O_REAPPLY,
+	  "patch again the recorded programs that lost their\n"
+	  "patch (a package upgrade replaced them)" },
+	{ "restore-recorded", 0, NULL, true, O_RESTORE_RECORDED,
+	  "restore every recorded program" },
+	{ "quiet", 'q', NULL, false, O_QUIET, "print errors and warnings only" },
+	{ "no-record", 0, NULL, false, O_NO_RECORD,
+	  "keep what is patched out of the record (an image)" },
+	{ "help", 'h', NULL, true, O_HELP, "this help" },
+	{ "version", 0, NULL, true, O_VERSION, "the version" },
+};
+#define N_OPTIONS (sizeof options / sizeof options[0])
+
 static int finish(void);
 
 /* --reapply: patch again each recorded program that is no longer patched
@@ -531,7 +636,7 @@ static int from_recorded(bool reapply)
 			opt.interp = todo.v[k].interp;
 			opt.machine = interp_machine(opt.interp);
 			if (opt.machine < 0) {
-				say(path, "error: its interpreter %s cannot be read here", opt.interp);
+				complain(path, "error: its interpreter %s cannot be read here", opt.interp);
 				o = FAILED;
 			} else {
 				o = process_file(path, true);
@@ -544,88 +649,157 @@ static int from_recorded(bool reapply)
 		count(o, path);
 	}
 	flush_batch();
+	opt.named_skipped = 0;	/* already patched, or gone: nothing to report as 2 */
 	int r = finish();
 	patchlist_free(&todo);
 	return r;
 }
 
-static const char usage[] =
-	"usage: cudaload-patch [--interp PATH] [--machine M] [--all] [--dry-run] [--break-links] PATH...\n"
-	"       cudaload-patch --restore [--dry-run] PATH...\n"
-	"       cudaload-patch --check PATH...\n"
-	"       cudaload-patch --reapply | --restore-recorded [--quiet]\n"
-	"       cudaload-patch --version | --help\n"
-	"Sets the program interpreter of executables to cudaload, recording the\n"
-	"original so cudaload runs each with the loader it was built for, and\n"
-	"--restore puts it back byte for byte.  Directories are walked: there only\n"
-	"programs that use CUDA (by DT_NEEDED) are patched, unless --all.\n"
-	"  --interp PATH    cudaload as it will be on the target (default: the\n"
-	"                   cudaload beside this program)\n"
-	"  --machine M      the target machine (default: that of --interp's file)\n"
-	"  --break-links    patch files with several hard links, this name only\n"
-	"  --reapply        patch again the recorded programs that lost their patch\n"
-	"                   (a package upgrade replaced them)\n"
-	"  --restore-recorded  restore every recorded program\n"
-	"  --quiet          print errors only\n"
-	"  --no-record      keep what is patched out of the record (an image)\n"
-	"Run as root where " PATCHLIST_DIR " exists (the package makes it), patched\n"
-	"programs are recorded in " PATCHLIST_FILE " (or the file\n"
-	"CUDALOAD_PATCH_RECORD names) for --reapply and --restore-recorded.\n"
-	"Exit status: 0 done, 1 something failed, 100 usage error.\n";
+static void print_help(FILE *to)
+{
+	fputs("usage: cudaload-patch [OPTION]... PATH...\n"
+	      "Sets the program interpreter of executables to cudaload, recording the\n"
+	      "original so cudaload runs each with the loader it was built for.  Named\n"
+	      "files are patched when they are dynamically linked programs; directories\n"
+	      "are walked (symlinks not followed) and there only CUDA programs are\n"
+	      "patched: a CUDA library in DT_NEEDED, embedded device code (.nv_fatbin),\n"
+	      "or \"libcuda.so\" in read-only data (programs that dlopen the driver).\n\n",
+	      to);
+	for (size_t i = 0; i < N_OPTIONS; i++) {
+		const struct option_def *o = &options[i];
+		char head[40];
+		if (o->short_name)
+			snprintf(head, sizeof head, "-%c, --%s", o->short_name, o->name);
+		else
+			snprintf(head, sizeof head, "    --%s%s%s", o->name, o->arg ? " " : "",
+				 o->arg ? o->arg : "");
+		fprintf(to, "  %-22s", head);
+		for (const char *h = o->help; *h;) {
+			size_t n = strcspn(h, "\n");
+			fprintf(to, "%.*s\n", (int)n, h);
+			h += n;
+			if (*h) {
+				h++;
+				fprintf(to, "  %-22s", "");
+			}
+		}
+	}
+	fputs("\nRun as root where " PATCHLIST_DIR " exists (the package makes it),\n"
+	      "patched programs are recorded in " PATCHLIST_FILE " (or the file\n"
+	      "CUDALOAD_PATCH_RECORD names) for --reapply and --restore-recorded.\n", to);
+	fputs("\nExit status: 0 every named file is done (or already was), 1 an error,\n"
+	      "2 a named file was skipped (script, static, other machine ...; skipped\n"
+	      "files in walked directories do not count), 100 a usage error.\n"
+	      "--check: 0 every named program is patched, 1 one is not (or an error),\n"
+	      "2 a named file is not a dynamic program.\n", to);
+}
+
+__attribute__((format(printf, 1, 2)))
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("cudaload-patch: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\n(cudaload-patch --help lists the options)\n", stderr);
+	return EXIT_USAGE;
+}
+
+static const struct option_def *find_option(const char *arg, const char **value)
+{
+	*value = NULL;
+	if (arg[1] != '-') {	/* -h */
+		for (size_t i = 0; i < N_OPTIONS; i++)
+			if (options[i].short_name && arg[1] == options[i].short_name && !arg[2])
+				return &options[i];
+		return NULL;
+	}
+	const char *name = arg + 2, *eq = strchr(name, '=');
+	size_t n = eq ? (size_t)(eq - name) : strlen(name);
+	for (size_t i = 0; i < N_OPTIONS; i++) {
+		if (strlen(options[i].name) == n && strncmp(options[i].name, name, n) == 0) {
+			if (eq)
+				*value = eq + 1;
+			return &options[i];
+		}
+	}
+	return NULL;
+}
 
 int main(int argc, char **argv)
 {
 	const char *machine = NULL;
+	const struct option_def *mode = NULL;
 	char self_interp[CL_PATH_MAX];
-	int i;
+	bool interp_given = false;
 	enum { NAMED, REAPPLY, RESTORE_RECORDED } from_record = NAMED;
 	bool no_record = false;
 
 	elfpatch_init();
-	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+	/* paths are gathered in argv's own slots, in order */
+	char **paths = argv + 1;
+	int npaths = 0;
+	bool options_done = false;
+	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		if (options_done || a[0] != '-' || !a[1]) {
+			paths[npaths++] = argv[i];
+			continue;
+		}
 		if (strcmp(a, "--") == 0) {
-			i++;
-			break;
-		} else if (strcmp(a, "--interp") == 0 && i + 1 < argc) {
-			opt.interp = argv[++i];
-		} else if (strcmp(a, "--machine") == 0 && i + 1 < argc) {
-			machine = argv[++i];
-		} else if (strcmp(a, "--all") == 0) {
-			opt.all = true;
-		} else if (strcmp(a, "--dry-run") == 0) {
-			opt.dry_run = true;
-		} else if (strcmp(a, "--break-links") == 0) {
-			opt.break_links = true;
-		} else if (strcmp(a, "--restore") == 0) {
-			opt.action = RESTORE;
-		} else if (strcmp(a, "--check") == 0) {
-			opt.action = CHECK;
-		} else if (strcmp(a, "--reapply") == 0) {
-			from_record = REAPPLY;
-		} else if (strcmp(a, "--restore-recorded") == 0) {
-			from_record = RESTORE_RECORDED;
-		} else if (strcmp(a, "--quiet") == 0) {
-			opt.quiet = true;
-		} else if (strcmp(a, "--no-record") == 0) {
-			no_record = true;
-		} else if (strcmp(a, "--version") == 0) {
-			printf("cudaload-patch %s\n", CUDALOAD_VERSION);
-			return 0;
-		} else if (strcmp(a, "--help") == 0) {
-			fputs(usage, stdout);
-			return 0;
-		} else {
-			fprintf(stderr, "cudaload-patch: %s: unknown option\n%s", a, usage);
-			return EXIT_USAGE;
+			options_done = true;
+			continue;
+		}
+		const char *value;
+		const struct option_def *o = find_option(a, &value);
+		if (!o)
+			return usage_error("%s: unknown option", a);
+		if (o->arg && !value) {
+			if (i + 1 >= argc)
+				return usage_error("%s needs a value", a);
+			value = argv[++i];
+		} else if (!o->arg && value) {
+			return usage_error("%s takes no value", a);
+		}
+		if (o->mode) {
+			if (mode && mode != o) {
+				fprintf(stderr, "cudaload-patch: --%s and --%s exclude each other\n",
+					mode->name, o->name);
+				return EXIT_USAGE;
+			}
+			mode = o;
+		}
+		switch (o->id) {
+		case O_INTERP: opt.interp = value; interp_given = true; break;
+		case O_MACHINE: machine = value; break;
+		case O_ALL: opt.all = true; break;
+		case O_DRY_RUN: opt.dry_run = true; break;
+		case O_BREAK_LINKS: opt.break_links = true; break;
+		case O_FORCE: opt.force = true; break;
+		case O_RESTORE: opt.action = RESTORE; break;
+		case O_CHECK: opt.action = CHECK; break;
+		case O_REAPPLY: from_record = REAPPLY; break;
+		case O_RESTORE_RECORDED: from_record = RESTORE_RECORDED; opt.action = RESTORE; break;
+		case O_QUIET: opt.quiet = true; break;
+		case O_NO_RECORD: no_record = true; break;
+		case O_HELP: case O_VERSION: break;
 		}
 	}
-	if ((i >= argc) != (from_record != NAMED)) {
-		fputs(usage, stderr);
-		return EXIT_USAGE;
+	if (mode && mode->id == O_HELP) {
+		print_help(stdout);
+		return 0;
 	}
-	if (from_record == RESTORE_RECORDED)
-		opt.action = RESTORE;
+	if (mode && mode->id == O_VERSION) {
+		printf("cudaload-patch %s\n", CUDALOAD_VERSION);
+		return 0;
+	}
+	if (opt.force && opt.action != RESTORE)
+		return usage_error("%s only goes with --restore", "--force");
+	if (from_record != NAMED && npaths)
+		return usage_error("--%s takes no PATH", mode->name);
+	if (npaths == 0 && from_record == NAMED)
+		return usage_error("%s", "no PATH given");
 
 	/* The record: kept by root where the package made its directory (a
 	 * build tree or a test patching as root leaves no trace), or where
@@ -666,23 +840,38 @@ int main(int argc, char **argv)
 			fprintf(stderr, "cudaload-patch: --interp %s: must be an absolute path\n", opt.interp);
 			return EXIT_USAGE;
 		}
+		bool here = access(opt.interp, F_OK) == 0;
+		if (!here && !interp_given) {
+			fprintf(stderr, "cudaload-patch: no cudaload beside cudaload-patch (%s): "
+				"give --interp PATH\n", opt.interp);
+			return EXIT_USAGE;
+		}
+		if (!here && !machine) {
+			fprintf(stderr, "cudaload-patch: --interp %s: %s (give --machine M as well to "
+				"patch for a cudaload that exists only on the target)\n", opt.interp,
+				strerror(ENOENT));
+			return EXIT_USAGE;
+		}
+		if (!here)
+			fprintf(stderr, "cudaload-patch: warning: %s does not exist here; patched "
+				"programs start only where it does\n", opt.interp);
 		opt.machine = machine ? machine_by_name(machine) : interp_machine(opt.interp);
 		/* A program is recorded only when it runs through this system's
 		 * cudaload: not one patched for an image of another machine. */
 		if (opt.recording && !getenv("CUDALOAD_PATCH_RECORD") &&
-		    interp_machine(opt.interp) != opt.machine)
+		    (!here || interp_machine(opt.interp) != opt.machine))
 			opt.recording = false;
 		if (opt.machine < 0) {
 			fprintf(stderr, machine ? "cudaload-patch: --machine %s: unknown machine\n"
-						: "cudaload-patch: cannot read the machine of %s here: give --machine\n",
+						: "cudaload-patch: cannot read the machine of %s: give --machine\n",
 				machine ? machine : opt.interp);
 			return EXIT_USAGE;
 		}
 	}
 	opt.progress = isatty(STDERR_FILENO);
 
-	for (; i < argc; i++)
-		process(argv[i]);
+	for (int i = 0; i < npaths; i++)
+		process(paths[i]);
 	flush_batch();
 	progress_clear();
 	return finish();
@@ -698,10 +887,16 @@ static int finish(void)
 		}
 	}
 	patchlist_free(&opt.record);
-	if (opt.action != CHECK && !opt.quiet) {
-		unsigned long skipped = 0;
-		for (int o = SKIP_NOT_ELF; o < N_OUTCOMES; o++)
-			skipped += opt.count[o];
+	unsigned long skipped = 0;
+	for (int o = SKIP_NOT_ELF; o < N_OUTCOMES; o++)
+		skipped += opt.count[o];
+	if (opt.quiet) {
+		/* nothing */
+	} else if (opt.action == CHECK) {
+		printf("cudaload-patch: %lu patched, %lu not patched, %lu skipped, %lu failed\n",
+		       opt.count[DONE], opt.check_unpatched, skipped - opt.count[SKIP_NOT_PATCHED],
+		       opt.count[FAILED]);
+	} else {
 		printf("cudaload-patch: %lu %s%s, %lu skipped", opt.count[DONE],
 		       opt.dry_run ? "would be " : "", opt.action == RESTORE ? "restored" : "patched",
 		       skipped);
@@ -715,5 +910,7 @@ static int finish(void)
 		printf("%s, %lu failed\n", skipped ? ")" : "", opt.count[FAILED]);
 	}
 	fflush(stdout);
-	return opt.count[FAILED] ? 1 : 0;
+	if (opt.count[FAILED] || (opt.action == CHECK && opt.check_unpatched))
+		return 1;
+	return opt.named_skipped ? EXIT_SKIPPED : 0;
 }

@@ -9,13 +9,23 @@
  *
  * A patched file's PT_INTERP holds the record of common/record.h
  * ("cudaload\0cudaload-orig:<original>\0"), which the loader reads from
- * memory.  When that does not fit the old PT_INTERP, the file grows: a new
- * program header table and the new string are appended in one new PT_LOAD
- * placed after every existing segment, with the same file-to-memory offset
- * as the first PT_LOAD (so AT_PHDR is right on old kernels too); PT_PHDR,
- * PT_INTERP and .interp point there.  Every patched file ends with a restore
+ * memory.  When that does not fit the old PT_INTERP, the file grows so that
+ * strip, objcopy, eu-strip and patchelf can still rewrite it: the program
+ * header table stays right after the ELF header and takes one more entry;
+ * the sections it grows into (.interp, notes, hash tables ...) move byte for
+ * byte into one new PT_LOAD placed after every existing segment, followed by
+ * the new .interp; their section headers go to the end of the table (kept in
+ * file order), and program headers, dynamic tags and symbols follow them
+ * (docs/design.md, "patch layout").  A file of another shape (a table not
+ * after the header, something immovable after it) gets a new program header
+ * table in that segment instead.  Every patched file ends with a restore
  * trailer: the original size and the original bytes of each edited region,
- * so --restore gives back the file byte for byte.
+ * so --restore gives back the file byte for byte; after a rewrite,
+ * force_restore sets the original interpreter back in place.
+ *
+ * inspect also says whether a program uses CUDA: a CUDA library in
+ * DT_NEEDED, embedded device code (.nv_fatbin, .nvFatBinSegment: static
+ * cudart), or "libcuda.so" in read-only data (a dlopen of the driver).
  */
 #ifndef CUDALOAD_ELFPATCH_H
 #define CUDALOAD_ELFPATCH_H
@@ -32,6 +42,7 @@ enum elf_kind_found {
 	FOUND_OBJECT,		/* relocatable, core, unknown type */
 	FOUND_LIBRARY,		/* ET_DYN without PT_INTERP */
 	FOUND_STATIC,		/* ET_EXEC without PT_INTERP */
+	FOUND_CUDALOAD,		/* cudaload itself (its identity note) */
 	FOUND_DYNAMIC,		/* has PT_INTERP: what we patch */
 };
 
@@ -42,10 +53,10 @@ struct elf_facts {
 	char recorded[CL_PATH_MAX];	/* original interpreter when patched */
 	bool patched;			/* record and restore trailer present */
 	bool uses_cuda;
-	char cuda_lib[64];		/* the DT_NEEDED that says so */
+	char cuda_lib[64];		/* what says so: a DT_NEEDED, device code, a dlopen */
 };
 
-#define PLAN_MAX_EDITS 4
+#define PLAN_MAX_EDITS 32
 
 struct plan_edit {
 	uint64_t off;
@@ -78,6 +89,12 @@ int elfpatch_plan_patch(unsigned char *img, size_t len, const char *interp,
 /* Plan to undo a patch.  0, or -1 with a reason. */
 int elfpatch_plan_restore(unsigned char *img, size_t len, struct patch_plan *plan,
 			  char *why, size_t whycap);
+
+/* After a rewrite (strip, objcopy, patchelf) a byte-identical restore is
+ * impossible: set the recorded original interpreter back in place instead
+ * (PT_INTERP keeps its size, NUL padded; the rest of the layout stays). */
+int elfpatch_plan_force_restore(unsigned char *img, size_t len, struct patch_plan *plan,
+				char *why, size_t whycap);
 
 /* Size of the file the plan produces, and the file itself (malloc'd). */
 uint64_t patch_plan_size(const struct patch_plan *plan);

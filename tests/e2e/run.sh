@@ -169,6 +169,26 @@ has "script: interpreter argv[0]" "$out" "arg[0]=$W/bin/cudaprobe"
 has "script: interpreter argument" "$out" "arg[1]=-x"
 has "script: script path" "$out" "arg[2]=$W/bin/script"
 has "script: user argument" "$out" "arg[3]=arg"
+# "#!/usr/bin/env NAME": the decision is for NAME, found in PATH, not for env
+# (whose child would get nothing in exec mode)
+printf '#!/usr/bin/env cudaprobe\n' >"$W/bin/envscript"
+printf '#!/usr/bin/env -S cudaprobe -y z\n' >"$W/bin/envsplit"
+printf '#!/usr/bin/env CUDALOAD_T=1 cudaprobe\n' >"$W/bin/envassign"
+chmod +x "$W/bin/envscript" "$W/bin/envsplit" "$W/bin/envassign"
+out=$(PATH="$W/bin:$PATH" run "$J5" $J5DD "$CL" "$W/bin/envscript" arg)
+has "env script: the program env names runs through cudaload" "$out" "libcuda=$J5/usr/local/cuda-12.2/compat/libcuda.so.1 version=12020"
+has "env script: argv[0] as env gives it" "$out" "arg[0]=cudaprobe"
+has "env script: script path" "$out" "arg[1]=$W/bin/envscript"
+has "env script: user argument" "$out" "arg[2]=arg"
+out=$(PATH="$W/bin:$PATH" run "$J5" $J5DD "$CL" "$W/bin/envsplit")
+has "env -S script: runs through cudaload" "$out" "libcuda=$J5/usr/local/cuda-12.2/compat/libcuda.so.1 version=12020"
+has "env -S script: its arguments split" "$out" "arg[1]=-y"
+has "env -S script: second argument" "$out" "arg[2]=z"
+has "env -S script: script path" "$out" "arg[3]=$W/bin/envsplit"
+out=$(PATH="$W/bin:$PATH" run "$J5" $J5DD "$CL" --explain "$W/bin/envscript")
+has "env script: --explain shows the program decided for" "$out" "program:      $W/bin/cudaprobe"
+out=$(PATH="$W/bin:$PATH" run "$J5" $J5DD "$CL" --explain "$W/bin/envassign")
+has "env with an assignment: env itself runs" "$out" "program:      /usr/bin/env"
 
 # ---- errors before the program runs --------------------------------------------
 out=$("$CL" /nonexistent/prog 2>&1)

@@ -38,6 +38,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (elfpatch_plan_restore(img, size, &plan, why, sizeof why) == 0)
 		patch_plan_free(&plan);
+	if (elfpatch_plan_force_restore(img, size, &plan, why, sizeof why) == 0) {
+		unsigned char *forced = patch_plan_render(img, &plan);
+		struct elf_facts ff;
+		/* the original interpreter is back and nothing is recorded */
+		if (forced && (elfpatch_inspect(forced, size, &ff, why, sizeof why) != 0 ||
+			       ff.recorded[0] || strcmp(ff.interp, f.recorded) != 0))
+			abort();
+		free(forced);
+		patch_plan_free(&plan);
+	}
 	free(img);
 	return 0;
 }

@@ -74,19 +74,28 @@ for profile in "$top"/tests/fixtures/*.profile; do
 	root=$W/roots/$name
 	sh "$here/mkroot.sh" "$profile" "$root" "$W/libs" || { bad "$name: fixture"; continue; }
 	(
-		pass=0 fail=0 expect_dir= driver_dir=
+		pass=0 fail=0 expect_dir= driver_dir= expect_host_cuda= expect_reason= expect_source=
 		. "$profile"
 		json=$(run "$root" "$driver_dir" "$CL" --explain --json "$W/bin/cudaprobe")
 		contains "$name: explain decision $expect_decision" "$json" "\"decision\":\"$expect_decision\""
 		if [ -n "$expect_dir" ]; then
 			contains "$name: explain compat_dir" "$json" "\"compat_dir\":\"$expect_dir\""
 		fi
+		if [ -n "$expect_host_cuda" ]; then
+			contains "$name: host CUDA $expect_host_cuda" "$json" "\"host_cuda\":\"$expect_host_cuda\""
+		fi
+		if [ -n "$expect_reason" ]; then
+			contains "$name: says why" "$json" "$expect_reason"
+		fi
+		[ -n "$expect_source" ] || bad "$name: the profile names no expect_source"
 		observed=$(printf '%s' "$json" | sed -n 's/.*"decision":"\([a-z]*\)","compat_dir":\([^,]*\),.*/\1 \2/p')
-		echo "decision $name: expected $expect_decision${expect_dir:+ $expect_dir}, observed $observed" >>"$W/decisions.txt"
+		loaded=
 		for prog in "$CL $W/bin/cudaprobe" "$W/bin/probe-patched" "$W/bin/probe-nopie-patched"; do
 			# shellcheck disable=SC2086
 			out=$(run "$root" "$driver_dir" $prog)
 			via=${prog##*/}
+			got=$(printf '%s' "$out" | sed -n 's/^libcuda=\([^ ]*\) version=\([0-9-]*\)$/\2/p' | head -n1)
+			[ -n "$loaded" ] || loaded=$got
 			has "$name: $via loads CUDA $expect_version" "$out" \
 				"libcuda=$(printf '%s' "$out" | sed -n 's/^libcuda=\([^ ]*\) .*/\1/p' | head -n1) version=$expect_version"
 			if [ -n "$expect_dir" ]; then
@@ -95,6 +104,14 @@ for profile in "$top"/tests/fixtures/*.profile; do
 			has "$name: $via keeps the user's LD_LIBRARY_PATH" "$out" "LD_LIBRARY_PATH=$root$driver_dir"
 			has "$name: $via TLS intact" "$out" "tls=7"
 		done
+		echo "decision $name: expected $expect_decision${expect_dir:+ $expect_dir}, observed $observed" >>"$W/decisions.txt"
+		want="$expect_decision null"
+		[ -z "$expect_dir" ] || want="$expect_decision \"$expect_dir\""
+		verdict=ok
+		[ "$observed" = "$want" ] && [ "$loaded" = "$expect_version" ] || verdict=MISMATCH
+		printf '| %s | %s%s, loads %s | %s, loads %s | %s | %s |\n' "$name" "$expect_decision" \
+			"${expect_dir:+ $expect_dir}" "$expect_version" "$observed" "$loaded" "$verdict" \
+			"$expect_source" >>"$W/board.md"
 		finish >/dev/null
 		echo "$pass $fail" >"$W/roots/$name.counts"
 	) | tee "$W/roots/$name.log" | grep -v '^[0-9]* passed'
@@ -220,7 +237,8 @@ has "config: line without =" "$out" "cudaload: $W/bad.conf:4: expected 'key = va
 contains "config: the program still runs" "$out" "libcuda="
 printf "compat = /opt/vendor/cuda-*/compat\nldso.%s = /nonexistent/ld.so\n" "$arch" >"$W/glob.conf"
 mkdir -p "$J5/opt/vendor/cuda-12.1/compat"
-cp "$J5/usr/local/cuda-12.2/compat/libcuda.so.1.1" "$J5/opt/vendor/cuda-12.1/compat/"
+cp "$J5/usr/local/cuda-12.2/compat/libcuda.so.1.1" "$J5/usr/local/cuda-12.2/compat/libnvidia-ptxjitcompiler.so.1" \
+	"$J5/opt/vendor/cuda-12.1/compat/"
 ln -sf libcuda.so.1.1 "$J5/opt/vendor/cuda-12.1/compat/libcuda.so.1"
 out=$(CONFIG=$W/glob.conf run "$J5" $J5DD "$CL" "$W/bin/cudaprobe")
 status "config: a bad ldso.$arch is an error" 127 $? "$out"
@@ -307,4 +325,10 @@ out=$(CUDALOAD_COMPAT_PATH=/usr/local/cuda-12.2:x/compat run "$C" $J5DD "$CL" --
 contains "colon: a dir with ':' cannot be listed" "$out" "path contains ':' or ';'"
 
 sed "s|^|  |" "$W/decisions.txt"
+# The board table: every fixture, expected against observed, with the source
+# of the expectation.
+echo "board table ($arch, $mode mode):"
+echo "| fixture | expected | observed (explain; libcuda the program loaded) | match | source |"
+echo "| --- | --- | --- | --- | --- |"
+cat "$W/board.md"
 finish

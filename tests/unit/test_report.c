@@ -47,7 +47,7 @@ Test(report_happy, json_is_valid_and_complete)
 	struct decision d;
 	struct ldso_info l;
 	fixture(&s, &h, &v, &d, &l);
-	struct candidates c = { &v, 1, 1 };
+	struct candidates c = { .v = &v, .n = 1, .cap = 1 };
 	struct report r = { &s, &h, &c, &d, "/usr/bin/app", &l, NULL, "/usr/local/cuda-12.2/compat", NULL, 0 };
 	char *out = render(&r, true);
 	struct compat_note n;
@@ -75,7 +75,7 @@ Test(report_happy, text)
 	struct decision d;
 	struct ldso_info l;
 	fixture(&s, &h, &v, &d, &l);
-	struct candidates c = { &v, 1, 1 };
+	struct candidates c = { .v = &v, .n = 1, .cap = 1 };
 	struct report r = { &s, &h, &c, &d, NULL, &l, NULL, NULL, NULL, 0 };
 	char *out = render(&r, false);
 	cr_assert(strstr(out, "decision:     compat\n") != NULL, "%s", out);
@@ -94,7 +94,7 @@ Test(report_sad, nothing_known)
 	memset(&h, 0, sizeof h);
 	strcpy(h.problem, "no NVIDIA GPU found");
 	struct decision d = { false, -1, "system driver: no NVIDIA GPU found" };
-	struct candidates c = { NULL, 0, 0 };
+	struct candidates c = { .v = NULL, .n = 0, .cap = 0 };
 	struct report r = { &s, &h, &c, &d, NULL, NULL, NULL, NULL, NULL, 0 };
 	char *out = render(&r, true);
 	struct compat_note n;
@@ -119,7 +119,7 @@ Test(report_happy, verdicts_and_their_age)
 	fixture(&s, &h, &v, &d, &l);
 	v.verdict = (struct verdict){ VERDICT_CU, VSTATE_APPLIES, 804, 1000 };
 	struct verdict sys = { VERDICT_CU, 0, 0, 1000 };
-	struct candidates c = { &v, 1, 1 };
+	struct candidates c = { .v = &v, .n = 1, .cap = 1 };
 	struct report r = { &s, &h, &c, &d, NULL, &l, NULL, NULL, &sys, 1000 + 3 * 60 };
 	char *out = render(&r, false);
 	cr_assert(strstr(out, "              verified 3 min ago: cuInit returned 804 (CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: a GPU here does not support forward compatibility)\n") != NULL, "%s", out);

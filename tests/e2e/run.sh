@@ -203,7 +203,7 @@ out=$(CUDALOAD_LDSO=/nonexistent/ld.so "$CL" "$W/bin/cudaprobe" 2>&1)
 status "error: missing loader is 127" 127 $? "$out"
 has "error: missing loader message" "$out" "cudaload: /nonexistent/ld.so (CUDALOAD_LDSO): No such file or directory"
 out=$(CUDALOAD_LDSO=/nonexistent/ld.so "$CL" --explain --json "$W/bin/cudaprobe" 2>&1)
-status "explain: a missing loader is reported, not fatal" 0 $? "$out"
+status "explain: a missing loader is reported, with status 127" 127 $? "$out"
 contains "explain: ... as ldso_problem" "$out" "\"ldso\":null,\"ldso_problem\":\"/nonexistent/ld.so (CUDALOAD_LDSO): No such file or directory\""
 out=$(CUDALOAD_LDSO=$CL "$W/bin/probe-patched" 2>&1)
 status "error: cudaload as its own loader is 127" 127 $? "$out"
@@ -218,6 +218,7 @@ out=$("$CL" --bogus x 2>&1)
 status "usage: unknown option is 100" 100 $? "$out"
 out=$("$CL" --version)
 has "version" "$out" "cudaload 0.1.0"
+has "version: the tables' edition and date" "$out" "NVIDIA tables: CUDA 13.4 edition, checked 2026-11-30"
 out=$("$CL" "$CL" --version 2>&1)
 has "cudaload cudaload runs the inner one" "$out" "cudaload 0.1.0"
 
@@ -235,14 +236,29 @@ has "config: unknown key, with file and line" "$out" "cudaload: $W/bad.conf:2: u
 has "config: bad policy value" "$out" "cudaload: $W/bad.conf:3: policy must be auto, compat or system; skipped"
 has "config: line without =" "$out" "cudaload: $W/bad.conf:4: expected 'key = value'; skipped"
 contains "config: the program still runs" "$out" "libcuda="
+out=$(CONFIG=$W/bad.conf run "$J5" $J5DD "$CL" --explain --json 2>/dev/null)
+contains "config: warnings in the JSON" "$out" "\"config_warnings\":[\"$W/bad.conf:2: unknown key 'bogus'; skipped\",\"$W/bad.conf:3: policy must be auto, compat or system; skipped\""
+contains "config: a configured compat dir that does not exist is said" "$out" \
+	"\"compat_missing\":[{\"entry\":\"$J5NO/usr/local/cuda-12.4/compat-not-there\",\"origin\":\"config\",\"why\":\"no such directory\"}]"
 printf "compat = /opt/vendor/cuda-*/compat\nldso.%s = /nonexistent/ld.so\n" "$arch" >"$W/glob.conf"
 mkdir -p "$J5/opt/vendor/cuda-12.1/compat"
 cp "$J5/usr/local/cuda-12.2/compat/libcuda.so.1.1" "$J5/usr/local/cuda-12.2/compat/libnvidia-ptxjitcompiler.so.1" \
 	"$J5/opt/vendor/cuda-12.1/compat/"
 ln -sf libcuda.so.1.1 "$J5/opt/vendor/cuda-12.1/compat/libcuda.so.1"
 out=$(CONFIG=$W/glob.conf run "$J5" $J5DD "$CL" "$W/bin/cudaprobe")
-status "config: a bad ldso.$arch is an error" 127 $? "$out"
-has "config: ... saying which" "$out" "cudaload: /nonexistent/ld.so (config ldso.$arch): No such file or directory"
+status "config: a bad ldso.$arch is not fatal (the config is system-wide)" 0 $? "$out"
+has "config: ... a warning saying which" "$out" "cudaload: config ldso.$arch /nonexistent/ld.so: No such file or directory; using the next loader"
+contains "config: ... and the program runs" "$out" "libcuda=$J5/opt/vendor/cuda-12.1/compat/libcuda.so.1 "
+out=$(CONFIG=$W/glob.conf run "$J5" $J5DD "$W/bin/probe-patched")
+status "config: a bad ldso.$arch, patched program" 0 $? "$out"
+contains "config: ... runs with its recorded loader" "$out" "libcuda=$J5/opt/vendor/cuda-12.1/compat/libcuda.so.1 "
+out=$(CONFIG=$W/glob.conf CUDALOAD_LDSO=/nonexistent/ld.so run "$J5" $J5DD "$W/bin/probe-patched")
+status "config: CUDALOAD_LDSO named for one run stays an error" 127 $? "$out"
+printf 'ldso.x86-64 = /lib64/ld-linux-x86-64.so.2\n' >"$W/machine.conf"
+out=$(CONFIG=$W/machine.conf run "$J5" $J5DD "$CL" --explain --json "$W/bin/cudaprobe")
+contains "config: an unknown machine in ldso.<machine> is a warning" "$out" \
+	"cudaload: $W/machine.conf:1: ldso.x86-64: no machine of that name (x86_64, aarch64, ...); kept, but no program will use it"
+contains "config: ... in the JSON too" "$out" "\"config_warnings\":[\"$W/machine.conf:1: ldso.x86-64: no machine of that name"
 printf 'compat = /opt/vendor/cuda-*/compat\n' >"$W/glob.conf"
 out=$(CONFIG=$W/glob.conf run "$J5" $J5DD "$CL" --explain --json "$W/bin/cudaprobe")
 contains "config: compat glob replaces the defaults" "$out" "\"compat_dir\":\"/opt/vendor/cuda-12.1/compat\""
@@ -250,6 +266,16 @@ lacks "config: defaults not searched" "$out" "/usr/local/cuda-12.2/compat"
 out=$(CUDALOAD_COMPAT_PATH=/opt/vendor/cuda-12.1/compat:/nonexistent run "$J5" $J5DD "$CL" --explain --json)
 contains "CUDALOAD_COMPAT_PATH: candidate listed first" "$out" "\"candidates\":[{\"dir\":\"/opt/vendor/cuda-12.1/compat\""
 contains "CUDALOAD_COMPAT_PATH: newest still wins" "$out" "\"compat_dir\":\"/usr/local/cuda-12.2/compat\""
+contains "CUDALOAD_COMPAT_PATH: an entry that does not exist is said" "$out" \
+	"{\"entry\":\"/nonexistent\",\"origin\":\"CUDALOAD_COMPAT_PATH\",\"why\":\"no such directory\"}"
+mkdir -p "$W/roots/empty"
+out=$(CUDALOAD_COMPAT_PATH=/nonexistent run "$W/roots/empty" $J5DD "$CL" --explain)
+has "explain: none found lists the places searched" "$out" \
+	"candidates:   none found; searched /nonexistent, /usr/local/cuda-*/compat, /usr/local/cuda-*/compat_orin, /usr/local/cuda/compat"
+has "explain: ... and the missing entry" "$out" "compat path:  /nonexistent (CUDALOAD_COMPAT_PATH): no such directory"
+out=$(CUDALOAD_DEBUG=1 CUDALOAD_COMPAT_PATH=/nonexistent run "$W/roots/empty" $J5DD "$W/bin/probe-patched")
+if printf '%s\n' "$out" | grep -Eq '^cudaload\[[0-9]+\] probe-patched: compat /nonexistent \(CUDALOAD_COMPAT_PATH\): no such directory$'; then
+	ok "debug: the missing entry, with pid and program"; else bad "debug: the missing entry, with pid and program" "$out"; fi
 
 # ---- explain and debug -----------------------------------------------------------
 out=$(run "$J5" $J5DD "$CL" --explain --json "$W/bin/cudaprobe")
@@ -261,14 +287,34 @@ contains "explain --json: l4t" "$out" "\"l4t\":\"35.4.1\""
 contains "explain --json: library path order" "$out" "\"library_path\":\"$J5/usr/local/cuda-12.2/compat:$J5$J5DD\""
 out=$(run "$J5" $J5DD "$CL" --explain)
 has "explain: text decision" "$out" "decision:     compat"
+has "explain: the GPU probe said in words" "$out" \
+	"gpu:          /dev/nvhost-ctrl-gpu did not answer the nvgpu characteristics query (not an nvgpu device)"
+contains "explain --json: schema" "$(run "$J5" $J5DD "$CL" --explain --json)" "{\"schema\":2,"
+out=$(run "$J5" $J5DD "$CL" --explain --json "$W/bin/probe-patched")
+contains "explain: a patched program runs in its own mode ($mode)" "$out" "\"mode\":\"$mode\""
+out=$(run "$J5" $J5DD "$CL" --explain --json "$W/bin/cudaprobe")
+contains "explain: cudaload PROGRAM runs in exec mode" "$out" "\"mode\":\"exec\""
+out=$(run "$J5NO" $J5DD "$CL" --policy compat --explain)
+contains "explain: --policy compat still says what auto would" "$out" \
+	"usable: policy compat (auto: refused: NVIDIA does not support CUDA 12.4 compat on L4T r35)"
+if $TCC -static -O1 -o "$W/bin/static" "$here/cudaprobe.c" 2>/dev/null; then
+	out=$(run "$J5" $J5DD "$CL" --explain "$W/bin/static")
+	has "explain: a static program runs directly" "$out" "mode:         direct (statically linked: it runs directly, without a loader)"
+	has "explain: ... without a loader" "$out" "loader:       none"
+else
+	skip "explain: static program" "$TCC cannot link statically here"
+fi
 out=$(CUDALOAD_DEBUG=1 run "$J5" $J5DD "$W/bin/probe-patched")
-contains "debug: decision traced" "$out" "cudaload: decision: compat CUDA 12.2 in /usr/local/cuda-12.2/compat"
-contains "debug: candidates traced" "$out" "cudaload: candidate /usr/local/cuda-12.2/compat: usable"
+if printf '%s\n' "$out" | grep -Eq '^cudaload\[[0-9]+\] probe-patched: decision: '; then
+	ok "debug: lines carry the pid and the program"; else bad "debug: lines carry the pid and the program" "$out"; fi
+out=$(CUDALOAD_DEBUG=1 run "$J5" $J5DD "$W/bin/probe-patched")
+contains "debug: decision traced" "$out" " probe-patched: decision: compat CUDA 12.2 in /usr/local/cuda-12.2/compat"
+contains "debug: candidates traced" "$out" " probe-patched: candidate /usr/local/cuda-12.2/compat: usable"
 if [ "$mode" = chain ]; then
-	contains "debug: chain traced" "$out" "cudaload: chain $LDSO at 0x"
+	contains "debug: chain traced" "$out" " probe-patched: chain $LDSO at 0x"
 	contains "debug: chain passes the list" "$out" ", LD_LIBRARY_PATH=$J5/usr/local/cuda-12.2/compat:"
 else
-	contains "debug: loader command traced" "$out" "cudaload: exec '$LDSO' '--library-path'"
+	contains "debug: loader command traced" "$out" " probe-patched: exec '$LDSO' '--library-path'"
 fi
 
 # ---- what each mode shows the program -----------------------------------------
@@ -281,10 +327,10 @@ if [ "$mode" = chain ]; then
 	has "chain: ... goes through cudaload again" "$out" "libcuda=$J5/usr/local/cuda-12.2/compat/libcuda.so.1 version=12020"
 	has "chain: ... with its arguments" "$out" "arg[1]=x"
 	out=$(CUDALOAD_DEBUG=1 run "$J5" $J5DD "$CL" "$W/bin/cudaprobe")
-	contains "chain: as a command it falls back to exec" "$out" "cudaload: chain mode needs cudaload as the interpreter; exec mode"
+	contains "chain: as a command it falls back to exec" "$out" " cudaprobe: chain mode needs cudaload as the interpreter; exec mode"
 	has "chain: ... and still applies the decision" "$out" "libcuda=$J5/usr/local/cuda-12.2/compat/libcuda.so.1 version=12020"
 	out=$(CUDALOAD_DEBUG=1 CUDALOAD_LDSO=$W/bin/cudaprobe-nopie run "$J5" $J5DD "$W/bin/probe-patched")
-	contains "chain: a loader that cannot be mapped falls back to exec" "$out" "cudaload: chain mode: $W/bin/cudaprobe-nopie: not ET_DYN; exec mode instead"
+	contains "chain: a loader that cannot be mapped falls back to exec" "$out" " probe-patched: chain mode: $W/bin/cudaprobe-nopie: not ET_DYN; exec mode instead"
 else
 	has "exec: /proc/self/exe is ld.so" "$out" "exe=$(readlink -f "$LDSO")"
 fi
@@ -314,6 +360,7 @@ printf "$FOREIGN_EM" | dd of="$lib" bs=1 seek=18 conv=notrunc 2>/dev/null	# e_ma
 out=$(run "$M" $J5DD "$CL" --explain --json "$W/bin/cudaprobe")
 contains "machine: $FOREIGN libcuda refused for an $arch program" "$out" "libcuda is $FOREIGN ELF64, the program is $arch ELF64"
 contains "machine: so the system driver" "$out" "\"decision\":\"system\""
+contains "machine: the decision says why" "$out" "no compat package is for the program's machine and class ($arch ELF64)"
 out=$(run "$M" $J5DD "$CL" --policy compat --explain --json "$W/bin/cudaprobe")
 contains "machine: even policy compat refuses it" "$out" "\"decision\":\"system\""
 

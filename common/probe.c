@@ -85,6 +85,9 @@ static void gpu_problem_words(int err, const char *node, char *out, size_t cap)
 	else if (err == -ENOTTY || err == -EINVAL || err == -EPROTO)
 		snprintf(out, cap, "%s did not answer the nvgpu characteristics query (not an nvgpu device)",
 			 node);
+	else if (err == -ENOSYS)
+		snprintf(out, cap, "%s did not answer the nvgpu characteristics query (not available here: an emulator?)",
+			 node);
 	else
 		snprintf(out, cap, "%s could not be opened or queried (error %d)", node, -err);
 }

@@ -38,7 +38,7 @@ struct host {
 	char l4t_str[32];		/* "36.4.3", or "" */
 	bool have_gpu;			/* nvgpu ioctl answered */
 	struct gpu_info gpu;
-	char gpu_problem[96];		/* why no GPU node answered, or "" */
+	char gpu_problem[160];		/* why no GPU node answered, or "" */
 	bool have_driver;		/* data-center kernel module version */
 	struct driver_version driver;
 	char driver_str[32];		/* "580.65.06", or "" */

@@ -79,6 +79,39 @@ static void no_close(int fd)
 	(void)fd;
 }
 
+static int gpu_err;
+static int err_ioctl(int fd, unsigned long req, void *arg)
+{
+	(void)fd, (void)req, (void)arg;
+	return -gpu_err;
+}
+
+/* Issue: "gpu: Not a tty" told a user nothing. */
+Test(probe_sad, gpu_problem_in_words)
+{
+	static const struct {
+		int err;
+		const char *words;
+	} cases[] = {
+		{ ENOTTY, "/dev/nvgpu/igpu0/ctrl did not answer the nvgpu characteristics query (not an nvgpu device)" },
+		{ ENOSYS, "/dev/nvgpu/igpu0/ctrl did not answer the nvgpu characteristics query (not available here: an emulator?)" },
+		{ EIO, "/dev/nvgpu/igpu0/ctrl could not be opened or queried (error 5)" },
+	};
+	char *root = orin_jp6();
+	sys_gpu_open = orin_open;
+	sys_gpu_ioctl = err_ioctl;
+	sys_gpu_close = no_close;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct host h;
+		gpu_err = cases[i].err;
+		probe_host(root, NULL, 0, true, &h);
+		cr_assert(!h.have_gpu);
+		cr_assert_str_eq(h.gpu_problem, cases[i].words);
+	}
+	rm_rf(root);
+	free(root);
+}
+
 Test(probe_happy, gpu_beats_device_tree)
 {
 	char *root = scratch_dir();

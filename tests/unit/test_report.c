@@ -88,7 +88,7 @@ Test(report_happy, text)
 	settings_free(&s);
 }
 
-Test(report_sad, nothing_known)
+Test(report_sad, nothing_known, .init = cr_redirect_stderr)
 {
 	struct settings s;
 	settings_from_env(&s, NULL, false);

@@ -175,6 +175,7 @@ e2e: all $(BUILD)/asan/cudaload-patch
 		sh tests/e2e/run.sh $(BUILD) $$a $$m; done; done
 	@set -e; for a in $(E2E_ARCHES); do sh tests/e2e/verify.sh $(BUILD) $$a; done
 	sh tests/e2e/glibc231.sh $(BUILD)
+	sh tests/e2e/cudart.sh $(BUILD)
 	sh tests/e2e/patch.sh $(BUILD)
 	sh tests/e2e/strip.sh $(BUILD)
 	sh tests/e2e/secure.sh $(BUILD)

@@ -65,31 +65,63 @@ static void lib_driver(const char *libpath, const char *dirpath, struct candidat
 	closedir(d);
 }
 
-/* CUDA version from version.json ("cuda": {"version": "12.2.140"}) or
- * version.txt ("CUDA Version 12.2.140") in the directory above. */
+/* CUDA version from a version.json ("cuda": {"version": "12.2.140"}) beside
+ * libcuda or in the directory above (a toolkit's /usr/local/cuda-X.Y), or
+ * its version.txt ("CUDA Version 12.2.140"). */
 static int version_file_cuda(const char *root, const char *dir)
 {
-	char path[CL_PATH_MAX], buf[8192];
+	char path[CL_PATH_MAX], buf[2048];
+	size_t dl = strlen(dir);
 	const char *slash = strrchr(dir, '/');
-	if (!slash || (size_t)(slash - dir) + 20 > sizeof path)
-		return 0;
-	int plen = (int)(slash - dir);
 
-	snprintf(path, sizeof path, "%.*s/version.json", plen, dir);
-	if (read_small(root, path, buf, sizeof buf) > 0) {
-		const char *p = strstr(buf, "\"cuda\"");
-		p = p ? strstr(p, "\"version\"") : NULL;
-		p = p ? strchr(p + 9, '"') : NULL;
-		if (p)
-			return cuda_parse(p + 1, true) > 0 ? cuda_parse(p + 1, true) : 0;
+	for (int up = 0; up < 2; up++) {
+		int plen = up ? (slash ? (int)(slash - dir) : -1) : (int)dl;
+		if (plen < 0 || (size_t)plen + 20 > sizeof path)
+			break;
+		snprintf(path, sizeof path, "%.*s/version.json", plen, dir);
+		if (read_small(root, path, buf, sizeof buf) > 0) {
+			const char *p = strstr(buf, "\"cuda\"");
+			p = p ? strstr(p, "\"version\"") : NULL;
+			p = p ? strchr(p + 9, ':') : NULL;
+			p = p ? strchr(p, '"') : NULL;
+			int v = p ? cuda_parse(p + 1, true) : -1;
+			if (v > 0)
+				return v;
+		}
 	}
-	snprintf(path, sizeof path, "%.*s/version.txt", plen, dir);
-	if (read_small(root, path, buf, sizeof buf) > 0 &&
-	    strncmp(buf, "CUDA Version ", 13) == 0) {
-		int v = cuda_parse(buf + 13, true);
-		return v > 0 ? v : 0;
+	if (slash && (size_t)(slash - dir) + 20 <= sizeof path) {
+		snprintf(path, sizeof path, "%.*s/version.txt", (int)(slash - dir), dir);
+		if (read_small(root, path, buf, sizeof buf) > 0 &&
+		    strncmp(buf, "CUDA Version ", 13) == 0) {
+			int v = cuda_parse(buf + 13, true);
+			return v > 0 ? v : 0;
+		}
 	}
 	return 0;
+}
+
+void compat_settle_cuda(const char *root, struct candidate *c)
+{
+	int v;
+	c->cuda = 0;
+	c->cuda_from = NULL;
+	if (c->has_note && c->note.cuda > 0) {
+		c->cuda = c->note.cuda;
+		c->cuda_from = "note";
+	} else if (c->stated_cuda > 0) {
+		c->cuda = c->stated_cuda;
+		c->cuda_from = "stated";
+	} else if ((v = compat_dir_cuda(c->dir)) > 0) {
+		c->cuda = v;
+		c->cuda_from = "directory";
+	} else if ((v = version_file_cuda(root, c->dir)) > 0) {
+		c->cuda = v;
+		c->cuda_from = "version file";
+	} else if (c->has_lib_driver && (v = tables_branch_cuda(c->lib_driver.major)) > 0) {
+		/* the weakest evidence: a guess through the branch table */
+		c->cuda = v;
+		c->cuda_from = "file name";
+	}
 }
 
 void compat_examine(const char *root, const char *dir, const char *origin,
@@ -141,19 +173,12 @@ void compat_examine(const char *root, const char *dir, const char *origin,
 		}
 		close(fd);
 		lib_driver(libpath, dirpath, c);
+		/* the PTX JIT compiler must come from the same package: one system call */
+		snprintf(libpath, sizeof libpath, "%s/libnvidia-ptxjitcompiler.so.1", dirpath);
+		c->has_ptxjit = access(libpath, F_OK) == 0;
 	}
 
-	if (c->has_note && c->note.cuda > 0) {
-		c->cuda = c->note.cuda;
-		c->cuda_from = "note";
-	} else if (c->has_lib_driver && tables_branch_cuda(c->lib_driver.major) > 0) {
-		c->cuda = tables_branch_cuda(c->lib_driver.major);
-		c->cuda_from = "file name";
-	} else if ((c->cuda = compat_dir_cuda(dir)) > 0) {
-		c->cuda_from = "directory";
-	} else if ((c->cuda = version_file_cuda(root, dir)) > 0) {
-		c->cuda_from = "version file";
-	}
+	compat_settle_cuda(root, c);
 }
 
 static int push(struct candidates *out, const char *root, const char *dir,
@@ -293,6 +318,14 @@ static int expand(const char *root, const char *pattern, const char *origin,
 	return rc;
 }
 
+static void missed(struct candidates *out, const char *entry, const char *origin,
+		   const char *why)
+{
+	diag("compat %s (%s): %s", entry, origin, why);
+	if (out->n_miss < COMPAT_MAX_MISSES)
+		out->miss[out->n_miss++] = (struct compat_miss){ entry, origin, why };
+}
+
 int compat_discover(const char *root, const char *const *dirs, int n_dirs,
 		    const char *const *patterns, int n_patterns, const char *pattern_origin,
 		    struct candidates *out)
@@ -302,19 +335,23 @@ int compat_discover(const char *root, const char *const *dirs, int n_dirs,
 
 	memset(out, 0, sizeof *out);
 	for (int i = 0; i < n_dirs && rc == 0; i++) {
-		if (dirs[i][0] != '/') {
-			diag("compat %s: not an absolute path, ignored", dirs[i]);
-			continue;
-		}
-		if (!rooted_is_dir(root, dirs[i])) {
-			diag("compat %s: not a directory, ignored", dirs[i]);
-			continue;
-		}
-		rc = push(out, root, dirs[i], "CUDALOAD_COMPAT_PATH");
+		if (dirs[i][0] != '/')
+			missed(out, dirs[i], "CUDALOAD_COMPAT_PATH", "not an absolute path, ignored");
+		else if (!rooted_is_dir(root, dirs[i]))
+			missed(out, dirs[i], "CUDALOAD_COMPAT_PATH", "no such directory");
+		else
+			rc = push(out, root, dirs[i], "CUDALOAD_COMPAT_PATH");
 	}
-	for (int i = 0; i < n_patterns && rc == 0; i++)
-		if (patterns[i][0] == '/')
-			rc = expand(root, patterns[i], pattern_origin, &cache, out, 0);
+	for (int i = 0; i < n_patterns && rc == 0; i++) {
+		if (patterns[i][0] != '/')
+			continue;
+		size_t before = out->n;
+		rc = expand(root, patterns[i], pattern_origin, &cache, out, 0);
+		/* the defaults are allowed to find nothing; a configured place is not */
+		if (rc == 0 && out->n == before && strcmp(pattern_origin, "default") != 0)
+			missed(out, patterns[i], pattern_origin,
+			       strpbrk(patterns[i], "*?[") ? "matched nothing" : "no such directory");
+	}
 	listing_free(&cache);
 	return rc;
 }

@@ -5,9 +5,11 @@
  * A candidate is a directory that should hold a compat libcuda.so.1.  For
  * each we read, without loading it, the ELF class and machine of its
  * libcuda, the .note.cuda.fwd_compatibility JSON, the driver version in the
- * library's file name, and the cuda-X.Y directory name, and settle its CUDA
- * version from the most trusted of them.  Whether it is usable is the
- * decision's job (decide.h).
+ * library's file name, the cuda-X.Y directory name, a version.json, and
+ * whether the companion libraries are there, and settle its CUDA version
+ * from the most trusted source (docs/design.md §5): the note; a version the
+ * user stated; the directory name; a version.json; last a guess from the driver version in the file name.
+ * Whether it is usable is the decision's job (decide.h).
  */
 #ifndef CUDALOAD_COMPAT_H
 #define CUDALOAD_COMPAT_H
@@ -33,23 +35,40 @@ struct candidate {
 	struct compat_note note;
 	bool has_lib_driver;		/* driver version from the file name */
 	struct driver_version lib_driver;
+	bool has_ptxjit;		/* libnvidia-ptxjitcompiler.so.1 beside libcuda */
+	int stated_cuda;		/* stated by the user (config cuda=X.Y); 0 none */
 	int cuda;			/* 0 if nothing tells */
-	const char *cuda_from;		/* "note", "file name", "directory", "version file" */
+	const char *cuda_from;		/* "note", "stated", "directory", "version file",
+					 * "file name" (the guess), or NULL */
 	bool orin_only;			/* compat_orin: CUDA 13 for Orin */
 	struct verdict verdict;		/* set by verdict_load(), or none */
 	bool unknown;			/* set by decide(): the tables do not know it */
 	bool usable;			/* set by decide() */
-	char reason[192];		/* set by decide() */
+	char reason[320];		/* set by decide() */
+};
+
+/* A configured place that gave no candidate, for --explain and the trace. */
+#define COMPAT_MAX_MISSES 16
+struct compat_miss {
+	const char *entry;		/* as configured (not copied) */
+	const char *origin;		/* "CUDALOAD_COMPAT_PATH", "config", "default" */
+	const char *why;		/* "does not exist", "matched nothing", ... */
 };
 
 struct candidates {
 	struct candidate *v;
 	size_t n, cap;
+	struct compat_miss miss[COMPAT_MAX_MISSES];
+	int n_miss;
 };
 
 /* Read one directory into c (dir as on the target, looked up under root). */
 void compat_examine(const char *root, const char *dir, const char *origin,
 		    struct candidate *c);
+
+/* (Re)settle c->cuda and c->cuda_from from the sources, most trusted
+ * first; call again after setting c->stated_cuda. */
+void compat_settle_cuda(const char *root, struct candidate *c);
 
 /* Candidates from explicit dirs first, then glob patterns; duplicates and
  * non-directories dropped.  -1 only when out of memory. */

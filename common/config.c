@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "elfread.h"
 
 #define CONFIG_MAX_SIZE (64 * 1024)
 
@@ -65,6 +67,18 @@ const char *env_get(char *const *envp, const char *name)
 	return NULL;
 }
 
+void settings_warn(struct settings *s, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "cudaload: %s\n", msg);
+	if (s->n_warnings < CONFIG_MAX_WARNINGS && (s->warnings[s->n_warnings] = strdup(msg)))
+		s->n_warnings++;
+}
+
 static void add(char **list, int *n, const char *value, const char *what)
 {
 	if (*n >= CONFIG_MAX_LIST) {
@@ -97,18 +111,18 @@ void settings_from_env(struct settings *s, char *const *envp, bool secure)
 			s->policy_from = "CUDALOAD_POLICY";
 			s->policy_locked = true;
 		} else {
-			fprintf(stderr, "cudaload: CUDALOAD_POLICY=%s: not auto, compat or system; ignored\n", v);
+			settings_warn(s, "CUDALOAD_POLICY=%s: not auto, compat or system; ignored", v);
 		}
 	}
 	if ((v = env_get(envp, "CUDALOAD_MODE"))) {
 		if (mode_parse(v, &s->mode) == 0)
 			s->mode_locked = true;
 		else
-			fprintf(stderr, "cudaload: CUDALOAD_MODE=%s: not exec or chain; ignored\n", v);
+			settings_warn(s, "CUDALOAD_MODE=%s: not exec or chain; ignored", v);
 	}
 	if ((v = env_get(envp, "CUDALOAD_ROOT")) && *v) {
 		if (strlen(v) >= CL_PATH_MAX)
-			fprintf(stderr, "cudaload: CUDALOAD_ROOT: too long; ignored\n");
+			settings_warn(s, "CUDALOAD_ROOT: too long; ignored");
 		else
 			s->root = v;
 	}
@@ -141,9 +155,9 @@ static char *strip(char *s)
 	return s;
 }
 
-static void bad_line(const char *name, int lineno, const char *msg)
+static void bad_line(struct settings *s, const char *name, int lineno, const char *msg)
 {
-	fprintf(stderr, "cudaload: %s:%d: %s\n", name, lineno, msg);
+	settings_warn(s, "%s:%d: %s", name, lineno, msg);
 }
 
 void settings_parse_config(struct settings *s, const char *text, const char *name)
@@ -155,7 +169,7 @@ void settings_parse_config(struct settings *s, const char *text, const char *nam
 		size_t n = strcspn(text, "\n");
 		lineno++;
 		if (n >= sizeof line) {
-			bad_line(name, lineno, "line too long; skipped");
+			bad_line(s, name, lineno, "line too long; skipped");
 			text += n + (text[n] == '\n');
 			continue;
 		}
@@ -171,17 +185,17 @@ void settings_parse_config(struct settings *s, const char *text, const char *nam
 			continue;
 		char *eq = strchr(l, '=');
 		if (!eq) {
-			bad_line(name, lineno, "expected 'key = value'; skipped");
+			bad_line(s, name, lineno, "expected 'key = value'; skipped");
 			continue;
 		}
 		*eq = '\0';
 		char *key = strip(l), *value = strip(eq + 1);
 		if (!*value) {
-			bad_line(name, lineno, "empty value; skipped");
+			bad_line(s, name, lineno, "empty value; skipped");
 		} else if (strcmp(key, "policy") == 0) {
 			enum policy p;
 			if (policy_parse(value, &p) < 0)
-				bad_line(name, lineno, "policy must be auto, compat or system; skipped");
+				bad_line(s, name, lineno, "policy must be auto, compat or system; skipped");
 			else if (!s->policy_locked) {
 				s->policy = p;
 				s->policy_from = "config";
@@ -189,13 +203,13 @@ void settings_parse_config(struct settings *s, const char *text, const char *nam
 		} else if (strcmp(key, "mode") == 0) {
 			enum mode m;
 			if (mode_parse(value, &m) < 0)
-				bad_line(name, lineno, "mode must be exec or chain; skipped");
+				bad_line(s, name, lineno, "mode must be exec or chain; skipped");
 			else if (!s->mode_locked)
 				s->mode = m;
 		} else if (strcmp(key, "compat") == 0 || strcmp(key, "driver_dir") == 0) {
 			bool compat = key[0] == 'c';
 			if (value[0] != '/') {
-				bad_line(name, lineno, "path must be absolute; skipped");
+				bad_line(s, name, lineno, "path must be absolute; skipped");
 				continue;
 			}
 			if (compat && !s->compat_from_config) {
@@ -211,10 +225,16 @@ void settings_parse_config(struct settings *s, const char *text, const char *nam
 				add(s->driver_dirs, &s->n_driver_dirs, value, "driver_dir");
 		} else if (strncmp(key, "ldso.", 5) == 0 && key[5]) {
 			if (strlen(key + 5) >= sizeof s->ldso[0].machine || value[0] != '/') {
-				bad_line(name, lineno, "ldso.<machine> needs a machine name and an absolute path; skipped");
+				bad_line(s, name, lineno, "ldso.<machine> needs a machine name and an absolute path; skipped");
 			} else if (s->n_ldso >= CONFIG_MAX_LDSO) {
-				bad_line(name, lineno, "too many ldso entries; skipped");
+				bad_line(s, name, lineno, "too many ldso entries; skipped");
 			} else {
+				if (elf_machine_from_name(key + 5) < 0) {
+					char msg[160];
+					snprintf(msg, sizeof msg, "ldso.%.20s: no machine of that name (x86_64, aarch64, ...); kept, but no program will use it",
+						 key + 5);
+					bad_line(s, name, lineno, msg);
+				}
 				struct ldso_entry *e = &s->ldso[s->n_ldso];
 				strcpy(e->machine, key + 5);
 				if ((e->path = strdup(value)))
@@ -223,7 +243,7 @@ void settings_parse_config(struct settings *s, const char *text, const char *nam
 		} else {
 			char msg[160];
 			snprintf(msg, sizeof msg, "unknown key '%.40s'; skipped", key);
-			bad_line(name, lineno, msg);
+			bad_line(s, name, lineno, msg);
 		}
 	}
 }
@@ -234,12 +254,12 @@ static bool read_config(struct settings *s, const char *path, bool must_exist)
 	int fd = open_ro(path, O_NONBLOCK);
 	if (fd < 0) {
 		if (must_exist || fd != -ENOENT)
-			fprintf(stderr, "cudaload: %s: %s; config ignored\n", path, strerror(-fd));
+			settings_warn(s, "%s: %s; config ignored", path, strerror(-fd));
 		return false;
 	}
 	struct stat st;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		fprintf(stderr, "cudaload: %s: not a regular file; config ignored\n", path);
+		settings_warn(s, "%s: not a regular file; config ignored", path);
 		close(fd);
 		return true;
 	}
@@ -256,14 +276,14 @@ static bool read_config(struct settings *s, const char *path, bool must_exist)
 		got += (size_t)n;
 	close(fd);
 	if (!buf || n < 0) {
-		fprintf(stderr, "cudaload: %s: cannot read; config ignored\n", path);
+		settings_warn(s, "%s: cannot read; config ignored", path);
 	} else {
 		buf[got] = '\0';
 		if ((uint64_t)st.st_size > CONFIG_MAX_SIZE)
-			fprintf(stderr, "cudaload: %s: larger than %d bytes; the rest is ignored\n",
+			settings_warn(s, "%s: larger than %d bytes; the rest is ignored",
 				path, CONFIG_MAX_SIZE);
 		if (strlen(buf) != got)
-			fprintf(stderr, "cudaload: %s: contains a NUL byte; read up to it\n", path);
+			settings_warn(s, "%s: contains a NUL byte; read up to it", path);
 		free(s->config_path);
 		s->config_path = strdup(path);
 		settings_parse_config(s, buf, path);
@@ -310,5 +330,7 @@ void settings_free(struct settings *s)
 		free(s->driver_dirs[i]);
 	for (int i = 0; i < s->n_ldso; i++)
 		free(s->ldso[i].path);
+	for (int i = 0; i < s->n_warnings; i++)
+		free(s->warnings[i]);
 	memset(s, 0, sizeof *s);
 }

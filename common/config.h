@@ -20,6 +20,7 @@ enum mode { MODE_EXEC, MODE_CHAIN };
 
 #define CONFIG_MAX_LIST 64
 #define CONFIG_MAX_LDSO 8
+#define CONFIG_MAX_WARNINGS 16
 
 struct ldso_entry {
 	char machine[16];		/* "aarch64" */
@@ -45,7 +46,13 @@ struct settings {
 	int n_driver_dirs;
 	struct ldso_entry ldso[CONFIG_MAX_LDSO];
 	int n_ldso;
+	char *warnings[CONFIG_MAX_WARNINGS];	/* what was printed about the settings */
+	int n_warnings;
 };
+
+/* Print "cudaload: <msg>" on stderr and keep it for --explain. */
+__attribute__((format(printf, 2, 3)))
+void settings_warn(struct settings *s, const char *fmt, ...);
 
 /* Default compat globs (docs/design.md §5). */
 extern const char *const config_default_compat[];

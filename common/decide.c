@@ -47,14 +47,36 @@ static bool loadable(struct candidate *c, int prog_class, int prog_machine)
 	return true;
 }
 
+/* Compare full driver versions (a missing patch counts as 0). */
+static int driver_cmp(const struct driver_version *a, const struct driver_version *b)
+{
+	if (a->major != b->major)
+		return a->major < b->major ? -1 : 1;
+	if (a->minor != b->minor)
+		return a->minor < b->minor ? -1 : 1;
+	int pa = a->patch < 0 ? 0 : a->patch, pb = b->patch < 0 ? 0 : b->patch;
+	return pa < pb ? -1 : pa > pb;
+}
+
+static const char *driver_str(const struct driver_version *d, char *buf, size_t cap)
+{
+	if (d->patch >= 0)
+		snprintf(buf, cap, "%d.%d.%02d", d->major, d->minor, d->patch);
+	else
+		snprintf(buf, cap, "%d.%d", d->major, d->minor);
+	return buf;
+}
+
 static bool tegra_allows(const struct host *h, struct candidate *c)
 {
 	char v[16];
-	bool orin = strcmp(h->soc, "tegra234") == 0;
+	bool orin = strcmp(h->soc, "tegra234") == 0, thor = strcmp(h->soc, "tegra264") == 0;
 
-	if (c->has_lib_driver)
-		return refuse(c, "data-center compat package (driver %d) on a Jetson",
-			      c->lib_driver.major);
+	/* On Thor NVIDIA ships the data-center package (cuda-compat-13-4 with
+	 * libcuda.so.615.31); on Xavier and Orin such a package is not theirs. */
+	if (c->has_lib_driver && !thor)
+		return refuse(c, "data-center compat package (driver %d) on %s; only Thor takes those",
+			      c->lib_driver.major, h->soc);
 	if (c->orin_only && !orin)
 		return refuse(c, "compat_orin is for Orin (tegra234), this is %s", h->soc);
 	if (!c->orin_only && orin && c->cuda >= 13000)
@@ -73,24 +95,65 @@ static bool tegra_allows(const struct host *h, struct candidate *c)
 	}
 }
 
+/* 804 comes if any visible GPU is of a brand without forward compatibility;
+ * a note's device list names the brands its package supports. */
+static bool devices_allow(const struct host *h, struct candidate *c)
+{
+	if (h->unsupported_gpu) {
+		const struct dgpu *g = &h->gpus[h->unsupported_gpu - 1];
+		return refuse(c, "%s (%s) does not support forward compatibility (cuInit would fail with 804)",
+			      g->model, tables_brand_name(g->brand));
+	}
+	if (!c->has_note || !c->note.has_devices)
+		return true;
+	for (int k = 0; k < h->n_gpus && k < MAX_GPUS; k++) {
+		bool listed = false;
+		for (int i = 0; i < c->note.n_devices; i++)
+			listed |= c->note.devices[i] == h->gpus[k].brand;
+		if (!listed)
+			return refuse(c, "its note's device list leaves out %s (brand %d, %s)",
+				      h->gpus[k].model, h->gpus[k].brand,
+				      tables_brand_name(h->gpus[k].brand));
+	}
+	return true;
+}
+
 static bool dgpu_allows(const struct host *h, struct candidate *c)
 {
-	char v[16];
+	char v[16], w[16], a[32], b[32];
 	int branch = h->driver.major;
 
+	if (!devices_allow(h, c))
+		return false;
+	/* With a note, the note decides, and the compat driver must be newer
+	 * than the kernel's (NVIDIA Container Toolkit, enable-cuda-compat):
+	 * that needs no table, so it holds for a branch newer than the table. */
 	if (c->has_note && c->note.has_drivers) {
 		char list[160] = "";
+		bool listed = false;
 		for (int i = 0; i < c->note.n_drivers; i++) {
-			if (c->note.drivers[i] == branch) {
-				snprintf(c->reason, sizeof c->reason,
-					 "its note lists the host branch %d", branch);
-				return true;
-			}
+			listed |= c->note.drivers[i] == branch;
 			size_t n = strlen(list);
 			snprintf(list + n, sizeof list - n, "%s%d", i ? "," : "", c->note.drivers[i]);
 		}
-		return refuse(c, "its note lists driver branches %s, not the host's %d", list, branch);
+		if (!listed)
+			return refuse(c, "its note lists driver branches %s, not the host's %d", list, branch);
+		if (!c->has_lib_driver)
+			return refuse(c, "its note lists the host branch %d, but its file name has no driver version to compare with the host's %s",
+				      branch, h->driver_str);
+		if (driver_cmp(&c->lib_driver, &h->driver) <= 0)
+			return refuse(c, "its driver %s is not newer than the host's %s (cuInit would fail with 803)",
+				      driver_str(&c->lib_driver, a, sizeof a), h->driver_str);
+		snprintf(c->reason, sizeof c->reason,
+			 "its note lists the host branch %d and its driver %s is newer than the host's %s",
+			 branch, driver_str(&c->lib_driver, b, sizeof b), h->driver_str);
+		return true;
 	}
+	if (!h->cuda)
+		return unknown(c, "host driver unknown: %s", h->problem);
+	if (c->cuda <= h->cuda)
+		return refuse(c, "CUDA %s is not newer than the host driver's %s",
+			      cuda_format(c->cuda, v, sizeof v), cuda_format(h->cuda, w, sizeof w));
 	if (!c->has_lib_driver)
 		return refuse(c, "no note and no driver version in the file name");
 	if (c->lib_driver.major <= branch)
@@ -98,7 +161,8 @@ static bool dgpu_allows(const struct host *h, struct candidate *c)
 			      c->lib_driver.major, branch);
 	int newest = tables_dgpu_compat_max(branch);
 	if (!newest)
-		return unknown(c, "NVIDIA does not support forward compatibility on branch %d", branch);
+		return unknown(c, "NVIDIA does not support forward compatibility on branch %d (not a supported target branch)",
+			      branch);
 	if (c->cuda > newest)
 		return refuse(c, "branch %d takes compat up to CUDA %s", branch,
 			      cuda_format(newest, v, sizeof v));
@@ -113,14 +177,30 @@ static bool auto_allows(const struct host *h, struct candidate *c)
 
 	if (h->platform == PLATFORM_NONE)
 		return refuse(c, "no NVIDIA GPU");
+	if (!c->cuda)
+		return unknown(c, "no CUDA version (no note, no cuda-X.Y directory, no version file, no versioned file name)");
+	/* A release NVIDIA's tables do not cover yet is unknown, never refused in silence. */
+	if (c->cuda > tables_edition) {
+		char row[48];
+		if (h->platform == PLATFORM_TEGRA)
+			snprintf(row, sizeof row, "L4T r%d", h->l4t.major);
+		else
+			snprintf(row, sizeof row, "branch %d", h->driver.major);
+		return unknown(c, "CUDA %s is newer than cudaload's tables (CUDA %s edition): unknown; the %s table needs a row for %s",
+			      cuda_format(c->cuda, v, sizeof v), cuda_format(tables_edition, w, sizeof w),
+			      h->platform == PLATFORM_TEGRA ? "CUDA for Tegra" : "forward-compatibility",
+			      row);
+	}
+	if (!c->has_ptxjit)
+		return refuse(c, "incomplete package: no libnvidia-ptxjitcompiler.so.1 beside libcuda (a partial install; the system's JIT compiler does not go with it)");
+	if (h->platform == PLATFORM_DGPU)
+		return dgpu_allows(h, c);
 	if (!h->cuda)
 		return unknown(c, "host driver unknown: %s", h->problem);
-	if (!c->cuda)
-		return unknown(c, "no CUDA version (no note, no versioned file name, no cuda-X.Y directory)");
 	if (c->cuda <= h->cuda)
 		return refuse(c, "CUDA %s is not newer than the host driver's %s",
 			      cuda_format(c->cuda, v, sizeof v), cuda_format(h->cuda, w, sizeof w));
-	return h->platform == PLATFORM_TEGRA ? tegra_allows(h, c) : dgpu_allows(h, c);
+	return tegra_allows(h, c);
 }
 
 /* After the tables: what the driver said on this device (verdict.h).  A
@@ -155,6 +235,7 @@ void decide(const struct host *h, struct candidates *cands, enum policy policy,
 	    int prog_class, int prog_machine, struct decision *out)
 {
 	char v[16], w[16];
+	size_t n_loadable = 0, n_foreign = 0;
 
 	memset(out, 0, sizeof *out);
 	out->chosen = -1;
@@ -163,17 +244,24 @@ void decide(const struct host *h, struct candidates *cands, enum policy policy,
 		c->usable = false;
 		c->unknown = false;
 		c->reason[0] = '\0';
-		if (!loadable(c, prog_class, prog_machine))
+		if (!loadable(c, prog_class, prog_machine)) {
+			n_foreign += c->has_lib;
 			continue;
+		}
+		n_loadable++;
 		if (policy == POLICY_SYSTEM) {
 			refuse(c, "policy system");
 			continue;
 		}
+		/* what auto says: the tables, then a stored verdict (verdict.h) */
+		c->usable = verified(c, auto_allows(h, c));
 		if (policy == POLICY_COMPAT) {
-			snprintf(c->reason, sizeof c->reason, "policy compat");
+			/* say what auto would have done: the override is then visible */
+			char was[sizeof c->reason];
+			snprintf(was, sizeof was, "%s", c->reason);
+			snprintf(c->reason, sizeof c->reason, "policy compat (auto: %s: %s)",
+				 c->usable ? "usable" : "refused", was);
 			c->usable = true;
-		} else {
-			c->usable = verified(c, auto_allows(h, c));
 		}
 		/* newest wins; on a tie the earlier (higher-priority) one stays */
 		if (c->usable && (out->chosen < 0 || c->cuda > cands->v[out->chosen].cuda))
@@ -187,7 +275,23 @@ void decide(const struct host *h, struct candidates *cands, enum policy policy,
 			 cuda_format(c->cuda, v, sizeof v), c->dir, c->reason);
 	} else if (policy == POLICY_SYSTEM) {
 		snprintf(out->reason, sizeof out->reason, "policy system");
-	} else if (h->platform == PLATFORM_NONE || (!h->cuda && policy == POLICY_AUTO)) {
+	} else if (cands->n > 0 && n_loadable == 0) {
+		char m[24];
+		if (n_foreign)
+			snprintf(out->reason, sizeof out->reason,
+				 "system driver: no compat package is for the program's machine and class (%s ELF%d)",
+				 machine_str(prog_machine, m, sizeof m), prog_class == ELFCLASS64 ? 64 : 32);
+		else
+			snprintf(out->reason, sizeof out->reason,
+				 "system driver: no compat package has a readable libcuda.so.1");
+	} else if (h->platform == PLATFORM_NONE) {
+		snprintf(out->reason, sizeof out->reason, "system driver: %s", h->problem);
+	} else if (h->unsupported_gpu && policy == POLICY_AUTO) {
+		const struct dgpu *g = &h->gpus[h->unsupported_gpu - 1];
+		snprintf(out->reason, sizeof out->reason,
+			 "system driver: %s does not support forward compatibility (%s)", g->model,
+			 tables_brand_name(g->brand));
+	} else if (!h->cuda && policy == POLICY_AUTO) {
 		snprintf(out->reason, sizeof out->reason, "system driver: %s", h->problem);
 	} else if (cands->n == 0) {
 		snprintf(out->reason, sizeof out->reason, "system driver: no compat package found");

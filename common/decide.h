@@ -19,7 +19,7 @@
 struct decision {
 	bool use_compat;
 	int chosen;		/* index into the candidates, -1 for the system driver */
-	char reason[320];
+	char reason[768];
 };
 
 void decide(const struct host *h, struct candidates *c, enum policy policy,

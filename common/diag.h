@@ -2,8 +2,9 @@
 /*
  * diag: the CUDALOAD_DEBUG trace.
  *
- * One line per step on stderr, prefixed "cudaload: ", when diag_on is set.
- * Off by default so unit tests and quiet runs print nothing.
+ * One line per step on stderr when diag_on is set, prefixed
+ * "cudaload[PID] PROGRAM: " so that the traces of nested processes can be
+ * told apart.  Off by default so unit tests and quiet runs print nothing.
  */
 #ifndef CUDALOAD_DIAG_H
 #define CUDALOAD_DIAG_H
@@ -11,6 +12,10 @@
 #include <stdbool.h>
 
 extern bool diag_on;
+
+/* The program's name for the prefix (its argv[0] or path; the last path
+ * component is shown).  NULL: "cudaload[PID]: " only. */
+void diag_set_program(const char *name);
 
 __attribute__((format(printf, 1, 2)))
 void diag(const char *fmt, ...);

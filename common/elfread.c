@@ -512,3 +512,12 @@ const char *elf_machine_name(int machine)
 	default: return NULL;
 	}
 }
+
+int elf_machine_from_name(const char *name)
+{
+	static const int known[] = { EM_X86_64, EM_AARCH64, EM_386, EM_ARM, EM_PPC64, EM_RISCV };
+	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+		if (strcmp(elf_machine_name(known[i]), name) == 0)
+			return known[i];
+	return -1;
+}

@@ -178,6 +178,35 @@ static bool drivers(struct parser *ps, struct compat_note *out)
 	return eat(ps, ']') || fail(ps, "expected ',' or ']' in \"driver\"");
 }
 
+/* "device": [1, 2, 7, ...], NVML brand numbers.  A list of anything else
+ * (some hand-made notes hold words) is skipped, not an error. */
+static bool devices(struct parser *ps, struct compat_note *out)
+{
+	const char *start = ps->p;
+	ws(ps);
+	if (ps->p < ps->end && *ps->p == '[') {
+		const char *q = ps->p + 1;
+		while (q < ps->end && *q != ']' && *q != '"' && *q != '[' && *q != '{')
+			q++;
+		if (q < ps->end && *q == ']') {	/* numbers only */
+			ps->p++;
+			out->has_devices = true;
+			if (eat(ps, ']'))
+				return true;
+			do {
+				long v;
+				if (!number(ps, &v))
+					return false;
+				if (out->n_devices < NOTE_MAX_DRIVERS)
+					out->devices[out->n_devices++] = (int)v;
+			} while (eat(ps, ','));
+			return eat(ps, ']') || fail(ps, "expected ',' or ']' in \"device\"");
+		}
+	}
+	ps->p = start;
+	return value(ps, 1);
+}
+
 int notejson_parse(const char *text, size_t len, struct compat_note *out,
 		   char *why, size_t whycap)
 {
@@ -211,6 +240,9 @@ int notejson_parse(const char *text, size_t len, struct compat_note *out,
 				}
 			} else if (strcasecmp(key, "driver") == 0) {
 				if (!drivers(&ps, out))
+					goto bad;
+			} else if (strcasecmp(key, "device") == 0) {
+				if (!devices(&ps, out))
 					goto bad;
 			} else if (strcasecmp(key, "format") == 0) {
 				long f;

@@ -22,6 +22,9 @@ struct compat_note {
 	bool has_drivers;		/* a "driver" list was present */
 	int drivers[NOTE_MAX_DRIVERS];	/* host driver branches the compat supports */
 	int n_drivers;
+	bool has_devices;		/* a "device" list of numbers was present */
+	int devices[NOTE_MAX_DRIVERS];	/* NVML brand numbers (tables_gpu_brand) */
+	int n_devices;
 };
 
 /* Parse len bytes of text.  0, or -1 with a reason in why. */

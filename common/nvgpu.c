@@ -22,8 +22,11 @@ int nvgpu_query(const char *root, struct gpu_info *out)
 			return -ENAMETOOLONG;
 		int fd = sys_gpu_open(path);
 		if (fd < 0) {
-			if (fd != -ENOENT || err == -ENOENT)
+			if (fd != -ENOENT || err == -ENOENT) {
 				err = fd;
+				if (fd != -ENOENT)
+					out->node = nodes[i];
+			}
 			continue;
 		}
 		union {
@@ -39,12 +42,14 @@ int nvgpu_query(const char *root, struct gpu_info *out)
 		sys_gpu_close(fd);
 		if (r < 0) {
 			err = r;
+			out->node = nodes[i];
 			continue;
 		}
 		/* The driver reports its struct size; one too small to hold the
 		 * leading fields is not a driver we understand. */
 		if (req.buf_size < sizeof buf.head) {
 			err = -EPROTO;
+			out->node = nodes[i];
 			continue;
 		}
 		out->node = nodes[i];

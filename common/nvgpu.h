@@ -41,7 +41,8 @@ struct nvgpu_get_characteristics {
 #define NVGPU_ARCH_GA100 0x170	/* GA10B: Orin */
 
 struct gpu_info {
-	const char *node;	/* device node that answered */
+	const char *node;	/* device node that answered; on failure the one
+				 * that failed (NULL when none exists) */
 	uint32_t arch, impl, rev;
 };
 

@@ -2,9 +2,13 @@
 #include "probe.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "diag.h"
 #include "tables.h"
@@ -71,6 +75,24 @@ static void probe_soc(const char *root, bool details, struct host *h)
 	}
 }
 
+/* Why the nvgpu query did not answer, in words (never a bare errno text:
+ * a fixture's plain file says "Not a tty", which tells a user nothing). */
+static void gpu_problem_words(int err, const char *node, char *out, size_t cap)
+{
+	if (!node || err == -ENOENT)
+		snprintf(out, cap, "no nvgpu device node (/dev/nvgpu/igpu0/ctrl, /dev/nvhost-ctrl-gpu)");
+	else if (err == -EACCES || err == -EPERM)
+		snprintf(out, cap, "%s: no permission to open it (CUDA needs it too)", node);
+	else if (err == -ENOTTY || err == -EINVAL || err == -EPROTO)
+		snprintf(out, cap, "%s did not answer the nvgpu characteristics query (not an nvgpu device)",
+			 node);
+	else if (err == -ENOSYS)
+		snprintf(out, cap, "%s did not answer the nvgpu characteristics query (not available here: an emulator?)",
+			 node);
+	else
+		snprintf(out, cap, "%s could not be opened or queried (error %d)", node, -err);
+}
+
 static void add_dir(struct host *h, const char *root, const char *dir)
 {
 	for (int i = 0; i < h->n_driver_dirs; i++)
@@ -103,8 +125,7 @@ static void probe_tegra(const char *root, struct host *h)
 			snprintf(h->soc, sizeof h->soc, "%s", soc);
 		}
 	} else {
-		snprintf(h->gpu_problem, sizeof h->gpu_problem, "no GPU node answered: %s",
-			 strerror(-g));
+		gpu_problem_words(g, h->gpu.node, h->gpu_problem, sizeof h->gpu_problem);
 		diag("%s (CUDA needs one; device tree used)", h->gpu_problem);
 	}
 
@@ -151,6 +172,106 @@ static void probe_tegra(const char *root, struct host *h)
 	add_dir(h, root, "/run/opengl-driver/lib");	/* NixOS */
 }
 
+void probe_gpu_information(const char *text, char *model, size_t cap, bool *pci)
+{
+	if (cap)
+		model[0] = '\0';
+	*pci = false;
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		size_t n = strcspn(l, "\n");
+		if (strncmp(l, "Model:", 6) == 0 && cap) {
+			size_t i = 6;
+			while (i < n && (l[i] == ' ' || l[i] == '\t'))
+				i++;
+			size_t m = n - i < cap - 1 ? n - i : cap - 1;
+			memcpy(model, l + i, m);
+			model[m] = '\0';
+			while (m && (model[m - 1] == ' ' || model[m - 1] == '\t'))
+				model[--m] = '\0';
+		} else if (strncmp(l, "Bus Type:", 9) == 0) {
+			size_t i = 9;
+			while (i < n && (l[i] == ' ' || l[i] == '\t'))
+				i++;
+			*pci = n - i >= 3 && strncmp(l + i, "PCI", 3) == 0;
+		}
+	}
+}
+
+/* One GPU's information file.  The Model: line comes first and Bus Type: a
+ * few lines later, so a few hundred bytes hold both. */
+static void read_gpu(const char *root, const char *bus, struct host *h, bool *pci)
+{
+	char rel[96], text[384];
+	struct dgpu g;
+	*pci = false;
+	if (strlen(bus) >= sizeof g.bus ||
+	    snprintf(rel, sizeof rel, "/proc/driver/nvidia/gpus/%s/information", bus) >= (int)sizeof rel ||
+	    read_small(root, rel, text, sizeof text) <= 0)
+		return;
+	probe_gpu_information(text, g.model, sizeof g.model, pci);
+	snprintf(g.bus, sizeof g.bus, "%s", bus);
+	g.brand = tables_gpu_brand(g.model);
+	diag("gpu %s: %s (%s)", g.bus, g.model[0] ? g.model : "no model line",
+	     tables_brand_name(g.brand));
+	int i = h->n_gpus++;
+	if (i >= MAX_GPUS) {
+		if (!h->unsupported_gpu && !tables_brand_supports_compat(g.brand)) {
+			h->gpus[MAX_GPUS - 1] = g;	/* keep the evidence that decides */
+			h->unsupported_gpu = MAX_GPUS;
+		}
+		return;
+	}
+	/* sorted by bus, so reports do not depend on directory order */
+	for (; i > 0 && strcmp(h->gpus[i - 1].bus, g.bus) > 0; i--)
+		h->gpus[i] = h->gpus[i - 1];
+	h->gpus[i] = g;
+	h->unsupported_gpu = 0;
+	for (int k = 0; k < h->n_gpus && k < MAX_GPUS; k++)
+		if (!tables_brand_supports_compat(h->gpus[k].brand)) {
+			h->unsupported_gpu = k + 1;
+			break;
+		}
+}
+
+/* The GPUs the nvidia kernel module drives; returns how many are on a PCI
+ * bus (discrete boards).  A static path buffer, not a 4 KiB stack frame:
+ * the loader's start-up path keeps its frames small. */
+static int probe_gpus(const char *root, struct host *h)
+{
+	static char dir[CL_PATH_MAX];
+	_Alignas(8) char buf[512];
+	int discrete = 0;
+	long n;
+
+	if (path_join(dir, sizeof dir, root, "/proc/driver/nvidia/gpus") < 0)
+		return 0;
+	int fd = open_ro(dir, O_DIRECTORY);
+	if (fd < 0)
+		return 0;
+	while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+		for (long pos = 0; pos < n;) {
+			struct {
+				uint64_t ino;
+				int64_t off;
+				unsigned short reclen;
+				unsigned char type;
+			} d;
+			memcpy(&d, buf + pos, sizeof d);
+			if (d.reclen == 0 || d.reclen > n - pos)
+				break;
+			const char *name = buf + pos + 19;	/* d_name of struct dirent64 */
+			pos += d.reclen;
+			bool pci;
+			if (name[0] != '.') {
+				read_gpu(root, name, h, &pci);
+				discrete += pci;
+			}
+		}
+	}
+	close(fd);
+	return discrete;
+}
+
 static void probe_dgpu(const char *root, struct host *h)
 {
 	char buf[512];
@@ -174,10 +295,16 @@ static void probe_dgpu(const char *root, struct host *h)
 		snprintf(h->driver_str, sizeof h->driver_str, "%d.%d", h->driver.major,
 			 h->driver.minor);
 	h->cuda = tables_branch_cuda(h->driver.major);
-	if (!h->cuda)
+	if (!h->cuda && h->driver.major > tables_branch_newest())
+		snprintf(h->problem, sizeof h->problem,
+			 "driver branch %d is newer than the driver table (last row %d): its CUDA is unknown, not guessed",
+			 h->driver.major, tables_branch_newest());
+	else if (!h->cuda)
 		snprintf(h->problem, sizeof h->problem,
 			 "driver branch %d is older than any in the table", h->driver.major);
 	diag("driver %s (branch %d)", h->driver_str, h->driver.major);
+	if (!h->discrete_on_tegra)
+		probe_gpus(root, h);
 	add_dir(h, root, "/run/opengl-driver/lib");	/* NixOS */
 }
 
@@ -201,7 +328,24 @@ void probe_host(const char *root, const char *const *extra_dirs, int n_extra,
 	/* Tegra first: JetPack 6+ also loads a kernel module named nvidia. */
 	if (tegra_possible(root))
 		probe_soc(root, details, h);
-	if (h->soc[0]) {
+	/* IGX Orin can drive a discrete GPU with the nvidia module beside the
+	 * SoC: then it is a data-center-style host.  Thor's integrated GPU is
+	 * also driven by a module named nvidia, but it is no PCI board. */
+	if (h->soc[0] && strcmp(h->soc, "tegra264") != 0 && probe_gpus(root, h) > 0) {
+		h->discrete_on_tegra = true;
+		diag("tegra soc %s with a discrete GPU: data-center rules", h->soc);
+		probe_dgpu(root, h);
+		if (h->platform != PLATFORM_DGPU) {
+			h->platform = PLATFORM_TEGRA;	/* no driver version: the SoC's rules */
+			h->discrete_on_tegra = false;
+			h->n_gpus = 0;
+			h->unsupported_gpu = 0;
+			h->problem[0] = '\0';
+		}
+	}
+	if (h->platform == PLATFORM_DGPU) {
+		/* IGX with a discrete GPU, settled above */
+	} else if (h->soc[0]) {
 		h->platform = PLATFORM_TEGRA;
 		diag("tegra soc %s%s%s", h->soc, h->model[0] ? ", model " : "", h->model);
 		probe_tegra(root, h);

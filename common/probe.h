@@ -3,7 +3,8 @@
  * probe: what the host has — platform, SoC, L4T release, GPU, driver, and
  * the newest CUDA its driver supports.
  *
- * Reads only files under `root` (docs/design.md §4) and the nvgpu ioctl.  Never
+ * Reads only files under `root` (docs/design.md §4) and the nvgpu ioctl;
+ * the GPU models only on a host with the nvidia kernel module.  Never
  * fails: what it cannot learn it leaves unknown and says why in `problem`;
  * the decision then keeps the system driver.
  */
@@ -19,7 +20,15 @@
 enum platform { PLATFORM_NONE, PLATFORM_TEGRA, PLATFORM_DGPU };
 
 #define MAX_DRIVER_DIRS 8
+#define MAX_GPUS 8		/* discrete GPUs listed; more are counted */
 #define DRIVER_DIR_MAX 512	/* longer driver directories are skipped, with a note */
+
+/* One GPU of /proc/driver/nvidia/gpus/<bus>/information. */
+struct dgpu {
+	char bus[16];			/* "0000:01:00.0" */
+	char model[64];			/* "NVIDIA H200" */
+	int brand;			/* NVML brand (tables_gpu_brand) */
+};
 
 struct host {
 	enum platform platform;
@@ -30,10 +39,16 @@ struct host {
 	char l4t_str[32];		/* "36.4.3", or "" */
 	bool have_gpu;			/* nvgpu ioctl answered */
 	struct gpu_info gpu;
-	char gpu_problem[96];		/* why no GPU node answered, or "" */
+	char gpu_problem[160];		/* why no GPU node answered, or "" */
 	bool have_driver;		/* data-center kernel module version */
 	struct driver_version driver;
 	char driver_str[32];		/* "580.65.06", or "" */
+	bool discrete_on_tegra;		/* a Tegra SoC driving a discrete GPU (IGX):
+					 * a data-center-style host */
+	struct dgpu gpus[MAX_GPUS];	/* discrete GPUs, by bus */
+	int n_gpus;			/* all seen, even past MAX_GPUS */
+	int unsupported_gpu;		/* 1 + index of a board without forward
+					 * compatibility (GeForce ...), 0 none */
 	int cuda;			/* newest CUDA of the host driver; 0 unknown */
 	char driver_dirs[MAX_DRIVER_DIRS][DRIVER_DIR_MAX];	/* as on the target */
 	int n_driver_dirs;
@@ -45,6 +60,10 @@ const char *platform_name(enum platform p);
 /* "tegra234" from /proc/device-tree/compatible (NUL-separated strings,
  * len bytes, the last one perhaps unterminated) into soc; "" if none. */
 void probe_soc_from_compatible(const char *buf, size_t len, char *soc, size_t cap);
+
+/* The model from the text of a GPU's information file ("Model: \t\t NVIDIA
+ * H200\n...") into model; "" if none.  Also says whether the bus is PCI. */
+void probe_gpu_information(const char *text, char *model, size_t cap, bool *pci);
 
 /* extra_dirs: config driver_dir entries, appended when they exist.
  * details: also read what only reports show (the board model). */

@@ -38,6 +38,67 @@ static const char *cuda_or_null(int cuda, char *buf, size_t cap)
 	return cuda > 0 ? cuda_format(cuda, buf, cap) : NULL;
 }
 
+static void json_strs(FILE *f, char *const *v, int n)
+{
+	fputc('[', f);
+	for (int i = 0; i < n; i++) {
+		if (i)
+			fputc(',', f);
+		json_str(f, v[i]);
+	}
+	fputc(']', f);
+}
+
+static void json_ints(FILE *f, const int *v, int n)
+{
+	fputc('[', f);
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%s%d", i ? "," : "", v[i]);
+	fputc(']', f);
+}
+
+static const char *mode_of(const struct report *r)
+{
+	return r->mode ? r->mode : mode_name(r->settings->mode);
+}
+
+static const struct dgpu *unsupported(const struct host *h)
+{
+	return h->unsupported_gpu ? &h->gpus[h->unsupported_gpu - 1] : NULL;
+}
+
+static void json_gpu(FILE *f, const struct host *h)
+{
+	if (h->platform == PLATFORM_TEGRA && h->have_gpu) {
+		fprintf(f, "{\"node\":\"%s\",\"arch\":%u,\"impl\":%u,\"rev\":%u}", h->gpu.node,
+			(unsigned)h->gpu.arch, (unsigned)h->gpu.impl, (unsigned)h->gpu.rev);
+	} else if (h->platform == PLATFORM_TEGRA) {
+		fputs("{\"problem\":", f);
+		json_str(f, h->gpu_problem);
+		fputc('}', f);
+	} else if (h->platform == PLATFORM_DGPU) {
+		fputs("{\"devices\":[", f);
+		for (int i = 0; i < h->n_gpus && i < MAX_GPUS; i++) {
+			const struct dgpu *g = &h->gpus[i];
+			fputs(i ? ",{\"bus\":" : "{\"bus\":", f);
+			json_str(f, g->bus);
+			fputs(",\"model\":", f);
+			json_str(f, g->model);
+			fprintf(f, ",\"brand\":%d,\"brand_name\":", g->brand);
+			json_str(f, tables_brand_name(g->brand));
+			fprintf(f, ",\"forward_compat\":%s}",
+				tables_brand_supports_compat(g->brand) ? "true" : "false");
+		}
+		fprintf(f, "],\"count\":%d,\"unsupported\":", h->n_gpus);
+		json_str(f, unsupported(h) ? unsupported(h)->model : NULL);
+		fputc('}', f);
+	} else {
+		fputs("{\"problem\":", f);
+		json_str(f, h->problem);
+		fputc('}', f);
+	}
+}
+
 static const char *compat_dir(const struct report *r)
 {
 	const struct decision *d = r->decision;
@@ -91,7 +152,7 @@ void report_json(FILE *f, const struct report *r)
 	const struct host *h = r->host;
 	char v[16];
 
-	fputs("{\"platform\":", f);
+	fprintf(f, "{\"schema\":%d,\"platform\":", REPORT_SCHEMA);
 	json_str(f, platform_name(h->platform));
 	fputs(",\"soc\":", f);
 	json_str(f, or_null(h->soc));
@@ -100,11 +161,8 @@ void report_json(FILE *f, const struct report *r)
 	fputs(",\"l4t\":", f);
 	json_str(f, or_null(h->l4t_str));
 	fputs(",\"gpu\":", f);
-	if (h->have_gpu)
-		fprintf(f, "{\"node\":\"%s\",\"arch\":%u,\"impl\":%u,\"rev\":%u}", h->gpu.node,
-			(unsigned)h->gpu.arch, (unsigned)h->gpu.impl, (unsigned)h->gpu.rev);
-	else
-		fputs("null", f);
+	json_gpu(f, h);
+	fprintf(f, ",\"discrete_gpu_on_tegra\":%s", h->discrete_on_tegra ? "true" : "false");
 	fputs(",\"host_driver\":", f);
 	json_str(f, or_null(h->driver_str));
 	fputs(",\"host_cuda\":", f);
@@ -124,8 +182,29 @@ void report_json(FILE *f, const struct report *r)
 		json_str(f, c->dir);
 		fputs(",\"cuda\":", f);
 		json_str(f, cuda_or_null(c->cuda, v, sizeof v));
-		fputs(",\"cuda_from\":", f);
+		fputs(",\"cuda_source\":", f);
 		json_str(f, c->cuda_from);
+		fputs(",\"cuda_from\":", f);	/* the earlier name of cuda_source */
+		json_str(f, c->cuda_from);
+		fputs(",\"driver\":", f);
+		char dv[32];
+		if (c->has_lib_driver && c->lib_driver.patch >= 0)
+			snprintf(dv, sizeof dv, "%d.%d.%02d", c->lib_driver.major, c->lib_driver.minor,
+				 c->lib_driver.patch);
+		else if (c->has_lib_driver)
+			snprintf(dv, sizeof dv, "%d.%d", c->lib_driver.major, c->lib_driver.minor);
+		json_str(f, c->has_lib_driver ? dv : NULL);
+		fputs(",\"note_drivers\":", f);
+		if (c->has_note && c->note.has_drivers)
+			json_ints(f, c->note.drivers, c->note.n_drivers);
+		else
+			fputs("null", f);
+		fputs(",\"note_devices\":", f);
+		if (c->has_note && c->note.has_devices)
+			json_ints(f, c->note.devices, c->note.n_devices);
+		else
+			fputs("null", f);
+		fprintf(f, ",\"complete\":%s", c->has_lib && !c->has_ptxjit ? "false" : "true");
 		fputs(",\"machine\":", f);
 		json_str(f, c->has_lib ? elf_machine_name(c->elf_machine) : NULL);
 		fputs(",\"origin\":", f);
@@ -136,7 +215,27 @@ void report_json(FILE *f, const struct report *r)
 		verdict_json(f, r, &c->verdict, true);
 		fputc('}', f);
 	}
-	fputs("],\"system_verdict\":", f);
+	/* the places searched: CUDALOAD_COMPAT_PATH, then the config or defaults */
+	fputs("],\"compat_searched\":[", f);
+	const struct settings *st = r->settings;
+	for (int i = 0; i < st->n_compat_env + st->n_compat; i++) {
+		if (i)
+			fputc(',', f);
+		json_str(f, i < st->n_compat_env ? st->compat_env[i] : st->compat[i - st->n_compat_env]);
+	}
+	fputs("],\"compat_missing\":[", f);
+	for (int i = 0; i < r->candidates->n_miss; i++) {
+		const struct compat_miss *m = &r->candidates->miss[i];
+		fputs(i ? ",{\"entry\":" : "{\"entry\":", f);
+		json_str(f, m->entry);
+		fputs(",\"origin\":", f);
+		json_str(f, m->origin);
+		fputs(",\"why\":", f);
+		json_str(f, m->why);
+		fputc('}', f);
+	}
+	fputs("]", f);
+	fputs(",\"system_verdict\":", f);
 	if (have_store(r))
 		verdict_json(f, r, r->system_verdict, false);
 	else
@@ -160,24 +259,36 @@ void report_json(FILE *f, const struct report *r)
 	fputs(",\"library_path\":", f);
 	json_str(f, r->library_path);
 	fputs(",\"mode\":", f);
-	json_str(f, mode_name(r->settings->mode));
+	json_str(f, mode_of(r));
+	fputs(",\"mode_why\":", f);
+	json_str(f, r->mode_why);
 	fputs(",\"config\":", f);
 	json_str(f, r->settings->config_path);
-	fputs("}\n", f);
+	fputs(",\"config_warnings\":", f);
+	json_strs(f, r->settings->warnings, r->settings->n_warnings);
+	fputs(",\"tables\":{\"cuda\":", f);
+	json_str(f, cuda_format(tables_edition, v, sizeof v));
+	fputs(",\"checked\":", f);
+	json_str(f, tables_checked);
+	fputs("}}\n", f);
 }
 
 void report_text(FILE *f, const struct report *r)
 {
 	const struct host *h = r->host;
+	const struct settings *st = r->settings;
 	char v[16];
 
-	fprintf(f, "platform:     %s\n", platform_name(h->platform));
-	if (h->platform == PLATFORM_TEGRA) {
+	fprintf(f, "platform:     %s%s\n", platform_name(h->platform),
+		h->discrete_on_tegra ? " (a discrete GPU beside the Tegra SoC: data-center rules)" : "");
+	if (h->soc[0]) {
 		const char *name = tables_soc_name(h->soc);
 		fprintf(f, "soc:          %s%s%s%s\n", h->soc, name ? " (" : "", name ? name : "",
 			name ? ")" : "");
 		if (h->model[0])
-			fprintf(f, "board:        %s\n", h->model);
+			fprintf(f, "model:        %s\n", h->model);
+	}
+	if (h->platform == PLATFORM_TEGRA) {
 		fprintf(f, "L4T:          %s\n", h->l4t_str[0] ? h->l4t_str : "unknown");
 		if (h->have_gpu)
 			fprintf(f, "gpu:          %s arch 0x%x impl 0x%x\n", h->gpu.node,
@@ -185,19 +296,39 @@ void report_text(FILE *f, const struct report *r)
 		else
 			fprintf(f, "gpu:          %s\n", h->gpu_problem);
 	}
-	if (h->platform == PLATFORM_DGPU)
+	if (h->platform == PLATFORM_DGPU) {
 		fprintf(f, "driver:       %s\n", h->driver_str);
+		for (int i = 0; i < h->n_gpus && i < MAX_GPUS; i++)
+			fprintf(f, "gpu:          %s %s (%s%s)\n", h->gpus[i].bus, h->gpus[i].model,
+				tables_brand_name(h->gpus[i].brand),
+				tables_brand_supports_compat(h->gpus[i].brand) ? ""
+					: ": no forward compatibility");
+		if (h->n_gpus > MAX_GPUS)
+			fprintf(f, "gpu:          ... %d in all\n", h->n_gpus);
+		if (!h->n_gpus)
+			fprintf(f, "gpu:          none listed in /proc/driver/nvidia/gpus\n");
+	}
 	fprintf(f, "host CUDA:    %s\n", h->cuda ? cuda_format(h->cuda, v, sizeof v) : "unknown");
 	if (h->problem[0])
 		fprintf(f, "problem:      %s\n", h->problem);
 	for (int i = 0; i < h->n_driver_dirs; i++)
 		fprintf(f, "driver dir:   %s\n", h->driver_dirs[i]);
-	fprintf(f, "policy:       %s (%s)\n", policy_name(r->settings->policy),
-		r->settings->policy_from);
-	if (r->settings->config_path)
-		fprintf(f, "config:       %s\n", r->settings->config_path);
-	if (r->candidates->n == 0)
-		fprintf(f, "candidates:   none found\n");
+	fprintf(f, "policy:       %s (%s)\n", policy_name(st->policy), st->policy_from);
+	if (st->config_path)
+		fprintf(f, "config:       %s\n", st->config_path);
+	for (int i = 0; i < st->n_warnings; i++)
+		fprintf(f, "warning:      %s\n", st->warnings[i]);
+	for (int i = 0; i < r->candidates->n_miss; i++) {
+		const struct compat_miss *m = &r->candidates->miss[i];
+		fprintf(f, "compat path:  %s (%s): %s\n", m->entry, m->origin, m->why);
+	}
+	if (r->candidates->n == 0) {
+		fprintf(f, "candidates:   none found; searched");
+		for (int i = 0; i < st->n_compat_env + st->n_compat; i++)
+			fprintf(f, "%s %s", i ? "," : "",
+				i < st->n_compat_env ? st->compat_env[i] : st->compat[i - st->n_compat_env]);
+		fputc('\n', f);
+	}
 	for (size_t i = 0; i < r->candidates->n; i++) {
 		const struct candidate *c = &r->candidates->v[i];
 		fprintf(f, "candidate:    %s\n", c->dir);
@@ -207,6 +338,15 @@ void report_text(FILE *f, const struct report *r)
 			c->cuda_from ? ")" : "", c->usable ? "usable" : "refused", c->reason);
 		if (have_store(r) || c->verdict.kind != VERDICT_NONE)
 			verdict_text(f, r, "              ", &c->verdict);
+		if (c->has_note && (c->note.has_drivers || c->note.has_devices)) {
+			fprintf(f, "              note: driver branches");
+			for (int k = 0; k < c->note.n_drivers; k++)
+				fprintf(f, "%s%d", k ? "," : " ", c->note.drivers[k]);
+			fprintf(f, "%s; devices (NVML brands)", c->note.has_drivers ? "" : " none");
+			for (int k = 0; k < c->note.n_devices; k++)
+				fprintf(f, "%s%d", k ? "," : " ", c->note.devices[k]);
+			fprintf(f, "%s\n", c->note.has_devices ? "" : " not listed");
+		}
 	}
 	if (have_store(r))
 		verdict_text(f, r, "system driver ", r->system_verdict);
@@ -219,6 +359,11 @@ void report_text(FILE *f, const struct report *r)
 	else if (r->ldso)
 		fprintf(f, "loader:       %s (%s%s)\n", r->ldso->path, r->ldso->from,
 			r->ldso->argv0 ? ", takes --argv0" : "");
+	else if (r->program)
+		fprintf(f, "loader:       none\n");
 	fprintf(f, "library path: %s\n", r->library_path ? r->library_path : "(unchanged)");
-	fprintf(f, "mode:         %s\n", mode_name(r->settings->mode));
+	fprintf(f, "mode:         %s%s%s%s\n", mode_of(r), r->mode_why ? " (" : "",
+		r->mode_why ? r->mode_why : "", r->mode_why ? ")" : "");
+	fprintf(f, "tables:       NVIDIA's, CUDA %s edition, checked %s\n",
+		cuda_format(tables_edition, v, sizeof v), tables_checked);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * report: a decision rendered for people (--explain) or tools (--explain
- * --json, docs/design.md §7 keys).  Reads the same structs the hand-over uses.
+ * --json, docs/design.md §7 keys).  Text and JSON name things alike (model,
+ * gpu, mode, ...).  Reads the same structs the hand-over uses.
  */
 #ifndef CUDALOAD_REPORT_H
 #define CUDALOAD_REPORT_H
@@ -26,7 +27,12 @@ struct report {
 	const char *library_path;	/* NULL: no --library-path */
 	const struct verdict *system_verdict;	/* the store's baseline; NULL or none: no store */
 	long long now;			/* for the age of verdicts */
+	const char *mode;		/* "chain", "exec", "direct"; NULL: the settings' */
+	const char *mode_why;		/* why that mode, or NULL */
 };
+
+/* Version of the JSON layout; raised when a key changes meaning. */
+#define REPORT_SCHEMA 2
 
 void report_text(FILE *f, const struct report *r);
 void report_json(FILE *f, const struct report *r);

@@ -3,19 +3,28 @@
 
 #include <stddef.h>
 #include <string.h>
+#include <strings.h>
 
 #define V(major, minor) ((major) * 1000 + (minor) * 10)
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
+/* Checked against NVIDIA's CUDA Compatibility guide and its
+ * forward-compatibility table, and the CUDA for Tegra application note,
+ * both in their CUDA 13.4 editions, and NVIDIA Container Toolkit's
+ * enable-cuda-compat hook (cmd/nvidia-cdi-hook/cudacompat). */
+const char tables_checked[] = "2026-11-30";
+const int tables_edition = V(13, 4);
+
 /* L4T release -> bundled CUDA.  Source: JetPack release notes
- * (JetPack 4.6 = r32 CUDA 10.2; JetPack 5 = r34/r35 CUDA 11.4;
+ * (JetPack 4.2-4.3 = r32.1-32.3 CUDA 10.0; JetPack 4.4-4.6 = r32.4+ CUDA 10.2; JetPack 5 = r34/r35 CUDA 11.4;
  * JetPack 6.0 = r36.0-36.3 CUDA 12.2; JetPack 6.1/6.2 = r36.4+ CUDA 12.6;
  * JetPack 7.0 = r38 CUDA 13.0; JetPack 7.2 = r39 CUDA 13.2).
  * A row applies from (major, minor) up to the next row of the same major. */
 static const struct {
 	int major, minor, cuda;
 } l4t_cuda[] = {
-	{ 32, 0, V(10, 2) },
+	{ 32, 0, V(10, 0) },
+	{ 32, 4, V(10, 2) },
 	{ 34, 0, V(11, 4) },
 	{ 35, 0, V(11, 4) },
 	{ 36, 0, V(12, 2) },
@@ -25,8 +34,11 @@ static const struct {
 };
 
 /* Driver branch -> newest CUDA.  Source: CUDA Toolkit release notes,
- * "CUDA Toolkit and Corresponding Driver Versions".  A branch between two
- * rows supports what the lower row says. */
+ * "CUDA Toolkit and Corresponding Driver Versions"; 610 and 615 from the
+ * forward-compatibility table's column heads "610+ (CUDA 13.3)" and
+ * "615+ (CUDA 13.4)".  A branch between two rows supports what the lower
+ * row says; a branch newer than the last row is unknown (a guess would
+ * hand a newer driver the compat package of an older one). */
 static const struct {
 	int branch, cuda;
 } branch_cuda[] = {
@@ -35,7 +47,7 @@ static const struct {
 	{ 520, V(11, 8) }, { 525, V(12, 0) }, { 530, V(12, 1) }, { 535, V(12, 2) },
 	{ 545, V(12, 3) }, { 550, V(12, 4) }, { 555, V(12, 5) }, { 560, V(12, 6) },
 	{ 565, V(12, 7) }, { 570, V(12, 8) }, { 575, V(12, 9) }, { 580, V(13, 0) },
-	{ 590, V(13, 1) }, { 595, V(13, 2) },
+	{ 590, V(13, 1) }, { 595, V(13, 2) }, { 610, V(13, 3) }, { 615, V(13, 4) },
 };
 
 /* Jetson forward compatibility.  Source: NVIDIA "CUDA for Tegra" application
@@ -43,7 +55,10 @@ static const struct {
  *   JetPack 4 (r32): no compat package.
  *   JetPack 5 (r34/r35): 11.8, 12.0, 12.1, 12.2; 12.3 and later refused.
  *   JetPack 6 (r36): 12.4, 12.5, 12.6, 12.8, 12.9; 12.3, 12.7 and 13.x refused.
- *   JetPack 7.0 (r38): none.  JetPack 7.2 (r39): 13.3, 13.4. */
+ *   JetPack 7.0 (r38): none.  JetPack 7.2 (r39): 13.3, 13.4.
+ * (13.4 edition, section 8.)  On Thor the package is the data-center one,
+ * cuda-compat-13-4 (libcuda.so.615.31 in /usr/local/cuda-13.4/compat); the
+ * host's CUDA comes from the L4T release, not from the driver version. */
 static const struct {
 	int l4t_major;
 	int cuda[8];	/* zero-terminated */
@@ -56,16 +71,19 @@ static const struct {
 	{ 39, { V(13, 3), V(13, 4), 0 } },
 };
 
-/* Data-center forward compatibility when the compat libcuda has no note.
- * Source: CUDA Compatibility guide, "Forward Compatibility" support table
- * (supported on data-center production and long-term branches; e.g. host
- * 570 takes 12.9 and 13.0-13.4, host 580 takes 13.1+).  The strictly-newer
- * rule sets the lower bound; this is the upper one. */
+/* Data-center forward compatibility when the compat libcuda has no note
+ * (with a note, the note decides).  Source: CUDA Compatibility guide,
+ * forward-compatibility table, CUDA 13.4 edition: the supported host
+ * branches are 535, 570, 580, 590, 595, 610 and 615, each taking every
+ * package newer than its own CUDA up to 13.4 (535 takes 12.3 through 13.4);
+ * end-of-life branches (470, 550, ...) and new-feature branches (545, 555,
+ * 560, 565, 575, ...) are not supported targets.  The strictly-newer rule
+ * sets the lower bound; this is the upper one. */
 static const struct {
 	int branch, newest_compat;
 } dgpu_compat[] = {
-	{ 470, V(12, 8) }, { 535, V(12, 9) }, { 550, V(12, 9) }, { 570, V(13, 4) },
-	{ 575, V(13, 4) }, { 580, V(13, 4) }, { 590, V(13, 4) }, { 595, V(13, 4) },
+	{ 535, V(13, 4) }, { 570, V(13, 4) }, { 580, V(13, 4) }, { 590, V(13, 4) },
+	{ 595, V(13, 4) }, { 610, V(13, 4) }, { 615, V(13, 4) },
 };
 
 /* Which SoCs each L4T release runs on.  Source: Jetson Linux release notes. */
@@ -79,6 +97,33 @@ static const struct {
 	{ 36, "tegra234" },
 	{ 38, "tegra264" },
 	{ 39, "tegra234 tegra264" },
+};
+
+/* GPU brands, matched on the words of a /proc/driver/nvidia/gpus/.../information
+ * Model: line, first match wins.  The numbers are NVML's nvmlBrandType_t
+ * (the numbers a compat note's "device" list holds).  Source: CUDA
+ * Compatibility guide: forward compatibility is for data-center GPUs, select
+ * NGC-ready RTX boards and Jetson; on GeForce, TITAN and NVS boards the compat
+ * libcuda fails cuInit with 804 (CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE).
+ * Real notes list devices 1, 2, 7-14: leaving out NVS 3, GRID 4, GeForce 5,
+ * TITAN 6, GeForce RTX 15, TITAN RTX 16. */
+static const struct {
+	const char *words;	/* consecutive words of the model name */
+	int brand;
+	bool compat;
+} gpu_brands[] = {
+	{ "GeForce RTX", 15, false }, { "GeForce", 5, false },
+	{ "TITAN RTX", 16, false }, { "TITAN", 6, false },
+	{ "NVS", 3, false }, { "GRID", 4, false },
+	{ "Quadro RTX", 12, true }, { "Quadro", 1, true }, { "Tesla", 2, true },
+	{ "RTX", 13, true },
+};
+#define BRAND_NVIDIA 14		/* "NVIDIA H100 ...": data center */
+
+static const char *const brand_names[] = {
+	"unknown", "Quadro", "Tesla", "NVS", "GRID", "GeForce", "TITAN", "NVIDIA vApps",
+	"NVIDIA vPC", "NVIDIA vCS", "NVIDIA vWS", "NVIDIA Cloud Gaming", "Quadro RTX",
+	"NVIDIA RTX", "NVIDIA", "GeForce RTX", "TITAN RTX",
 };
 
 static const struct {
@@ -97,9 +142,16 @@ int tables_l4t_cuda(int l4t_major, int l4t_minor)
 	return cuda;
 }
 
+int tables_branch_newest(void)
+{
+	return branch_cuda[COUNT(branch_cuda) - 1].branch;
+}
+
 int tables_branch_cuda(int branch)
 {
 	int cuda = 0;
+	if (branch > tables_branch_newest())
+		return 0;
 	for (size_t i = 0; i < COUNT(branch_cuda); i++)
 		if (branch_cuda[i].branch <= branch)
 			cuda = branch_cuda[i].cuda;
@@ -148,4 +200,37 @@ const char *tables_soc_name(const char *soc)
 		if (strcmp(soc_names[i].soc, soc) == 0)
 			return soc_names[i].name;
 	return NULL;
+}
+
+/* Does `words` occur in s as whole words, ignoring case? */
+static bool has_words(const char *s, const char *words)
+{
+	size_t n = strlen(words);
+	for (const char *p = s; *p; p++) {
+		if ((p == s || p[-1] == ' ') && strncasecmp(p, words, n) == 0 &&
+		    (p[n] == ' ' || p[n] == '\0'))
+			return true;
+	}
+	return false;
+}
+
+int tables_gpu_brand(const char *model)
+{
+	for (size_t i = 0; i < COUNT(gpu_brands); i++)
+		if (has_words(model, gpu_brands[i].words))
+			return gpu_brands[i].brand;
+	return BRAND_NVIDIA;
+}
+
+const char *tables_brand_name(int brand)
+{
+	return brand >= 0 && (size_t)brand < COUNT(brand_names) ? brand_names[brand] : NULL;
+}
+
+bool tables_brand_supports_compat(int brand)
+{
+	for (size_t i = 0; i < COUNT(gpu_brands); i++)
+		if (gpu_brands[i].brand == brand)
+			return gpu_brands[i].compat;
+	return brand == BRAND_NVIDIA || (brand >= 7 && brand <= 11);
 }

@@ -12,18 +12,29 @@
 
 #include <stdbool.h>
 
+/* The edition of NVIDIA's documents the rows follow, and when they were
+ * checked (cudaload --version prints both). */
+extern const char tables_checked[];	/* "2026-11-30" */
+extern const int tables_edition;	/* CUDA release of the documents: 13040 */
+
 /* CUDA bundled with an L4T release; 0 if the release is unknown. */
 int tables_l4t_cuda(int l4t_major, int l4t_minor);
 
-/* Newest CUDA a data-center driver branch supports; 0 if unknown. */
+/* Newest CUDA a data-center driver branch supports; 0 if unknown: older
+ * than the table, or newer than its last row (never guessed). */
 int tables_branch_cuda(int branch);
 
+/* The newest branch the driver table knows (615). */
+int tables_branch_newest(void);
+
 /* Does NVIDIA support compat CUDA `cuda` on L4T release `l4t_major`?
- * 1 yes, 0 no, -1 the release is not in the table. */
+ * 1 yes, 0 no, -1 the release is not in the table.  A CUDA newer than
+ * tables_edition is for the caller to call unknown. */
 int tables_jetson_compat(int l4t_major, int cuda);
 
 /* Newest compat CUDA NVIDIA supports on a data-center host branch when the
- * compat libcuda carries no note; 0 if the branch is not supported. */
+ * compat libcuda carries no note; 0 if the branch is not a supported target
+ * (end-of-life and new-feature branches). */
 int tables_dgpu_compat_max(int branch);
 
 /* Does L4T release `l4t_major` run on SoC `soc` ("tegra234")?  Used to spot
@@ -32,5 +43,15 @@ bool tables_l4t_runs_on(int l4t_major, const char *soc);
 
 /* Marketing name of a Tegra SoC ("Orin") or NULL. */
 const char *tables_soc_name(const char *soc);
+
+/* NVML brand number of a GPU from its model name
+ * ("NVIDIA GeForce RTX 4090" -> 15, "NVIDIA H100 80GB HBM3" -> 14). */
+int tables_gpu_brand(const char *model);
+
+/* Name of an NVML brand number ("GeForce RTX"), or NULL. */
+const char *tables_brand_name(int brand);
+
+/* Does NVIDIA support forward compatibility on GPUs of this brand? */
+bool tables_brand_supports_compat(int brand);
 
 #endif

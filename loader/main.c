@@ -31,6 +31,7 @@
 #include "../common/probe.h"
 #include "../common/report.h"
 #include "../common/secure.h"
+#include "../common/tables.h"
 #include "../common/target.h"
 #include "../common/verdict.h"
 #include "chain.h"
@@ -114,7 +115,9 @@ static void parse_options(int argc, char **argv, struct settings *s, struct opti
 			s->policy_from = "--policy";
 			s->policy_locked = true;
 		} else if (strcmp(a, "--version") == 0) {
-			printf("cudaload %s\n", CUDALOAD_VERSION);
+			char v[16];
+			printf("cudaload %s\nNVIDIA tables: CUDA %s edition, checked %s\n", CUDALOAD_VERSION,
+			       cuda_format(tables_edition, v, sizeof v), tables_checked);
 			exit(0);
 		} else if (strcmp(a, "--help") == 0) {
 			fputs(usage, stdout);
@@ -153,25 +156,32 @@ static void program_path_from_kernel(char *out, size_t cap)
 }
 
 /* Find the real loader.  0, or the exit status (127/126) with the problem
- * in problem: --explain reports it, a run stops on it. */
-static int choose_ldso(const struct settings *s, const struct target *t, bool as_interp,
-		       struct ldso_info *l,
+ * in problem: --explain reports it, a run stops on it.  *patched: the
+ * program's interpreter is cudaload (a recorded loader, or a PT_INTERP that
+ * turned out to be cudaload). */
+static int choose_ldso(struct settings *s, const struct target *t, bool as_interp,
+		       struct ldso_info *l, bool *patched,
 		       char *problem, size_t cap)
 {
 	const char *machine = elf_machine_name(t->machine);
 	char cfgkey[32];
 	snprintf(cfgkey, sizeof cfgkey, "config ldso.%s", machine ? machine : "?");
+	/* A bad ldso.<machine> in the system-wide config would stop every
+	 * patched program: warn and look further, as for other config mistakes.
+	 * CUDALOAD_LDSO, named for one run, stays an error. */
 	const struct {
 		const char *path, *from;
 		bool explicit;	/* the user named it: failures are errors */
+		bool warn;	/* a configured one: failures are warnings */
 	} tries[] = {
-		{ s->ldso_env, "CUDALOAD_LDSO", true },
-		{ settings_ldso_for(s, machine), cfgkey, true },
-		{ t->recorded[0] ? t->recorded : NULL, "recorded by cudaload-patch", false },
+		{ s->ldso_env, "CUDALOAD_LDSO", true, false },
+		{ settings_ldso_for(s, machine), cfgkey, false, true },
+		{ t->recorded[0] ? t->recorded : NULL, "recorded by cudaload-patch", false, false },
 		/* As the interpreter, PT_INTERP is this cudaload: not worth an open. */
-		{ !as_interp && t->has_interp && t->interp[0] ? t->interp : NULL, "PT_INTERP", false },
-		{ ldso_standard(t->machine, t->cls), "standard path", true },
+		{ !as_interp && t->has_interp && t->interp[0] ? t->interp : NULL, "PT_INTERP", false, false },
+		{ ldso_standard(t->machine, t->cls), "standard path", true, false },
 	};
+	*patched = t->recorded[0] != '\0';
 	for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++) {
 		char why[160];
 		if (!tries[i].path)
@@ -197,6 +207,14 @@ static int choose_ldso(const struct settings *s, const struct target *t, bool as
 		}
 		if (r == -ELOOP && !tries[i].explicit) {
 			diag("%s %s is cudaload itself; looking further", l->from, l->path);
+			*patched |= strcmp(tries[i].from, "PT_INTERP") == 0;
+			if (tries[i].warn)
+				settings_warn(s, "%s %s is cudaload itself; using the next loader",
+					      l->from, l->path);
+			continue;
+		}
+		if (tries[i].warn) {
+			settings_warn(s, "%s %s: %s; using the next loader", l->from, l->path, why);
 			continue;
 		}
 		if (!tries[i].explicit && r == -ENOEXEC) {
@@ -278,6 +296,9 @@ int main(int argc, char **argv, char **envp)
 	settings_from_env(&s, envp, getauxval(AT_SECURE) != 0);
 	if (!as_interp)
 		parse_options(argc, argv, &s, &o);
+	if (diag_on)
+		diag_set_program(as_interp ? (argc ? argv[0] : NULL)
+					   : o.first < argc ? argv[o.first] : "cudaload");
 	if (o.verify)
 		run_verifier(argc, argv, envp);
 	diag("%s%s", as_interp ? "as interpreter" : "as a command", s.secure ? ", secure" : "");
@@ -320,6 +341,7 @@ int main(int argc, char **argv, char **envp)
 	if (slash)
 		*slash = '\0';
 	settings_load_config(&s, envp, slash ? self_dir : NULL);
+	enum mode configured_mode = s.mode;
 	/* Chain mode needs a mapped program (PT_INTERP) and an ld.so that reads
 	 * LD_LIBRARY_PATH, which it does not in secure mode. */
 	if (s.mode == MODE_CHAIN && (!as_interp || s.secure)) {
@@ -331,7 +353,8 @@ int main(int argc, char **argv, char **envp)
 
 	/* A static program has no loader to hand over to: run it as it is. */
 	bool have_program = as_interp || o.first < argc;
-	if (have_program && !t.has_interp && !o.explain) {
+	bool is_static = have_program && !t.has_interp;
+	if (is_static && !o.explain) {
 		diag("%s is statically linked; running it directly", t.path);
 		exec_or_die(t.path, t.argv, envp);
 	}
@@ -341,8 +364,11 @@ int main(int argc, char **argv, char **envp)
 	ldso.fd = -1;
 	ldso.keep = s.mode == MODE_CHAIN && !o.explain;	/* chain maps it next */
 	char ldso_problem[CL_PATH_MAX + 200];	/* set with a non-zero status only */
-	int ldso_status = have_program ? choose_ldso(&s, &t, as_interp, &ldso,
-						      ldso_problem, sizeof ldso_problem) : 0;
+	bool patched = false;
+	int ldso_status = have_program && !is_static
+				  ? choose_ldso(&s, &t, as_interp, &ldso, &patched, ldso_problem,
+						sizeof ldso_problem)
+				  : 0;
 	if (ldso_status && !o.explain)
 		die(ldso_status, "%s", ldso_problem);
 
@@ -379,12 +405,30 @@ int main(int argc, char **argv, char **envp)
 	}
 
 	if (o.explain) {
+		/* The mode that program runs in: a patched one starts cudaload as
+		 * its interpreter (chain unless configured otherwise or set-id); a
+		 * static one runs directly. */
+		const char *mode = mode_name(s.mode), *mode_why = NULL;
+		struct stat st;
+		if (is_static) {
+			mode = "direct";
+			mode_why = "statically linked: it runs directly, without a loader";
+		} else if (patched && configured_mode == MODE_CHAIN) {
+			bool setid = stat(t.path, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID));
+			mode = setid ? "exec" : "chain";
+			mode_why = setid ? "its interpreter is cudaload; set-id programs use exec"
+					 : "its interpreter is cudaload";
+		} else if (have_program && configured_mode == MODE_CHAIN) {
+			mode_why = "run as `cudaload PROGRAM`; chain needs cudaload as the interpreter";
+		}
 		struct report r = { &s, &host, &cands, &d, have_program ? t.path : NULL,
-				    have_program ? &ldso : NULL,
+				    have_program && !is_static ? &ldso : NULL,
 				    ldso_status ? ldso_problem : NULL, llp, &system_verdict,
-				    (long long)time(NULL) };
+				    (long long)time(NULL), mode, mode_why };
 		(o.json ? report_json : report_text)(stdout, &r);
-		return fflush(stdout) == 0 ? 0 : 1;
+		if (fflush(stdout) != 0)
+			return 1;
+		return ldso_status;	/* 127/126 when the real loader cannot be used */
 	}
 
 	/* ---- hand over ---- */

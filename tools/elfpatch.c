@@ -697,7 +697,7 @@ static bool overlaps_tables(const struct loaded *l, const GElf_Phdr *pi)
  * entry into the space of the sections that follow it (.interp, notes, hash
  * tables ...); those move, byte for byte, into the new PT_LOAD at the end,
  * followed by the new .interp.  Every byte of that segment belongs to a
- * section, so the rewriting tools keep it (docs/design.md, "patch layout").
+ * section, so the rewriting tools keep it (docs/design.md §9).
  * Returns 1 when the file does not have that shape (the caller then appends
  * a table instead), 0 when planned, -1 on an error. */
 

@@ -16,7 +16,7 @@
  * byte into one new PT_LOAD placed after every existing segment, followed by
  * the new .interp; their section headers go to the end of the table (kept in
  * file order), and program headers, dynamic tags and symbols follow them
- * (docs/design.md, "patch layout").  A file of another shape (a table not
+ * (docs/design.md §9).  A file of another shape (a table not
  * after the header, something immovable after it) gets a new program header
  * table in that segment instead.  Every patched file ends with a restore
  * trailer: the original size and the original bytes of each edited region,

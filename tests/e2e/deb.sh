@@ -211,7 +211,7 @@ out=$(cudaload-patch $T/cudaprobe 2>&1)
 contains "a packaged program patched with the installed cudaload-patch" "$out" "$T/cudaprobe: patched, interpreter /usr/bin/cudaload"
 status "... is recorded" "$(printf '/usr/bin/cudaload\t%s' $T/cudaprobe)" "$(cat /var/lib/cudaload/patched 2>&1)"
 out=$(CUDALOAD_DEBUG=1 $T/cudaprobe 2>&1)
-contains "... and runs through cudaload" "$out" "cudaload: as interpreter"
+contains "... and runs through cudaload" "$out" "]: as interpreter"
 
 out=$(apt_get install "$W/cudaload-testapp_2.deb" 2>&1)
 status "apt-get install of the upgraded package" 0 $? "$out"
@@ -219,7 +219,7 @@ status "... replaced the program" 2 "$(dpkg-query -W -f='${Version}' cudaload-te
 out=$(cudaload-patch --check $T/cudaprobe 2>&1)
 contains "... and the apt hook patched it again" "$out" "$T/cudaprobe: patched, interpreter /usr/bin/cudaload"
 out=$(CUDALOAD_DEBUG=1 $T/cudaprobe 2>&1)
-contains "... it runs through cudaload" "$out" "cudaload: as interpreter"
+contains "... it runs through cudaload" "$out" "]: as interpreter"
 cp $T/cudaprobe "$W/upgraded-patched"
 
 out=$(dpkg -r cudaload 2>&1)

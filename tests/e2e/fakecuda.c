@@ -4,7 +4,13 @@
  * answers what the file fake-cuinit beside the library says (a CUresult
  * such as 804, or "crash", or "hang"; 0 without the file), so each fixture
  * can model what the real driver answered on its device.  Only old glibc
- * symbols: the same library runs under JetPack 5's glibc 2.31. */
+ * symbols: the same library runs under JetPack 5's glibc 2.31.
+ *
+ * It also answers NVIDIA's own runtime (libcudart), which finds every driver
+ * function through cuGetProcAddress: cuDriverGetVersion is the real one
+ * here, every other symbol a stub returning CUDA_ERROR_NO_DEVICE (100).  So
+ * cudaGetDeviceCount says 35 (cudaErrorInsufficientDriver) when the runtime
+ * finds the driver too old, and 100 (cudaErrorNoDevice) once it accepted it. */
 #define _GNU_SOURCE
 #include <link.h>
 #include <signal.h>
@@ -21,6 +27,9 @@
 int cuDriverGetVersion(int *version);
 int cuInit(unsigned int flags);
 int cuDeviceGetCount(int *count);
+int cuGetProcAddress(const char *symbol, void **pfn, int version, uint64_t flags);
+int cuGetProcAddress_v2(const char *symbol, void **pfn, int version, uint64_t flags,
+			int *status);
 
 int cuDriverGetVersion(int *version)
 {
@@ -72,4 +81,31 @@ int cuInit(unsigned int flags)
 	if (answer[0])
 		return atoi(answer);
 	return flags == 0 ? 0 : 1;	/* CUDA_ERROR_INVALID_VALUE */
+}
+
+static int no_device(void)
+{
+	return 100;	/* CUDA_ERROR_NO_DEVICE */
+}
+
+int cuGetProcAddress(const char *symbol, void **pfn, int version, uint64_t flags)
+{
+	(void)version, (void)flags;
+	if (!symbol || !pfn)
+		return 1;	/* CUDA_ERROR_INVALID_VALUE */
+	if (strcmp(symbol, "cuDriverGetVersion") == 0)
+		*pfn = (void *)cuDriverGetVersion;
+	else if (strcmp(symbol, "cuGetProcAddress") == 0)
+		*pfn = (void *)cuGetProcAddress_v2;
+	else
+		*pfn = (void *)no_device;
+	return 0;
+}
+
+int cuGetProcAddress_v2(const char *symbol, void **pfn, int version, uint64_t flags,
+			int *status)
+{
+	if (status)
+		*status = 0;	/* CU_GET_PROC_ADDRESS_SUCCESS */
+	return cuGetProcAddress(symbol, pfn, version, flags);
 }

@@ -87,7 +87,7 @@ run() {
 
 # As a command: the program's own PT_INTERP is the 2.31 loader.
 out=$(run "$CL" "$W/bin/probe231" "a b")
-contains "2.31 as a command: loader recognised as 2.31" "$out" "cudaload: loader $LD231 (PT_INTERP), no --argv0"
+contains "2.31 as a command: loader recognised as 2.31" "$out" " probe231: loader $LD231 (PT_INTERP), no --argv0"
 lacks "2.31 as a command: no --argv0 reaches it" "$out" "'--argv0'"
 has "2.31 as a command: compat applied" "$out" "libcuda=$root/usr/local/cuda-12.2/compat/libcuda.so.1 version=12020"
 has "2.31 as a command: argument intact" "$out" "arg[1]=a b"
@@ -96,7 +96,7 @@ has "2.31 as a command: argv[0] is the program path" "$out" "arg[0]=$W/bin/probe
 # As PT_INTERP, the loader from the config (what an image with a 2.31
 # userland sets): argv[0] becomes the program's path, not what was typed.
 out=$(cd "$W/bin" && CONFIG=$W/ldso231.conf run ./probe231-patched x)
-contains "2.31 as interpreter: config loader" "$out" "cudaload: loader $LD231 (config ldso.aarch64), no --argv0"
+contains "2.31 as interpreter: config loader" "$out" " probe231-patched: loader $LD231 (config ldso.aarch64), no --argv0"
 lacks "2.31 as interpreter: no --argv0 reaches it" "$out" "'--argv0'"
 has "2.31 as interpreter: compat applied" "$out" "libcuda=$root/usr/local/cuda-12.2/compat/libcuda.so.1 version=12020"
 has "2.31 as interpreter: argv[0] is the program's full path" "$out" "arg[0]=$W/bin/probe231-patched"
@@ -105,7 +105,7 @@ has "2.31 as interpreter: TLS intact" "$out" "tls=7"
 # Chain mode maps the 2.31 loader into the process: argv[0] and
 # /proc/self/exe stay the program's, which exec mode cannot do with 2.31.
 out=$(cd "$W/bin" && CONFIG=$W/ldso231.conf CUDALOAD_MODE=chain run ./probe231-patched x)
-contains "2.31 chain: mapped" "$out" "cudaload: chain $LD231 at 0x"
+contains "2.31 chain: mapped" "$out" " probe231-patched: chain $LD231 at 0x"
 has "2.31 chain: compat applied" "$out" "libcuda=$root/usr/local/cuda-12.2/compat/libcuda.so.1 version=12020"
 has "2.31 chain: argv[0] as typed" "$out" "arg[0]=./probe231-patched"
 has "2.31 chain: /proc/self/exe is the program" "$out" "exe=$W/bin/probe231-patched"

@@ -10,16 +10,22 @@
 # Variables: compatible (space-separated), model, soc_family, soc_id,
 # release (nv_tegra_release, may span lines), driver_dir, host_cuda,
 # nvidia_version (/sys/module/nvidia/version), proc_version
-# (/proc/driver/nvidia/version), gpu_node, compat (one package a line:
-# "DIR CUDA KIND NOTE", KIND jetson or a driver version, NOTE JSON or -),
+# (/proc/driver/nvidia/version), gpu_node, gpus (one discrete GPU a line:
+# "BUS BUSTYPE MODEL...", written as /proc/driver/nvidia/gpus/BUS/information),
+# compat (one package a line: "DIR CUDA KIND NOTE", KIND jetson or a driver
+# version, NOTE JSON or -), partial (compat dirs left without their
+# companion libraries), links ("LINK TARGET" a line: symlinked dirs),
 # cuinit (one a line: "DIR ANSWER", what the fake libcuda in DIR answers
 # cuInit: a CUresult, crash or hang; 0 when not said).  A /run directory is
 # made for the verdict store.
+# Each compat dir ships the companions the real packages carry:
+# libnvidia-ptxjitcompiler.so.1 and libnvidia-nvvm.so.4 (data-center ones as
+# links to the driver-versioned files).
 set -eu
 profile=$1 root=$2 libdir=$3
 
 compatible= model= soc_family= soc_id= release= driver_dir= host_cuda=
-nvidia_version= proc_version= gpu_node= compat= cuinit=
+nvidia_version= proc_version= gpu_node= compat= cuinit= gpus= partial= links=
 # shellcheck disable=SC1090
 . "$profile"
 
@@ -91,6 +97,37 @@ printf '%s\n' "$compat" | while read -r dir cuda kind note; do
 	cp "$(lib_for "$cuda" "$note")" "$root$dir/$file"
 	ln -sf "$file" "$root$dir/libcuda.so.1"
 	ln -sf libcuda.so.1 "$root$dir/libcuda.so"
+	case " $partial " in *" $dir "*) continue ;; esac
+	if [ "$kind" = jetson ]; then
+		: >"$root$dir/libnvidia-ptxjitcompiler.so.1"
+		: >"$root$dir/libnvidia-nvvm.so.4"
+	else
+		for l in libnvidia-ptxjitcompiler.so.1 libnvidia-nvvm.so.4; do
+			: >"$root$dir/${l%.so.*}.so.$kind"
+			ln -sf "${l%.so.*}.so.$kind" "$root$dir/$l"
+		done
+	fi
+done
+
+printf '%s\n' "$gpus" | while read -r bus bustype gmodel; do
+	[ -n "$bus" ] || continue
+	put "/proc/driver/nvidia/gpus/$bus/information" "Model: 		 $gmodel
+IRQ:   		 41
+GPU UUID: 	 GPU-00000000-0000-0000-0000-000000000000
+Video BIOS: 	 00.00.00.00.00
+Bus Type: 	 $bustype
+DMA Size: 	 52 bits
+DMA Mask: 	 0xfffffffffffff
+Bus Location: 	 $bus
+Device Minor: 	 0
+GPU Excluded:	 No
+"
+done
+
+printf '%s\n' "$links" | while read -r link target; do
+	[ -n "$link" ] || continue
+	mkdir -p "$root$(dirname "$link")"
+	ln -sfn "$target" "$root$link"
 done
 
 printf '%s\n' "$cuinit" | while read -r dir answer; do

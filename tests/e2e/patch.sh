@@ -72,7 +72,7 @@ for prog in cudaprobe cudaprobe-nopie cudaapp env perl "$py"; do
 done
 
 out=$(CUDALOAD_DEBUG=1 "$W/bin/cudaprobe" x 2>&1)
-contains "cudaprobe: runs through cudaload with the recorded loader" "$out" "cudaload: loader $LDSO (recorded by cudaload-patch)"
+contains "cudaprobe: runs through cudaload with the recorded loader" "$out" " cudaprobe: loader $LDSO (recorded by cudaload-patch)"
 has "cudaprobe: runs" "$out" "arg[1]=x"
 out=$("$W/bin/cudaprobe-nopie" 2>&1)
 has "cudaprobe-nopie: runs" "$out" "tls=7"
@@ -313,7 +313,7 @@ else
 	out=$(CUDALOAD_DEBUG=1 chroot "$R" /opt/app/cuda-app 2>&1)
 	has "rootfs: the patched program runs in the image" "$out" "cudart 12020"
 	contains "rootfs: through cudaload and the recorded loader" "$out" \
-		"cudaload: loader /lib/ld-linux-aarch64.so.1 (recorded by cudaload-patch)"
+		" cuda-app: loader /lib/ld-linux-aarch64.so.1 (recorded by cudaload-patch)"
 fi
 
 # ---- patch-image.sh: another machine's image, failures ----------------------------

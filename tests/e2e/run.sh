@@ -75,19 +75,28 @@ for profile in "$top"/tests/fixtures/*.profile; do
 	root=$W/roots/$name
 	sh "$here/mkroot.sh" "$profile" "$root" "$W/libs" || { bad "$name: fixture"; continue; }
 	(
-		pass=0 fail=0 expect_dir= driver_dir=
+		pass=0 fail=0 expect_dir= driver_dir= expect_host_cuda= expect_reason= expect_source=
 		. "$profile"
 		json=$(run "$root" "$driver_dir" "$CL" --explain --json "$W/bin/cudaprobe")
 		contains "$name: explain decision $expect_decision" "$json" "\"decision\":\"$expect_decision\""
 		if [ -n "$expect_dir" ]; then
 			contains "$name: explain compat_dir" "$json" "\"compat_dir\":\"$expect_dir\""
 		fi
+		if [ -n "$expect_host_cuda" ]; then
+			contains "$name: host CUDA $expect_host_cuda" "$json" "\"host_cuda\":\"$expect_host_cuda\""
+		fi
+		if [ -n "$expect_reason" ]; then
+			contains "$name: says why" "$json" "$expect_reason"
+		fi
+		[ -n "$expect_source" ] || bad "$name: the profile names no expect_source"
 		observed=$(printf '%s' "$json" | sed -n 's/.*"decision":"\([a-z]*\)","compat_dir":\([^,]*\),.*/\1 \2/p')
-		echo "decision $name: expected $expect_decision${expect_dir:+ $expect_dir}, observed $observed" >>"$W/decisions.txt"
+		loaded=
 		for prog in "$CL $W/bin/cudaprobe" "$W/bin/probe-patched" "$W/bin/probe-nopie-patched"; do
 			# shellcheck disable=SC2086
 			out=$(run "$root" "$driver_dir" $prog)
 			via=${prog##*/}
+			got=$(printf '%s' "$out" | sed -n 's/^libcuda=\([^ ]*\) version=\([0-9-]*\)$/\2/p' | head -n1)
+			[ -n "$loaded" ] || loaded=$got
 			has "$name: $via loads CUDA $expect_version" "$out" \
 				"libcuda=$(printf '%s' "$out" | sed -n 's/^libcuda=\([^ ]*\) .*/\1/p' | head -n1) version=$expect_version"
 			if [ -n "$expect_dir" ]; then
@@ -96,6 +105,14 @@ for profile in "$top"/tests/fixtures/*.profile; do
 			has "$name: $via keeps the user's LD_LIBRARY_PATH" "$out" "LD_LIBRARY_PATH=$root$driver_dir"
 			has "$name: $via TLS intact" "$out" "tls=7"
 		done
+		echo "decision $name: expected $expect_decision${expect_dir:+ $expect_dir}, observed $observed" >>"$W/decisions.txt"
+		want="$expect_decision null"
+		[ -z "$expect_dir" ] || want="$expect_decision \"$expect_dir\""
+		verdict=ok
+		[ "$observed" = "$want" ] && [ "$loaded" = "$expect_version" ] || verdict=MISMATCH
+		printf '| %s | %s%s, loads %s | %s, loads %s | %s | %s |\n' "$name" "$expect_decision" \
+			"${expect_dir:+ $expect_dir}" "$expect_version" "$observed" "$loaded" "$verdict" \
+			"$expect_source" >>"$W/board.md"
 		finish >/dev/null
 		echo "$pass $fail" >"$W/roots/$name.counts"
 	) | tee "$W/roots/$name.log" | grep -v '^[0-9]* passed'
@@ -207,7 +224,7 @@ out=$(CUDALOAD_LDSO=/nonexistent/ld.so "$CL" "$W/bin/cudaprobe" 2>&1)
 status "error: missing loader is 127" 127 $? "$out"
 has "error: missing loader message" "$out" "cudaload: /nonexistent/ld.so (CUDALOAD_LDSO): No such file or directory"
 out=$(CUDALOAD_LDSO=/nonexistent/ld.so "$CL" --explain --json "$W/bin/cudaprobe" 2>&1)
-status "explain: a missing loader is reported, not fatal" 0 $? "$out"
+status "explain: a missing loader is reported, with status 127" 127 $? "$out"
 contains "explain: ... as ldso_problem" "$out" "\"ldso\":null,\"ldso_problem\":\"/nonexistent/ld.so (CUDALOAD_LDSO): No such file or directory\""
 out=$(CUDALOAD_LDSO=$CL "$W/bin/probe-patched" 2>&1)
 status "error: cudaload as its own loader is 127" 127 $? "$out"
@@ -222,6 +239,7 @@ out=$("$CL" --bogus x 2>&1)
 status "usage: unknown option is 100" 100 $? "$out"
 out=$("$CL" --version)
 has "version" "$out" "cudaload 0.1.0"
+has "version: the tables' edition and date" "$out" "NVIDIA tables: CUDA 13.4 edition, checked 2026-11-30"
 out=$("$CL" "$CL" --version 2>&1)
 has "cudaload cudaload runs the inner one" "$out" "cudaload 0.1.0"
 
@@ -239,13 +257,29 @@ has "config: unknown key, with file and line" "$out" "cudaload: $W/bad.conf:2: u
 has "config: bad policy value" "$out" "cudaload: $W/bad.conf:3: policy must be auto, compat or system; skipped"
 has "config: line without =" "$out" "cudaload: $W/bad.conf:4: expected 'key = value'; skipped"
 contains "config: the program still runs" "$out" "libcuda="
+out=$(CONFIG=$W/bad.conf run "$J5" $J5DD "$CL" --explain --json 2>/dev/null)
+contains "config: warnings in the JSON" "$out" "\"config_warnings\":[\"$W/bad.conf:2: unknown key 'bogus'; skipped\",\"$W/bad.conf:3: policy must be auto, compat or system; skipped\""
+contains "config: a configured compat dir that does not exist is said" "$out" \
+	"\"compat_missing\":[{\"entry\":\"$J5NO/usr/local/cuda-12.4/compat-not-there\",\"origin\":\"config\",\"why\":\"no such directory\"}]"
 printf "compat = /opt/vendor/cuda-*/compat\nldso.%s = /nonexistent/ld.so\n" "$arch" >"$W/glob.conf"
 mkdir -p "$J5/opt/vendor/cuda-12.1/compat"
-cp "$J5/usr/local/cuda-12.2/compat/libcuda.so.1.1" "$J5/opt/vendor/cuda-12.1/compat/"
+cp "$J5/usr/local/cuda-12.2/compat/libcuda.so.1.1" "$J5/usr/local/cuda-12.2/compat/libnvidia-ptxjitcompiler.so.1" \
+	"$J5/opt/vendor/cuda-12.1/compat/"
 ln -sf libcuda.so.1.1 "$J5/opt/vendor/cuda-12.1/compat/libcuda.so.1"
 out=$(CONFIG=$W/glob.conf run "$J5" $J5DD "$CL" "$W/bin/cudaprobe")
-status "config: a bad ldso.$arch is an error" 127 $? "$out"
-has "config: ... saying which" "$out" "cudaload: /nonexistent/ld.so (config ldso.$arch): No such file or directory"
+status "config: a bad ldso.$arch is not fatal (the config is system-wide)" 0 $? "$out"
+has "config: ... a warning saying which" "$out" "cudaload: config ldso.$arch /nonexistent/ld.so: No such file or directory; using the next loader"
+contains "config: ... and the program runs" "$out" "libcuda=$J5/opt/vendor/cuda-12.1/compat/libcuda.so.1 "
+out=$(CONFIG=$W/glob.conf run "$J5" $J5DD "$W/bin/probe-patched")
+status "config: a bad ldso.$arch, patched program" 0 $? "$out"
+contains "config: ... runs with its recorded loader" "$out" "libcuda=$J5/opt/vendor/cuda-12.1/compat/libcuda.so.1 "
+out=$(CONFIG=$W/glob.conf CUDALOAD_LDSO=/nonexistent/ld.so run "$J5" $J5DD "$W/bin/probe-patched")
+status "config: CUDALOAD_LDSO named for one run stays an error" 127 $? "$out"
+printf 'ldso.x86-64 = /lib64/ld-linux-x86-64.so.2\n' >"$W/machine.conf"
+out=$(CONFIG=$W/machine.conf run "$J5" $J5DD "$CL" --explain --json "$W/bin/cudaprobe")
+contains "config: an unknown machine in ldso.<machine> is a warning" "$out" \
+	"cudaload: $W/machine.conf:1: ldso.x86-64: no machine of that name (x86_64, aarch64, ...); kept, but no program will use it"
+contains "config: ... in the JSON too" "$out" "\"config_warnings\":[\"$W/machine.conf:1: ldso.x86-64: no machine of that name"
 printf 'compat = /opt/vendor/cuda-*/compat\n' >"$W/glob.conf"
 out=$(CONFIG=$W/glob.conf run "$J5" $J5DD "$CL" --explain --json "$W/bin/cudaprobe")
 contains "config: compat glob replaces the defaults" "$out" "\"compat_dir\":\"/opt/vendor/cuda-12.1/compat\""
@@ -253,6 +287,16 @@ lacks "config: defaults not searched" "$out" "/usr/local/cuda-12.2/compat"
 out=$(CUDALOAD_COMPAT_PATH=/opt/vendor/cuda-12.1/compat:/nonexistent run "$J5" $J5DD "$CL" --explain --json)
 contains "CUDALOAD_COMPAT_PATH: candidate listed first" "$out" "\"candidates\":[{\"dir\":\"/opt/vendor/cuda-12.1/compat\""
 contains "CUDALOAD_COMPAT_PATH: newest still wins" "$out" "\"compat_dir\":\"/usr/local/cuda-12.2/compat\""
+contains "CUDALOAD_COMPAT_PATH: an entry that does not exist is said" "$out" \
+	"{\"entry\":\"/nonexistent\",\"origin\":\"CUDALOAD_COMPAT_PATH\",\"why\":\"no such directory\"}"
+mkdir -p "$W/roots/empty"
+out=$(CUDALOAD_COMPAT_PATH=/nonexistent run "$W/roots/empty" $J5DD "$CL" --explain)
+has "explain: none found lists the places searched" "$out" \
+	"candidates:   none found; searched /nonexistent, /usr/local/cuda-*/compat, /usr/local/cuda-*/compat_orin, /usr/local/cuda/compat"
+has "explain: ... and the missing entry" "$out" "compat path:  /nonexistent (CUDALOAD_COMPAT_PATH): no such directory"
+out=$(CUDALOAD_DEBUG=1 CUDALOAD_COMPAT_PATH=/nonexistent run "$W/roots/empty" $J5DD "$W/bin/probe-patched")
+if printf '%s\n' "$out" | grep -Eq '^cudaload\[[0-9]+\] probe-patched: compat /nonexistent \(CUDALOAD_COMPAT_PATH\): no such directory$'; then
+	ok "debug: the missing entry, with pid and program"; else bad "debug: the missing entry, with pid and program" "$out"; fi
 
 # ---- explain and debug -----------------------------------------------------------
 out=$(run "$J5" $J5DD "$CL" --explain --json "$W/bin/cudaprobe")
@@ -264,14 +308,35 @@ contains "explain --json: l4t" "$out" "\"l4t\":\"35.4.1\""
 contains "explain --json: library path order" "$out" "\"library_path\":\"$J5/usr/local/cuda-12.2/compat:$J5$J5DD\""
 out=$(run "$J5" $J5DD "$CL" --explain)
 has "explain: text decision" "$out" "decision:     compat"
+# (a plain file answers ENOTTY; qemu-user answers ENOSYS: both in words)
+contains "explain: the GPU probe said in words" "$out" \
+	"gpu:          /dev/nvhost-ctrl-gpu did not answer the nvgpu characteristics query (not"
+contains "explain --json: schema" "$(run "$J5" $J5DD "$CL" --explain --json)" "{\"schema\":2,"
+out=$(run "$J5" $J5DD "$CL" --explain --json "$W/bin/probe-patched")
+contains "explain: a patched program runs in its own mode ($mode)" "$out" "\"mode\":\"$mode\""
+out=$(run "$J5" $J5DD "$CL" --explain --json "$W/bin/cudaprobe")
+contains "explain: cudaload PROGRAM runs in exec mode" "$out" "\"mode\":\"exec\""
+out=$(run "$J5NO" $J5DD "$CL" --policy compat --explain)
+contains "explain: --policy compat still says what auto would" "$out" \
+	"usable: policy compat (auto: refused: NVIDIA does not support CUDA 12.4 compat on L4T r35)"
+if $TCC -static -O1 -o "$W/bin/static" "$here/cudaprobe.c" 2>/dev/null; then
+	out=$(run "$J5" $J5DD "$CL" --explain "$W/bin/static")
+	has "explain: a static program runs directly" "$out" "mode:         direct (statically linked: it runs directly, without a loader)"
+	has "explain: ... without a loader" "$out" "loader:       none"
+else
+	skip "explain: static program" "$TCC cannot link statically here"
+fi
 out=$(CUDALOAD_DEBUG=1 run "$J5" $J5DD "$W/bin/probe-patched")
-contains "debug: decision traced" "$out" "cudaload: decision: compat CUDA 12.2 in /usr/local/cuda-12.2/compat"
-contains "debug: candidates traced" "$out" "cudaload: candidate /usr/local/cuda-12.2/compat: usable"
+if printf '%s\n' "$out" | grep -Eq '^cudaload\[[0-9]+\] probe-patched: decision: '; then
+	ok "debug: lines carry the pid and the program"; else bad "debug: lines carry the pid and the program" "$out"; fi
+out=$(CUDALOAD_DEBUG=1 run "$J5" $J5DD "$W/bin/probe-patched")
+contains "debug: decision traced" "$out" " probe-patched: decision: compat CUDA 12.2 in /usr/local/cuda-12.2/compat"
+contains "debug: candidates traced" "$out" " probe-patched: candidate /usr/local/cuda-12.2/compat: usable"
 if [ "$mode" = chain ]; then
-	contains "debug: chain traced" "$out" "cudaload: chain $LDSO at 0x"
+	contains "debug: chain traced" "$out" " probe-patched: chain $LDSO at 0x"
 	contains "debug: chain passes the list" "$out" ", LD_LIBRARY_PATH=$J5/usr/local/cuda-12.2/compat:"
 else
-	contains "debug: loader command traced" "$out" "cudaload: exec '$LDSO' '--library-path'"
+	contains "debug: loader command traced" "$out" " probe-patched: exec '$LDSO' '--library-path'"
 fi
 
 # ---- what each mode shows the program -----------------------------------------
@@ -284,10 +349,10 @@ if [ "$mode" = chain ]; then
 	has "chain: ... goes through cudaload again" "$out" "libcuda=$J5/usr/local/cuda-12.2/compat/libcuda.so.1 version=12020"
 	has "chain: ... with its arguments" "$out" "arg[1]=x"
 	out=$(CUDALOAD_DEBUG=1 run "$J5" $J5DD "$CL" "$W/bin/cudaprobe")
-	contains "chain: as a command it falls back to exec" "$out" "cudaload: chain mode needs cudaload as the interpreter; exec mode"
+	contains "chain: as a command it falls back to exec" "$out" " cudaprobe: chain mode needs cudaload as the interpreter; exec mode"
 	has "chain: ... and still applies the decision" "$out" "libcuda=$J5/usr/local/cuda-12.2/compat/libcuda.so.1 version=12020"
 	out=$(CUDALOAD_DEBUG=1 CUDALOAD_LDSO=$W/bin/cudaprobe-nopie run "$J5" $J5DD "$W/bin/probe-patched")
-	contains "chain: a loader that cannot be mapped falls back to exec" "$out" "cudaload: chain mode: $W/bin/cudaprobe-nopie: not ET_DYN; exec mode instead"
+	contains "chain: a loader that cannot be mapped falls back to exec" "$out" " probe-patched: chain mode: $W/bin/cudaprobe-nopie: not ET_DYN; exec mode instead"
 else
 	has "exec: /proc/self/exe is ld.so" "$out" "exe=$(readlink -f "$LDSO")"
 fi
@@ -317,6 +382,7 @@ printf "$FOREIGN_EM" | dd of="$lib" bs=1 seek=18 conv=notrunc 2>/dev/null	# e_ma
 out=$(run "$M" $J5DD "$CL" --explain --json "$W/bin/cudaprobe")
 contains "machine: $FOREIGN libcuda refused for an $arch program" "$out" "libcuda is $FOREIGN ELF64, the program is $arch ELF64"
 contains "machine: so the system driver" "$out" "\"decision\":\"system\""
+contains "machine: the decision says why" "$out" "no compat package is for the program's machine and class ($arch ELF64)"
 out=$(run "$M" $J5DD "$CL" --policy compat --explain --json "$W/bin/cudaprobe")
 contains "machine: even policy compat refuses it" "$out" "\"decision\":\"system\""
 
@@ -328,4 +394,10 @@ out=$(CUDALOAD_COMPAT_PATH=/usr/local/cuda-12.2:x/compat run "$C" $J5DD "$CL" --
 contains "colon: a dir with ':' cannot be listed" "$out" "path contains ':' or ';'"
 
 sed "s|^|  |" "$W/decisions.txt"
+# The board table: every fixture, expected against observed, with the source
+# of the expectation.
+echo "board table ($arch, $mode mode):"
+echo "| fixture | expected | observed (explain; libcuda the program loaded) | match | source |"
+echo "| --- | --- | --- | --- | --- |"
+cat "$W/board.md"
 finish

@@ -80,7 +80,7 @@ for mode in exec chain; do
 	has "$mode: TLS intact" "$out" "tls=7"
 done
 out=$(as_user CUDALOAD_DEBUG=1 "$T/bin/probe")
-contains "control: the same variables work for a program that is not set-id" "$out" "cudaload: decision:"
+contains "control: the same variables work for a program that is not set-id" "$out" " probe: decision:"
 
 # The default config, root-owned: honored.
 printf 'policy = compat\ncompat = %s/cuda-*/compat\n' "$T" >"$CONF"

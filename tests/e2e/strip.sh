@@ -110,7 +110,7 @@ cell() {
 	# shellcheck disable=SC2086
 	out=$(CUDALOAD_DEBUG=1 "$d/p" $args 2>&1)
 	if printf '%s\n' "$out" | grep -Fq -- "$want" &&
-		printf '%s\n' "$out" | grep -Fq "cudaload: loader $LDSO (recorded by cudaload-patch)"; then
+		printf '%s\n' "$out" | grep -Fq ": loader $LDSO (recorded by cudaload-patch)"; then
 		runs=yes
 		ok "$c: runs through cudaload with the recorded loader$note"
 	else
@@ -146,7 +146,7 @@ cell() {
 		status "$c: --force sets the original interpreter" "$LDSO" "$(interp_of "$d/r")"
 		# shellcheck disable=SC2086
 		out=$(CUDALOAD_DEBUG=1 "$d/r" $args 2>&1)
-		if printf '%s\n' "$out" | grep -Fq -- "$want" && ! printf '%s\n' "$out" | grep -q '^cudaload:'; then
+		if printf '%s\n' "$out" | grep -Fq -- "$want" && ! printf '%s\n' "$out" | grep -q '^cudaload[:[]'; then
 			ok "$c: after --force it runs without cudaload"
 			[ $st -eq 0 ] && restore=force
 		else

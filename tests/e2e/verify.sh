@@ -104,7 +104,7 @@ case $age in
 esac
 contains "804: explain shows the baseline" "$out" " ago: cuInit returned 0 (CUDA_SUCCESS: works)"
 out=$(CUDALOAD_DEBUG=1 under "$D" $DD "$W/bin/probe-patched")
-contains "804: debug names the store" "$out" "cudaload: verdicts $D/run/cudaload/verdicts: "
+contains "804: debug names the store" "$out" " probe-patched: verdicts $D/run/cudaload/verdicts: "
 out=$(under "$D" $DD "$CL" --policy compat "$W/bin/cudaprobe")
 contains "804: a verdict never overrides --policy compat" "$out" "version=12090"
 out=$(CUDALOAD_POLICY=compat under "$D" $DD "$W/bin/probe-patched")
@@ -136,7 +136,7 @@ verify "$D" $DD
 sed -i 's/550.54.14/550.54.15/' "$D/proc/driver/nvidia/version"
 out=$(CUDALOAD_DEBUG=1 under "$D" $DD "$W/bin/probe-patched")
 contains "host: another driver version ignores the store" "$out" "version=12090"
-contains "host: ... saying so" "$out" "cudaload: verdicts: made for another driver, GPU or search list; ignored (run cudaload --verify)"
+contains "host: ... saying so" "$out" " probe-patched: verdicts: made for another driver, GPU or search list; ignored (run cudaload --verify)"
 sed -i 's/550.54.15/550.54.14/' "$D/proc/driver/nvidia/version"
 
 # A damaged store: ignored with one debug line, the program runs.

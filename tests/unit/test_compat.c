@@ -52,10 +52,71 @@ Test(compat_happy, version_sources)
 	cr_assert(c.v[2].has_lib_driver);
 	cr_assert_eq(c.v[2].lib_driver.major, 575);
 	cr_assert_eq(c.v[3].cuda, 13000);
-	cr_assert_str_eq(c.v[3].cuda_from, "file name");
+	cr_assert_str_eq(c.v[3].cuda_from, "directory");
 	cr_assert_str_eq(c.v[4].dir, "/usr/local/cuda-13.2/compat_orin");
 	cr_assert(c.v[4].orin_only);
 	cr_assert_eq(c.v[4].elf_machine, EM_X86_64);
+	compat_free(&c);
+	rm_rf(root);
+	free(root);
+}
+
+/* The cuda-X.Y directory and a version.json are stronger evidence than a
+ * guess from the driver version in the file name (issue: a note-less
+ * libcuda.so.615.31 in cuda-13.4/compat was labelled 13.2). */
+Test(compat_happy, version_trust_order)
+{
+	char *root = scratch_dir();
+	put_lib(root, "/usr/local/cuda-13.4/compat", "libcuda.so.615.31", &plain);
+	put_lib(root, "/opt/json/compat", "libcuda.so.610.43.02", &plain);
+	put_text(root, "/opt/json/compat/version.json", "{\"cuda\": {\"version\": \"13.3.20\"}}");
+	put_lib(root, "/opt/guess/compat", "libcuda.so.615.31", &plain);
+	put_text(root, "/usr/local/cuda-13.4/compat/libnvidia-ptxjitcompiler.so.1", "");
+
+	const char *dirs[] = { "/usr/local/cuda-13.4/compat", "/opt/json/compat", "/opt/guess/compat" };
+	struct candidates c;
+	cr_assert_eq(compat_discover(root, dirs, 3, NULL, 0, "default", &c), 0);
+	cr_assert_eq(c.n, 3);
+	cr_assert_eq(c.v[0].cuda, 13040);
+	cr_assert_str_eq(c.v[0].cuda_from, "directory");
+	cr_assert(c.v[0].has_ptxjit);
+	cr_assert_eq(c.v[1].cuda, 13030);
+	cr_assert_str_eq(c.v[1].cuda_from, "version file");
+	cr_assert(!c.v[1].has_ptxjit, "no companion: a partial package");
+	cr_assert_eq(c.v[2].cuda, 13040, "615 -> 13.4 through the branch table");
+	cr_assert_str_eq(c.v[2].cuda_from, "file name");
+
+	/* a stated version ranks below the note only */
+	c.v[2].stated_cuda = 13030;
+	compat_settle_cuda(root, &c.v[2]);
+	cr_assert_eq(c.v[2].cuda, 13030);
+	cr_assert_str_eq(c.v[2].cuda_from, "stated");
+	c.v[0].stated_cuda = 13030;
+	compat_settle_cuda(root, &c.v[0]);
+	cr_assert_str_eq(c.v[0].cuda_from, "stated");
+	compat_free(&c);
+	rm_rf(root);
+	free(root);
+}
+
+Test(compat_sad, missing_places_are_said)
+{
+	char *root = scratch_dir();
+	const char *dirs[] = { "/nonexistent", "relative/dir" };
+	const char *pats[] = { "/opt/none-*/compat", "/opt/absent/compat" };
+	struct candidates c;
+	cr_assert_eq(compat_discover(root, dirs, 2, pats, 2, "config", &c), 0);
+	cr_assert_eq(c.n, 0);
+	cr_assert_eq(c.n_miss, 4);
+	cr_assert_str_eq(c.miss[0].why, "no such directory");
+	cr_assert_str_eq(c.miss[0].origin, "CUDALOAD_COMPAT_PATH");
+	cr_assert_str_eq(c.miss[1].why, "not an absolute path, ignored");
+	cr_assert_str_eq(c.miss[2].entry, "/opt/none-*/compat");
+	cr_assert_str_eq(c.miss[2].why, "matched nothing");
+	cr_assert_str_eq(c.miss[3].why, "no such directory");
+	compat_free(&c);
+	cr_assert_eq(compat_discover(root, NULL, 0, pats, 2, "default", &c), 0);
+	cr_assert_eq(c.n_miss, 0, "the defaults may find nothing");
 	compat_free(&c);
 	rm_rf(root);
 	free(root);

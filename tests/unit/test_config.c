@@ -89,7 +89,7 @@ Test(config_sad, bad_lines_reported, .init = cr_redirect_stderr)
 	char text[6000];
 	snprintf(text, sizeof text,
 		 "policy = maybe\nnonsense\nfoo = bar\ncompat = relative/dir\nldso. = /x\n"
-		 "mode = warp\npolicy =\n%s\n", longline);
+		 "mode = warp\npolicy =\n%s\nldso.x86-64 = /lib64/ld-linux-x86-64.so.2\n", longline);
 	settings_parse_config(&s, text, "/etc/cudaload.conf");
 	cr_assert_eq(s.policy, POLICY_AUTO);
 	cr_assert_eq(s.n_compat, 3);
@@ -102,7 +102,10 @@ Test(config_sad, bad_lines_reported, .init = cr_redirect_stderr)
 		"cudaload: /etc/cudaload.conf:5: unknown key 'ldso.'; skipped\n"
 		"cudaload: /etc/cudaload.conf:6: mode must be exec or chain; skipped\n"
 		"cudaload: /etc/cudaload.conf:7: empty value; skipped\n"
-		"cudaload: /etc/cudaload.conf:8: line too long; skipped\n");
+		"cudaload: /etc/cudaload.conf:8: line too long; skipped\n"
+		"cudaload: /etc/cudaload.conf:9: ldso.x86-64: no machine of that name (x86_64, aarch64, ...); kept, but no program will use it\n");
+	cr_assert_eq(s.n_warnings, 9, "kept for --explain");
+	cr_assert_str_eq(s.warnings[0], "/etc/cudaload.conf:1: policy must be auto, compat or system; skipped");
 	settings_free(&s);
 }
 

@@ -19,15 +19,40 @@ static struct host jetson(int l4t_major, int l4t_minor, int cuda, const char *so
 	return h;
 }
 
-static struct host dgpu(int branch)
+static struct host dgpu_full(int branch, int minor, int patch)
 {
 	struct host h;
 	memset(&h, 0, sizeof h);
 	h.platform = PLATFORM_DGPU;
 	h.have_driver = true;
 	h.driver.major = branch;
+	h.driver.minor = minor;
+	h.driver.patch = patch;
+	snprintf(h.driver_str, sizeof h.driver_str, "%d.%d.%02d", branch, minor, patch);
 	h.cuda = tables_branch_cuda(branch);
 	return h;
+}
+
+static struct host dgpu(int branch)
+{
+	return dgpu_full(branch, 0, 0);
+}
+
+static void lib_driver(struct candidate *c, int major, int minor, int patch)
+{
+	c->has_lib_driver = true;
+	c->lib_driver.major = major;
+	c->lib_driver.minor = minor;
+	c->lib_driver.patch = patch;
+}
+
+static void note_drivers(struct candidate *c, const int *branches, int n)
+{
+	c->has_note = true;
+	c->note.has_drivers = true;
+	c->note.n_drivers = n;
+	for (int i = 0; i < n; i++)
+		c->note.drivers[i] = branches[i];
 }
 
 static struct candidate cand(const char *dir, int cuda)
@@ -41,12 +66,13 @@ static struct candidate cand(const char *dir, int cuda)
 	c.cuda = cuda;
 	c.cuda_from = "directory";
 	c.orin_only = strstr(dir, "compat_orin") != NULL;
+	c.has_ptxjit = true;
 	return c;
 }
 
 static struct decision run(const struct host *h, struct candidate *v, size_t n, enum policy p)
 {
-	struct candidates c = { v, n, n };
+	struct candidates c = { .v = v, .n = n, .cap = n };
 	struct decision d;
 	decide(h, &c, p, ELFCLASS64, EM_AARCH64, &d);
 	return d;
@@ -106,8 +132,9 @@ Test(decide_happy, dgpu_note_and_table)
 	v[0].note.n_drivers = 2;
 	v[0].note.drivers[0] = 535;
 	v[0].note.drivers[1] = 550;
+	lib_driver(&v[0], 575, 51, 3);
 	struct decision d = run(&h, v, 1, POLICY_AUTO);
-	cr_assert(d.use_compat);
+	cr_assert(d.use_compat, "%s", v[0].reason);
 
 	struct host h570 = dgpu(570);
 	struct candidate w[] = { cand("/usr/local/cuda-13.0/compat", V(13, 0)) };
@@ -166,13 +193,7 @@ Test(decide_sad, dgpu_refusals)
 	struct host h560 = dgpu(560);
 	w[0].lib_driver.major = 590;
 	run(&h560, w, 1, POLICY_AUTO);
-	cr_assert_str_eq(w[0].reason, "NVIDIA does not support forward compatibility on branch 560");
-
-	struct host h570 = dgpu(570);
-	w[0].cuda = V(13, 9);
-	w[0].lib_driver.major = 600;
-	run(&h570, w, 1, POLICY_AUTO);
-	cr_assert_str_eq(w[0].reason, "branch 570 takes compat up to CUDA 13.4");
+	cr_assert_str_eq(w[0].reason, "NVIDIA does not support forward compatibility on branch 560 (not a supported target branch)");
 
 	/* a Jetson package on a data-center host and the reverse */
 	struct host jp = jetson(36, 4, V(12, 6), "tegra234");
@@ -272,9 +293,9 @@ Test(decide_verdict, the_next_newest_takes_over)
 
 Test(decide_verdict, success_makes_an_unknown_candidate_usable)
 {
-	struct host h = jetson(40, 0, V(13, 4), "tegra264");
+	struct host h = jetson(40, 0, V(13, 2), "tegra264");
 	h.l4t.major = 40;
-	struct candidate v[] = { verified("/usr/local/cuda-13.5/compat", V(13, 5), 0) };
+	struct candidate v[] = { verified("/usr/local/cuda-13.4/compat", V(13, 4), 0) };
 	struct decision d = run(&h, v, 1, POLICY_AUTO);
 	cr_assert(d.use_compat, "%s", v[0].reason);
 	cr_assert(strstr(v[0].reason, "verified: cuInit returned 0 (tables: L4T r40 is not in the compat table)") != NULL,
@@ -348,4 +369,201 @@ Test(decide_happy, no_candidate_matters_where_none_can_be_chosen)
 	struct candidate v[] = { verified("/usr/local/cuda-12.4/compat", V(12, 4), 0) };
 	cr_assert(run(&unknown_l4t, v, 1, POLICY_AUTO).use_compat, "%s", v[0].reason);
 	cr_assert(decide_may_use_compat(&unknown_l4t, POLICY_AUTO));
+}
+
+/* Issue: Thor's cuda-compat-13-4 (libcuda.so.615.31) was refused as a
+ * data-center package; on Xavier and Orin such a package stays refused. */
+Test(decide_happy, thor_takes_the_data_center_package)
+{
+	struct host thor = jetson(39, 0, V(13, 2), "tegra264");
+	struct candidate v[] = { cand("/usr/local/cuda-13.4/compat", V(13, 4)) };
+	lib_driver(&v[0], 615, 31, -1);
+	static const int branches[] = { 535, 570, 580, 590, 595, 610, 615 };
+	note_drivers(&v[0], branches, 7);	/* the driver list is ignored on Tegra */
+	thor.driver.major = 580;		/* and so is the host driver version */
+	struct decision d = run(&thor, v, 1, POLICY_AUTO);
+	cr_assert(d.use_compat, "%s", v[0].reason);
+	cr_assert_str_eq(v[0].reason, "CUDA 13.4 is supported on L4T r39");
+
+	struct host jp70 = jetson(38, 2, V(13, 0), "tegra264");
+	d = run(&jp70, v, 1, POLICY_AUTO);
+	cr_assert(!d.use_compat, "JetPack 7.0 takes no compat package");
+
+	struct host orin = jetson(39, 0, V(13, 2), "tegra234");
+	run(&orin, v, 1, POLICY_AUTO);
+	cr_assert(strstr(v[0].reason, "only Thor takes those") != NULL, "%s", v[0].reason);
+	struct host xavier = jetson(35, 4, V(11, 4), "tegra194");
+	v[0].cuda = V(12, 2);
+	run(&xavier, v, 1, POLICY_AUTO);
+	cr_assert(strstr(v[0].reason, "only Thor takes those") != NULL, "%s", v[0].reason);
+}
+
+/* Issue: host 610.57.04 took a same-branch but older compat (803). */
+Test(decide_sad, note_needs_a_newer_compat_driver)
+{
+	static const int b610[] = { 535, 570, 580, 590, 595, 610 };
+	struct host h = dgpu_full(610, 57, 4);
+	cr_assert_eq(h.cuda, V(13, 3));
+	struct candidate v[] = { cand("/usr/local/cuda-13.3/compat", V(13, 3)) };
+	note_drivers(&v[0], b610, 6);
+	lib_driver(&v[0], 610, 43, 2);
+	struct decision d = run(&h, v, 1, POLICY_AUTO);
+	cr_assert(!d.use_compat);
+	cr_assert_str_eq(v[0].reason, "its driver 610.43.02 is not newer than the host's 610.57.04 (cuInit would fail with 803)");
+
+	/* the real H200 host: 580.159.04 with cuda-compat-13-0 (580.95.05) */
+	static const int b580[] = { 535, 550, 565, 570, 575, 580 };
+	struct host h200 = dgpu_full(580, 159, 4);
+	struct candidate w[] = { cand("/usr/local/cuda-13.0/compat", V(13, 0)) };
+	note_drivers(&w[0], b580, 6);
+	lib_driver(&w[0], 580, 95, 5);
+	run(&h200, w, 1, POLICY_AUTO);
+	cr_assert(strstr(w[0].reason, "580.95.05 is not newer than the host's 580.159.04") != NULL,
+		  "%s", w[0].reason);
+
+	/* no file-name version: nothing to compare, refused */
+	w[0].has_lib_driver = false;
+	run(&h200, w, 1, POLICY_AUTO);
+	cr_assert(strstr(w[0].reason, "no driver version to compare") != NULL, "%s", w[0].reason);
+}
+
+Test(decide_happy, same_branch_newer_compat)
+{
+	static const int b575[] = { 535, 550, 560, 565, 570, 575 };
+	struct host h = dgpu_full(575, 10, 10);
+	struct candidate v[] = { cand("/usr/local/cuda-12.9/compat", V(12, 9)) };
+	note_drivers(&v[0], b575, 6);
+	lib_driver(&v[0], 575, 57, 8);
+	struct decision d = run(&h, v, 1, POLICY_AUTO);
+	cr_assert(d.use_compat, "%s", v[0].reason);
+}
+
+/* Issue: 615 was taken for 595 (13.2); a newer branch is unknown. */
+Test(decide_sad, branch_newer_than_the_table)
+{
+	cr_assert_eq(tables_branch_cuda(615), V(13, 4));
+	struct host h = dgpu(620);
+	cr_assert_eq(h.cuda, 0);
+	snprintf(h.problem, sizeof h.problem, "driver branch 620 is newer than the driver table");
+	struct candidate v[] = { cand("/usr/local/cuda-13.4/compat", V(13, 4)) };
+	lib_driver(&v[0], 625, 1, 1);
+	struct decision d = run(&h, v, 1, POLICY_AUTO);
+	cr_assert(!d.use_compat);
+	cr_assert(strstr(v[0].reason, "host driver unknown: driver branch 620 is newer") != NULL, "%s", v[0].reason);
+	cr_assert(strstr(d.reason, "newer than the driver table") != NULL, "%s", d.reason);
+
+	/* a note that lists the branch needs no table */
+	static const int b[] = { 615, 620 };
+	note_drivers(&v[0], b, 2);
+	d = run(&h, v, 1, POLICY_AUTO);
+	cr_assert(d.use_compat, "%s", v[0].reason);
+}
+
+/* Issue: 535 takes every note-less package from 12.3 through 13.4;
+ * end-of-life and new-feature branches are no targets. */
+Test(decide_happy, nonote_table_rows)
+{
+	struct candidate v[] = { cand("/usr/local/cuda-13.0/compat", V(13, 0)) };
+	lib_driver(&v[0], 580, 65, 6);
+	struct host h535 = dgpu(535);
+	struct decision d = run(&h535, v, 1, POLICY_AUTO);
+	cr_assert(d.use_compat, "%s", v[0].reason);
+	v[0].cuda = V(13, 4);
+	lib_driver(&v[0], 615, 31, -1);
+	d = run(&h535, v, 1, POLICY_AUTO);
+	cr_assert(d.use_compat, "%s", v[0].reason);
+	static const int refused[] = { 470, 550, 560, 575 };
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		struct host h = dgpu(refused[i]);
+		d = run(&h, v, 1, POLICY_AUTO);
+		cr_assert(!d.use_compat, "branch %d", refused[i]);
+		cr_assert(strstr(v[0].reason, "not a supported target branch") != NULL, "%s", v[0].reason);
+	}
+	static const int taken[] = { 570, 580, 590, 595, 610 };
+	for (size_t i = 0; i < sizeof taken / sizeof taken[0]; i++) {
+		struct host h = dgpu(taken[i]);
+		d = run(&h, v, 1, POLICY_AUTO);
+		cr_assert(d.use_compat, "branch %d: %s", taken[i], v[0].reason);
+	}
+}
+
+/* Issue: GeForce, TITAN and NVS boards get 804 from any compat libcuda. */
+Test(decide_sad, geforce_host)
+{
+	struct host h = dgpu(570);
+	h.n_gpus = 2;
+	snprintf(h.gpus[0].model, sizeof h.gpus[0].model, "NVIDIA H100 80GB HBM3");
+	h.gpus[0].brand = tables_gpu_brand(h.gpus[0].model);
+	snprintf(h.gpus[1].model, sizeof h.gpus[1].model, "NVIDIA GeForce RTX 4090");
+	h.gpus[1].brand = tables_gpu_brand(h.gpus[1].model);
+	h.unsupported_gpu = 2;
+	struct candidate v[] = { cand("/usr/local/cuda-13.0/compat", V(13, 0)) };
+	lib_driver(&v[0], 580, 65, 6);
+	struct decision d = run(&h, v, 1, POLICY_AUTO);
+	cr_assert(!d.use_compat);
+	cr_assert_str_eq(v[0].reason, "NVIDIA GeForce RTX 4090 (GeForce RTX) does not support forward compatibility (cuInit would fail with 804)");
+	cr_assert_str_eq(d.reason, "system driver: NVIDIA GeForce RTX 4090 does not support forward compatibility (GeForce RTX)");
+
+	/* a note whose device list leaves out the board's brand */
+	h.n_gpus = 1;
+	h.unsupported_gpu = 0;
+	static const int b570[] = { 570 };
+	note_drivers(&v[0], b570, 1);
+	v[0].note.has_devices = true;
+	v[0].note.n_devices = 2;
+	v[0].note.devices[0] = 1;
+	v[0].note.devices[1] = 2;
+	d = run(&h, v, 1, POLICY_AUTO);
+	cr_assert(!d.use_compat);
+	cr_assert(strstr(v[0].reason, "device list leaves out NVIDIA H100 80GB HBM3 (brand 14") != NULL, "%s", v[0].reason);
+	v[0].note.devices[1] = 14;
+	d = run(&h, v, 1, POLICY_AUTO);
+	cr_assert(d.use_compat, "%s", v[0].reason);
+}
+
+/* Issue: a compat dir without its PTX JIT compiler is a partial install. */
+Test(decide_sad, partial_package)
+{
+	struct host h = jetson(35, 4, V(11, 4), "tegra234");
+	struct candidate v[] = { cand("/usr/local/cuda-12.2/compat", V(12, 2)) };
+	v[0].has_ptxjit = false;
+	struct decision d = run(&h, v, 1, POLICY_AUTO);
+	cr_assert(!d.use_compat);
+	cr_assert(strstr(v[0].reason, "incomplete package: no libnvidia-ptxjitcompiler.so.1") != NULL, "%s", v[0].reason);
+	d = run(&h, v, 1, POLICY_COMPAT);
+	cr_assert(d.use_compat, "policy compat still takes it");
+	cr_assert(strstr(v[0].reason, "policy compat (auto: refused: incomplete package") != NULL, "%s", v[0].reason);
+}
+
+/* Issue: CUDA 13.5 exists and no table knows it: unknown, said so. */
+Test(decide_sad, newer_than_the_tables)
+{
+	struct host h = jetson(39, 0, V(13, 2), "tegra234");
+	struct candidate v[] = { cand("/usr/local/cuda-13.5/compat_orin", V(13, 5)) };
+	run(&h, v, 1, POLICY_AUTO);
+	cr_assert_str_eq(v[0].reason, "CUDA 13.5 is newer than cudaload's tables (CUDA 13.4 edition): unknown; the CUDA for Tegra table needs a row for L4T r39");
+	struct host d580 = dgpu(580);
+	lib_driver(&v[0], 620, 1, 1);
+	run(&d580, v, 1, POLICY_AUTO);
+	cr_assert(strstr(v[0].reason, "the forward-compatibility table needs a row for branch 580") != NULL, "%s", v[0].reason);
+}
+
+Test(decide_sad, refused_for_the_machine)
+{
+	struct host h = jetson(35, 4, V(11, 4), "tegra234");
+	struct candidate v[] = { cand("/usr/local/cuda-12.2/compat", V(12, 2)) };
+	v[0].elf_machine = EM_X86_64;
+	struct decision d = run(&h, v, 1, POLICY_AUTO);
+	cr_assert_str_eq(d.reason, "system driver: no compat package is for the program's machine and class (aarch64 ELF64)");
+}
+
+/* A CUDA newer than every table row is unknown: a stored success lifts it. */
+Test(decide_verdict, success_lifts_a_cuda_newer_than_the_tables)
+{
+	struct host h = jetson(39, 0, V(13, 2), "tegra234");
+	struct candidate v[] = { verified("/usr/local/cuda-13.5/compat_orin", V(13, 5), 0) };
+	struct decision d = run(&h, v, 1, POLICY_AUTO);
+	cr_assert(d.use_compat, "%s", v[0].reason);
+	cr_assert(strstr(v[0].reason, "verified: cuInit returned 0 (tables: CUDA 13.5 is newer than cudaload's tables") != NULL,
+		  "%s", v[0].reason);
 }

@@ -20,6 +20,25 @@ Test(notejson_happy, full)
 	cr_assert(n.has_drivers);
 	cr_assert_eq(n.n_drivers, 6);
 	cr_assert_eq(n.drivers[5], 575);
+	cr_assert(!n.has_devices, "a device list of objects is skipped");
+}
+
+/* The real cuda-compat-13-0 note, as read off an H200 host. */
+Test(notejson_happy, device_brands)
+{
+	struct compat_note n;
+	char why[128];
+	const char *s = "{\"format\":1,\"CUDA version\":\"13.0\",\"driver\":[535,550,565,570,575,580],"
+			"\"device\":[1,2,7,8,9,10,11,12,13,14]}";
+	cr_assert_eq(parse(s, &n, why), 0, "%s", why);
+	cr_assert(n.has_devices);
+	cr_assert_eq(n.n_devices, 10);
+	cr_assert_eq(n.devices[2], 7);
+	cr_assert_eq(n.devices[9], 14);
+	cr_assert_eq(parse("{\"device\":[]}", &n, why), 0, "%s", why);
+	cr_assert(n.has_devices);
+	cr_assert_eq(n.n_devices, 0);
+	cr_assert_neq(parse("{\"device\":[1,]}", &n, why), 0);
 }
 
 Test(notejson_happy, orin_and_case)

@@ -35,7 +35,7 @@ Test(probe_happy, orin_jetpack6)
 	cr_assert_eq(h.n_driver_dirs, 1);
 	cr_assert_str_eq(h.driver_dirs[0], "/usr/lib/aarch64-linux-gnu/nvidia");
 	cr_assert(!h.have_gpu);
-	cr_assert(strstr(h.gpu_problem, "No such file") != NULL, "%s", h.gpu_problem);
+	cr_assert(strstr(h.gpu_problem, "no nvgpu device node") != NULL, "%s", h.gpu_problem);
 	rm_rf(root);
 	free(root);
 }
@@ -80,6 +80,39 @@ static void no_close(int fd)
 	(void)fd;
 }
 
+static int gpu_err;
+static int err_ioctl(int fd, unsigned long req, void *arg)
+{
+	(void)fd, (void)req, (void)arg;
+	return -gpu_err;
+}
+
+/* Issue: "gpu: Not a tty" told a user nothing. */
+Test(probe_sad, gpu_problem_in_words)
+{
+	static const struct {
+		int err;
+		const char *words;
+	} cases[] = {
+		{ ENOTTY, "/dev/nvgpu/igpu0/ctrl did not answer the nvgpu characteristics query (not an nvgpu device)" },
+		{ ENOSYS, "/dev/nvgpu/igpu0/ctrl did not answer the nvgpu characteristics query (not available here: an emulator?)" },
+		{ EIO, "/dev/nvgpu/igpu0/ctrl could not be opened or queried (error 5)" },
+	};
+	char *root = orin_jp6();
+	sys_gpu_open = orin_open;
+	sys_gpu_ioctl = err_ioctl;
+	sys_gpu_close = no_close;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct host h;
+		gpu_err = cases[i].err;
+		probe_host(root, NULL, 0, true, &h);
+		cr_assert(!h.have_gpu);
+		cr_assert_str_eq(h.gpu_problem, cases[i].words);
+	}
+	rm_rf(root);
+	free(root);
+}
+
 Test(probe_happy, gpu_beats_device_tree)
 {
 	char *root = scratch_dir();
@@ -118,6 +151,100 @@ Test(probe_happy, dgpu_sysfs_and_proc)
 	cr_assert_eq(h.platform, PLATFORM_DGPU);
 	cr_assert_eq(h.driver.major, 575);
 	cr_assert_eq(h.cuda, 12090);
+	rm_rf(root);
+	free(root);
+}
+
+static const char h200_info[] =
+	"Model: \t\t NVIDIA H200\nIRQ:   \t\t 41\nGPU UUID: \t GPU-b067fc2f-5eab-5f19-ef1f-ed68c63b1d11\n"
+	"Video BIOS: \t 96.00.a5.00.1a\nBus Type: \t PCIe\nDMA Size: \t 52 bits\n"
+	"DMA Mask: \t 0xfffffffffffff\nBus Location: \t 0000:00:06.0\nDevice Minor: \t 0\n"
+	"GPU Firmware: \t 580.159.04\nGPU Excluded:\t No\n";
+
+static void put_gpu(const char *root, const char *bus, const char *model)
+{
+	char rel[128], text[sizeof h200_info + 64];
+	snprintf(rel, sizeof rel, "/proc/driver/nvidia/gpus/%s/information", bus);
+	snprintf(text, sizeof text, "Model: \t\t %s\n%s", model, strchr(h200_info, '\n') + 1);
+	put_text(root, rel, text);
+}
+
+Test(probe_happy, gpu_information)
+{
+	char model[64];
+	bool pci;
+	probe_gpu_information(h200_info, model, sizeof model, &pci);
+	cr_assert_str_eq(model, "NVIDIA H200");
+	cr_assert(pci);
+	probe_gpu_information("Model: \t\t NVIDIA GeForce RTX 4090   \nBus Type: \t AXI\n", model, sizeof model, &pci);
+	cr_assert_str_eq(model, "NVIDIA GeForce RTX 4090");
+	cr_assert(!pci);
+	probe_gpu_information("IRQ: 1\n", model, sizeof model, &pci);
+	cr_assert_str_eq(model, "");
+	probe_gpu_information("Model:", model, sizeof model, &pci);
+	cr_assert_str_eq(model, "");
+}
+
+/* Issue: any GeForce, TITAN or NVS board on the host means 804. */
+Test(probe_happy, dgpu_models)
+{
+	char *root = scratch_dir();
+	put_text(root, "/sys/module/nvidia/version", "580.159.04\n");
+	put_gpu(root, "0000:41:00.0", "NVIDIA GeForce RTX 4090");
+	put_gpu(root, "0000:01:00.0", "NVIDIA H100 80GB HBM3");
+	struct host h;
+	probe_host(root, NULL, 0, true, &h);
+	cr_assert_eq(h.platform, PLATFORM_DGPU);
+	cr_assert_eq(h.n_gpus, 2);
+	cr_assert_str_eq(h.gpus[0].bus, "0000:01:00.0");
+	cr_assert_str_eq(h.gpus[0].model, "NVIDIA H100 80GB HBM3");
+	cr_assert_eq(h.gpus[1].brand, 15);
+	cr_assert_eq(h.unsupported_gpu, 2);
+	rm_rf(root);
+	free(root);
+}
+
+/* Issue: IGX Orin driving a discrete GPU is a data-center-style host;
+ * Thor's OpenRM iGPU (also a module named nvidia) is not. */
+Test(probe_happy, igx_discrete_gpu)
+{
+	char *root = orin_jp6();
+	put_text(root, "/sys/module/nvidia/version", "535.113.01\n");
+	put_gpu(root, "0005:01:00.0", "NVIDIA RTX 6000 Ada Generation");
+	struct host h;
+	probe_host(root, NULL, 0, true, &h);
+	cr_assert_eq(h.platform, PLATFORM_DGPU);
+	cr_assert(h.discrete_on_tegra);
+	cr_assert_str_eq(h.soc, "tegra234");
+	cr_assert_eq(h.cuda, 12020);
+	cr_assert_eq(h.n_gpus, 1);
+	cr_assert_eq(h.unsupported_gpu, 0);
+	rm_rf(root);
+	free(root);
+
+	static const char thor_compatible[] = "nvidia,p3971-0080+p3834-0008\0nvidia,tegra264";
+	root = scratch_dir();
+	put_file(root, "/proc/device-tree/compatible", thor_compatible, sizeof thor_compatible);
+	put_text(root, "/etc/nv_tegra_release", "# R39 (release), REVISION: 0.0, GCID: 0, BOARD: generic, EABI: aarch64\n");
+	put_text(root, "/sys/module/nvidia/version", "580.00\n");
+	put_gpu(root, "0000:01:00.0", "NVIDIA Thor");
+	probe_host(root, NULL, 0, true, &h);
+	cr_assert_eq(h.platform, PLATFORM_TEGRA);
+	cr_assert(!h.discrete_on_tegra);
+	cr_assert_eq(h.cuda, 13020);
+	rm_rf(root);
+	free(root);
+}
+
+Test(probe_sad, driver_branch_newer_than_the_table)
+{
+	char *root = scratch_dir();
+	put_text(root, "/sys/module/nvidia/version", "620.10.01\n");
+	struct host h;
+	probe_host(root, NULL, 0, true, &h);
+	cr_assert_eq(h.platform, PLATFORM_DGPU);
+	cr_assert_eq(h.cuda, 0);
+	cr_assert(strstr(h.problem, "branch 620 is newer than the driver table (last row 615)") != NULL, "%s", h.problem);
 	rm_rf(root);
 	free(root);
 }

@@ -48,8 +48,8 @@ Test(report_happy, json_is_valid_and_complete)
 	struct decision d;
 	struct ldso_info l;
 	fixture(&s, &h, &v, &d, &l);
-	struct candidates c = { &v, 1, 1 };
-	struct report r = { &s, &h, &c, &d, "/usr/bin/app", &l, NULL, "/usr/local/cuda-12.2/compat", NULL, 0 };
+	struct candidates c = { .v = &v, .n = 1, .cap = 1 };
+	struct report r = { &s, &h, &c, &d, "/usr/bin/app", &l, NULL, "/usr/local/cuda-12.2/compat", NULL, 0, NULL, NULL };
 	char *out = render(&r, true);
 	struct compat_note n;
 	char why[128];
@@ -60,7 +60,9 @@ Test(report_happy, json_is_valid_and_complete)
 		"\"usable\":true", "\"decision\":\"compat\"", "\"compat_dir\":\"/usr/local/cuda-12.2/compat\"",
 		"\"reason\":\"compat CUDA 12.2\"", "\"ldso\":\"/lib/ld-linux-aarch64.so.1\"",
 		"\"library_path\":\"/usr/local/cuda-12.2/compat\"", "\"mode\":\"chain\"",
-		"\"model\":\"Jetson \\\"AGX\\\" Orin\\n\"",
+		"\"model\":\"Jetson \\\"AGX\\\" Orin\\n\"", "{\"schema\":2,", "\"cuda_source\":\"directory\"",
+		"\"gpu\":{\"problem\":", "\"config_warnings\":[]", "\"tables\":{\"cuda\":\"13.4\"",
+		"\"compat_searched\":[\"/usr/local/cuda-*/compat\",",
 	};
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
 		cr_assert(strstr(out, keys[i]) != NULL, "missing %s in %s", keys[i], out);
@@ -76,18 +78,18 @@ Test(report_happy, text)
 	struct decision d;
 	struct ldso_info l;
 	fixture(&s, &h, &v, &d, &l);
-	struct candidates c = { &v, 1, 1 };
-	struct report r = { &s, &h, &c, &d, NULL, &l, NULL, NULL, NULL, 0 };
+	struct candidates c = { .v = &v, .n = 1, .cap = 1 };
+	struct report r = { &s, &h, &c, &d, NULL, &l, NULL, NULL, NULL, 0, NULL, NULL };
 	char *out = render(&r, false);
 	cr_assert(strstr(out, "decision:     compat\n") != NULL, "%s", out);
-	cr_assert(strstr(out, "soc:          tegra234 (Orin)\nboard:        Jetson \"AGX\" Orin\n") != NULL, "%s", out);
+	cr_assert(strstr(out, "soc:          tegra234 (Orin)\nmodel:        Jetson \"AGX\" Orin\n") != NULL, "%s", out);
 	cr_assert(strstr(out, "CUDA 12.2 (from directory), usable: CUDA 12.2 is supported on L4T r35\n") != NULL, "%s", out);
 	cr_assert(strstr(out, "library path: (unchanged)\n") != NULL, "%s", out);
 	free(out);
 	settings_free(&s);
 }
 
-Test(report_sad, nothing_known)
+Test(report_sad, nothing_known, .init = cr_redirect_stderr)
 {
 	struct settings s;
 	settings_from_env(&s, NULL, false);
@@ -95,17 +97,25 @@ Test(report_sad, nothing_known)
 	memset(&h, 0, sizeof h);
 	strcpy(h.problem, "no NVIDIA GPU found");
 	struct decision d = { false, -1, "system driver: no NVIDIA GPU found" };
-	struct candidates c = { NULL, 0, 0 };
-	struct report r = { &s, &h, &c, &d, NULL, NULL, NULL, NULL, NULL, 0 };
+	struct candidates c = { .v = NULL, .n = 0, .cap = 0 };
+	settings_warn(&s, "%s", "x.conf:3: unknown key 'bogus'; skipped");
+	struct report r = { &s, &h, &c, &d, "/bin/static", NULL, NULL, NULL, NULL, 0, "direct",
+			    "statically linked: it runs directly, without a loader" };
 	char *out = render(&r, true);
 	struct compat_note n;
 	char why[128];
 	cr_assert_eq(notejson_parse(out, strlen(out), &n, why, sizeof why), 0, "%s", why);
 	cr_assert(strstr(out, "\"platform\":\"none\"") && strstr(out, "\"candidates\":[]") &&
 		  strstr(out, "\"compat_dir\":null") && strstr(out, "\"ldso\":null"), "%s", out);
+	cr_assert(strstr(out, "\"gpu\":{\"problem\":\"no NVIDIA GPU found\"}") != NULL, "%s", out);
+	cr_assert(strstr(out, "\"config_warnings\":[\"x.conf:3: unknown key 'bogus'; skipped\"]") != NULL, "%s", out);
+	cr_assert(strstr(out, "\"mode\":\"direct\"") != NULL, "%s", out);
 	free(out);
 	out = render(&r, false);
-	cr_assert(strstr(out, "candidates:   none found") != NULL);
+	cr_assert(strstr(out, "candidates:   none found; searched /usr/local/cuda-*/compat, /usr/local/cuda-*/compat_orin, /usr/local/cuda/compat\n") != NULL, "%s", out);
+	cr_assert(strstr(out, "warning:      x.conf:3: unknown key 'bogus'; skipped\n") != NULL, "%s", out);
+	cr_assert(strstr(out, "loader:       none\n") != NULL, "%s", out);
+	cr_assert(strstr(out, "mode:         direct (statically linked: it runs directly, without a loader)\n") != NULL, "%s", out);
 	free(out);
 	settings_free(&s);
 }
@@ -120,8 +130,8 @@ Test(report_happy, verdicts_and_their_age)
 	fixture(&s, &h, &v, &d, &l);
 	v.verdict = (struct verdict){ VERDICT_CU, VSTATE_APPLIES, 804, 1000 };
 	struct verdict sys = { VERDICT_CU, 0, 0, 1000 };
-	struct candidates c = { &v, 1, 1 };
-	struct report r = { &s, &h, &c, &d, NULL, &l, NULL, NULL, &sys, 1000 + 3 * 60 };
+	struct candidates c = { .v = &v, .n = 1, .cap = 1 };
+	struct report r = { &s, &h, &c, &d, NULL, &l, NULL, NULL, &sys, 1000 + 3 * 60, NULL, NULL };
 	char *out = render(&r, false);
 	cr_assert(strstr(out, "              verified 3 min ago: cuInit returned 804 (CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: a GPU here does not support forward compatibility)\n") != NULL, "%s", out);
 	cr_assert(strstr(out, "system driver verified 3 min ago: cuInit returned 0 (CUDA_SUCCESS: works)\n") != NULL, "%s", out);

@@ -41,7 +41,7 @@ Test(secure_sad, untrusted_candidates_and_dirs)
 	memset(&v, 0, sizeof v);
 	strcpy(v.dir, "/usr/local/cuda-12.2/compat");
 	v.has_lib = true;
-	struct candidates c = { &v, 1, 1 };
+	struct candidates c = { .v = &v, .n = 1, .cap = 1 };
 	secure_filter(root, &h, &c);
 	cr_assert_eq(h.n_driver_dirs, 0);
 	cr_assert(!v.has_lib);

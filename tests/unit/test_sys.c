@@ -56,7 +56,13 @@ Test(sys_happy, diag_off_by_default, .init = cr_redirect_stderr)
 	diag("nothing %d", 1);
 	diag_on = true;
 	diag("step %d", 2);
+	diag_set_program("/usr/bin/app");
+	diag("step %d", 3);
+	diag_set_program(NULL);
 	diag_on = false;
 	fflush(stderr);
-	cr_assert_stderr_eq_str("cudaload: step 2\n");
+	char want[128];
+	snprintf(want, sizeof want, "cudaload[%d]: step 2\ncudaload[%d] app: step 3\n",
+		 (int)getpid(), (int)getpid());
+	cr_assert_stderr_eq_str(want);
 }

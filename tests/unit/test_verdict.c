@@ -162,7 +162,7 @@ static void setup(struct fixture *f, const char *system_result)
 	snprintf(f->v[0].dir, sizeof f->v[0].dir, "/usr/local/cuda-12.9/compat");
 	snprintf(f->v[1].dir, sizeof f->v[1].dir, "/usr/local/cuda-13.0/compat");
 	f->v[0].has_lib = f->v[1].has_lib = true;
-	f->c = (struct candidates){ f->v, 2, 2 };
+	f->c = (struct candidates){ .v = f->v, .n = 2, .cap = 2 };
 	char path[4096];
 	struct stat st;
 	snprintf(path, sizeof path, "%s/usr/local/cuda-12.9/compat/libcuda.so.1", f->root);

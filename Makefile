@@ -176,6 +176,7 @@ e2e: all $(BUILD)/asan/cudaload-patch
 	@set -e; for a in $(E2E_ARCHES); do sh tests/e2e/verify.sh $(BUILD) $$a; done
 	sh tests/e2e/glibc231.sh $(BUILD)
 	sh tests/e2e/cudart.sh $(BUILD)
+	sh tests/device/real-driver.sh $(BUILD)
 	sh tests/e2e/patch.sh $(BUILD)
 	sh tests/e2e/strip.sh $(BUILD)
 	sh tests/e2e/secure.sh $(BUILD)
@@ -189,6 +190,12 @@ e2e: all $(BUILD)/asan/cudaload-patch
 	@# cudaload-verify is linked against (JetPack 5 runs glibc 2.31)
 	$(MAKE) deb
 	sh tests/e2e/deb.sh $(BUILD) $(VERSION)
+
+# On a host with a real NVIDIA driver (skipped elsewhere): the driver's own
+# cuInit judges every package cudaload would use, patched and stripped runs,
+# and what --verify stores.
+device-check: all
+	sh tests/device/real-driver.sh $(BUILD)
 
 # Start-up cost, system calls, size, patcher throughput: build/bench/.
 bench: all
@@ -308,4 +315,4 @@ man-lint:
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all aarch64-missing bench bench-smoke fuzz fuzz-replay unit asan e2e test check demo install uninstall deb man-lint clean
+.PHONY: device-check all aarch64-missing bench bench-smoke fuzz fuzz-replay unit asan e2e test check demo install uninstall deb man-lint clean

@@ -103,6 +103,8 @@ case $age in
 *) bad "804: explain shows the verdict's age" "$out" ;;
 esac
 contains "804: explain shows the baseline" "$out" " ago: cuInit returned 0 (CUDA_SUCCESS: works)"
+contains "804: the decision line says the driver refused it" "$out" \
+	"reason:       system driver: the compat package failed when verified (cuInit returned 804 (CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"
 out=$(CUDALOAD_DEBUG=1 under "$D" $DD "$W/bin/probe-patched")
 contains "804: debug names the store" "$out" " probe-patched: verdicts $D/run/cudaload/verdicts: "
 out=$(under "$D" $DD "$CL" --policy compat "$W/bin/cudaprobe")
@@ -138,6 +140,24 @@ out=$(CUDALOAD_DEBUG=1 under "$D" $DD "$W/bin/probe-patched")
 contains "host: another driver version ignores the store" "$out" "version=12090"
 contains "host: ... saying so" "$out" " probe-patched: verdicts: made for another driver, GPU or search list; ignored (run cudaload --verify)"
 sed -i 's/550.54.15/550.54.14/' "$D/proc/driver/nvidia/version"
+
+# Other GPUs on the host: 804 comes from any one board, so a verdict made
+# with one set of boards says nothing about another.
+G=$D/proc/driver/nvidia/gpus
+verify "$D" $DD
+out=$(under "$D" $DD "$W/bin/probe-patched")
+contains "gpus: the verdict applies to the GPUs it was made with" "$out" "version=12040"
+sed -i 's/NVIDIA T1000 8GB/NVIDIA RTX A4000/' "$G/0000:01:00.0/information"
+out=$(CUDALOAD_DEBUG=1 under "$D" $DD "$W/bin/probe-patched")
+contains "gpus: another model in the slot ignores the store" "$out" "version=12090"
+contains "gpus: ... saying so" "$out" " probe-patched: verdicts: made for another driver, GPU or search list; ignored (run cudaload --verify)"
+sed -i 's/NVIDIA RTX A4000/NVIDIA T1000 8GB/' "$G/0000:01:00.0/information"
+mkdir -p "$G/0000:02:00.0" && sed 's/0000:01:00.0/0000:02:00.0/' "$G/0000:01:00.0/information" >"$G/0000:02:00.0/information"
+out=$(under "$D" $DD "$W/bin/probe-patched")
+contains "gpus: a board added ignores the store" "$out" "version=12090"
+rm -r "$G/0000:02:00.0"
+out=$(under "$D" $DD "$W/bin/probe-patched")
+contains "gpus: the same boards again: the verdict applies again" "$out" "version=12040"
 
 # A damaged store: ignored with one debug line, the program runs.
 for bad_store in "garbage" "" "cudaload-verdicts 1" "$(head -c 5000 /dev/zero | tr '\0' x)"; do

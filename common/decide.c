@@ -235,7 +235,8 @@ void decide(const struct host *h, struct candidates *cands, enum policy policy,
 	    int prog_class, int prog_machine, struct decision *out)
 {
 	char v[16], w[16];
-	size_t n_loadable = 0, n_foreign = 0;
+	size_t n_loadable = 0, n_foreign = 0, n_failed = 0;
+	int first_failed = -1;
 
 	memset(out, 0, sizeof *out);
 	out->chosen = -1;
@@ -255,6 +256,11 @@ void decide(const struct host *h, struct candidates *cands, enum policy policy,
 		}
 		/* what auto says: the tables, then a stored verdict (verdict.h) */
 		c->usable = verified(c, auto_allows(h, c));
+		if (c->verdict.state == VSTATE_APPLIES && !verdict_ok(&c->verdict)) {
+			n_failed++;	/* refused by the driver's own answer */
+			if (first_failed < 0)
+				first_failed = (int)i;
+		}
 		if (policy == POLICY_COMPAT) {
 			/* say what auto would have done: the override is then visible */
 			char was[sizeof c->reason];
@@ -291,13 +297,25 @@ void decide(const struct host *h, struct candidates *cands, enum policy policy,
 		snprintf(out->reason, sizeof out->reason,
 			 "system driver: %s does not support forward compatibility (%s)", g->model,
 			 tables_brand_name(g->brand));
+	} else if (n_failed && n_failed == n_loadable && policy == POLICY_AUTO) {
+		/* the tables may have said yes: the driver said no, say that */
+		char what[160];
+		verdict_describe(&cands->v[first_failed].verdict, what, sizeof what);
+		if (n_failed == 1)
+			snprintf(out->reason, sizeof out->reason,
+				 "system driver: the compat package failed when verified (%s)", what);
+		else
+			snprintf(out->reason, sizeof out->reason,
+				 "system driver: every compat package failed when verified (%s: %s)",
+				 cands->v[first_failed].dir, what);
 	} else if (!h->cuda && policy == POLICY_AUTO) {
 		snprintf(out->reason, sizeof out->reason, "system driver: %s", h->problem);
 	} else if (cands->n == 0) {
 		snprintf(out->reason, sizeof out->reason, "system driver: no compat package found");
 	} else {
 		snprintf(out->reason, sizeof out->reason,
-			 "system driver: no compat package is usable with the host's CUDA %s",
-			 cuda_format(h->cuda, w, sizeof w));
+			 "system driver: no compat package is usable with the host's CUDA %s%s",
+			 cuda_format(h->cuda, w, sizeof w),
+			 n_failed ? " (some failed when verified)" : "");
 	}
 }

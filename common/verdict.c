@@ -282,6 +282,14 @@ uint64_t verdict_host_key(const struct host *h)
 	k = fnv(k, h->driver_str);
 	for (int i = 0; i < h->n_driver_dirs; i++)
 		k = fnv(k, h->driver_dirs[i]);
+	/* the GPUs seen: 804 comes from any one board, so another set of
+	 * boards (one added, swapped or gone) needs its own verdict */
+	snprintf(gpu, sizeof gpu, "%d", h->n_gpus);
+	k = fnv(k, gpu);
+	for (int i = 0; i < h->n_gpus && i < MAX_GPUS; i++) {
+		k = fnv(k, h->gpus[i].bus);
+		k = fnv(k, h->gpus[i].model);
+	}
 	return k;
 }
 

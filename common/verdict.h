@@ -25,7 +25,7 @@
  * - <key>: 16 lowercase hex digits, verdict_host_key() of the host the
  *   verdicts were made on: platform, SoC, L4T release, GPU characteristics,
  *   the full kernel driver version, the driver directories of the search
- *   list.  A store whose key differs from the current host's is ignored
+ *   list, the discrete GPUs seen (how many, each one's bus and model).  A store whose key differs from the current host's is ignored
  *   whole.  <text> (to the end of the line) describes the host for people.
  * - `system`: the baseline, the system driver without any compat directory.
  *   Failing compat verdicts are applied only when the baseline's cuInit

@@ -103,6 +103,8 @@ case $age in
 *) bad "804: explain shows the verdict's age" "$out" ;;
 esac
 contains "804: explain shows the baseline" "$out" " ago: cuInit returned 0 (CUDA_SUCCESS: works)"
+contains "804: the decision line says the driver refused it" "$out" \
+	"reason:       system driver: the compat package failed when verified (cuInit returned 804 (CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"
 out=$(CUDALOAD_DEBUG=1 under "$D" $DD "$W/bin/probe-patched")
 contains "804: debug names the store" "$out" " probe-patched: verdicts $D/run/cudaload/verdicts: "
 out=$(under "$D" $DD "$CL" --policy compat "$W/bin/cudaprobe")
@@ -138,6 +140,24 @@ out=$(CUDALOAD_DEBUG=1 under "$D" $DD "$W/bin/probe-patched")
 contains "host: another driver version ignores the store" "$out" "version=12090"
 contains "host: ... saying so" "$out" " probe-patched: verdicts: made for another driver, GPU or search list; ignored (run cudaload --verify)"
 sed -i 's/550.54.15/550.54.14/' "$D/proc/driver/nvidia/version"
+
+# Other GPUs on the host: 804 comes from any one board, so a verdict made
+# with one set of boards says nothing about another.
+G=$D/proc/driver/nvidia/gpus
+verify "$D" $DD
+out=$(under "$D" $DD "$W/bin/probe-patched")
+contains "gpus: the verdict applies to the GPUs it was made with" "$out" "version=12040"
+sed -i 's/NVIDIA T1000 8GB/NVIDIA RTX A4000/' "$G/0000:01:00.0/information"
+out=$(CUDALOAD_DEBUG=1 under "$D" $DD "$W/bin/probe-patched")
+contains "gpus: another model in the slot ignores the store" "$out" "version=12090"
+contains "gpus: ... saying so" "$out" " probe-patched: verdicts: made for another driver, GPU or search list; ignored (run cudaload --verify)"
+sed -i 's/NVIDIA RTX A4000/NVIDIA T1000 8GB/' "$G/0000:01:00.0/information"
+mkdir -p "$G/0000:02:00.0" && sed 's/0000:01:00.0/0000:02:00.0/' "$G/0000:01:00.0/information" >"$G/0000:02:00.0/information"
+out=$(under "$D" $DD "$W/bin/probe-patched")
+contains "gpus: a board added ignores the store" "$out" "version=12090"
+rm -r "$G/0000:02:00.0"
+out=$(under "$D" $DD "$W/bin/probe-patched")
+contains "gpus: the same boards again: the verdict applies again" "$out" "version=12040"
 
 # A damaged store: ignored with one debug line, the program runs.
 for bad_store in "garbage" "" "cudaload-verdicts 1" "$(head -c 5000 /dev/zero | tr '\0' x)"; do
@@ -189,6 +209,61 @@ contains "no store directory: says which" "$out" "no such directory for the stor
 mkdir -p "$D/run"
 out=$("$CL" --json --verify --bogus 2>&1)
 status "usage: an unknown option is 100" 100 $? "$out"
+
+# NVIDIA's own runtime (tests/e2e/cudart.sh) judges what a verdict leaves:
+# on the 804 workstation the system driver (12.4: the runtime's 13.0 says
+# 35, too old, and reports 12040), on the L4T release no table knows the
+# compat 13.5 verified to work (100, accepted, 13050).
+cudart_suite() {
+	CUDA=${CUDA_HOME:-/usr/local/cuda}
+	NVCC=$CUDA/bin/nvcc
+	[ -x "$NVCC" ] || NVCC=$(command -v nvcc 2>/dev/null || true)
+	if [ "$arch" != x86_64 ] || [ "$(uname -m)" != x86_64 ]; then
+		skip "verdicts through the CUDA runtime" "the toolkit here is for x86_64; this run is $arch on $(uname -m)"
+		return
+	fi
+	if [ -z "$NVCC" ] || [ ! -x "$NVCC" ]; then
+		skip "verdicts through the CUDA runtime" "no nvcc (looked in $CUDA/bin and PATH)"
+		return
+	fi
+	RTLIB=$(dirname "$(find "$CUDA/lib" "$CUDA/lib64" "$CUDA/targets/x86_64-linux/lib" -maxdepth 1 \
+		-name 'libcudart.so.1[0-9]*' 2>/dev/null | head -n1)")
+	if [ ! -e "$RTLIB/libcudart.so.13" ]; then
+		skip "verdicts through the CUDA runtime" "no libcudart.so.13 beside $NVCC"
+		return
+	fi
+	if ! "$NVCC" -cudart shared -Xlinker -rpath="$RTLIB" -o "$W/bin/cudart" "$here/cudart.c" >"$W/nvcc.log" 2>&1 &&
+		! "$NVCC" -x cu -cudart shared -Xlinker -rpath="$RTLIB" -o "$W/bin/cudart" "$here/cudart.c" >>"$W/nvcc.log" 2>&1; then
+		bad "nvcc builds the runtime program" "$(cat "$W/nvcc.log")"
+		return
+	fi
+	cp "$W/bin/cudart" "$W/bin/cudart-patched"
+	"$B/cudaload-patch" --interp "$CL" "$W/bin/cudart-patched" >/dev/null
+	verify "$D" $DD
+	status "cudart: the 804 workstation verified" 0 "$vst" "$out"
+	O=$W/roots/orin-next-l4t-verified
+	# ROOT DRIVER_DIR, then what the runtime says directly (the control: the
+	# system driver) and through cudaload after the verdict, then what that is
+	for c in "$D $DD 35 12040 35 12040 system driver, verified 804" \
+		"$O /usr/lib/aarch64-linux-gnu/nvidia 100 13000 100 13050 compat, verified 0"; do
+		# shellcheck disable=SC2086
+		set -- $c
+		r=$1 dd=$2 direct=$3 direct_drv=$4 rt=$5 drv=$6
+		shift 6
+		n=${r##*/}
+		out=$(under "$r" "$dd" "$W/bin/cudart")
+		has "cudart $n: direct run (the control)" "$out" "cudaGetDeviceCount=$direct driver=$direct_drv"
+		for m in exec chain; do
+			for prog in "$CL $W/bin/cudart" "$W/bin/cudart-patched"; do
+				# shellcheck disable=SC2086
+				out=$(CUDALOAD_MODE=$m under "$r" "$dd" $prog)
+				has "cudart $n: ${prog##*/} ($m): the runtime sees the $* answer" "$out" \
+					"cudaGetDeviceCount=$rt driver=$drv"
+			done
+		done
+	done
+}
+cudart_suite
 
 echo "verdict table ($arch; each fixture verified, then decided):"
 cat "$W"/roots/*.table | sed 's/^verdicts /  /'

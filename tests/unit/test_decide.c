@@ -324,6 +324,39 @@ Test(decide_verdict, stale_or_inconclusive_verdicts_change_nothing)
 	cr_assert(run(&h, v, 1, POLICY_AUTO).use_compat);
 }
 
+/* The decision line names the driver's answer, not the host's CUDA, when
+ * every candidate the tables judged was refused by a verdict. */
+Test(decide_verdict, the_decision_line_says_the_driver_refused)
+{
+	struct host h = jetson(35, 4, V(11, 4), "tegra234");
+	struct candidate v[] = { verified("/usr/local/cuda-12.2/compat", V(12, 2), 804) };
+	struct decision d = run(&h, v, 1, POLICY_AUTO);
+	cr_assert_str_eq(d.reason, "system driver: the compat package failed when verified (cuInit returned 804 "
+			 "(CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: a GPU here does not support forward compatibility))");
+
+	struct candidate w[] = {
+		verified("/usr/local/cuda-12.4/compat", V(12, 4), 803),
+		verified("/usr/local/cuda-12.2/compat", V(12, 2), 804),
+	};
+	w[1].verdict.kind = VERDICT_HANG;
+	w[1].verdict.code = 30;
+	d = run(&h, w, 2, POLICY_AUTO);
+	cr_assert(strstr(d.reason, "system driver: every compat package failed when verified (/usr/local/cuda-12.4/compat: cuInit returned 803") == d.reason,
+		  "%s", d.reason);
+
+	/* one refused by the tables, one by the driver: the tables' line, and a word on the rest */
+	struct candidate x[] = {
+		cand("/usr/local/cuda-12.7/compat", V(12, 7)),
+		verified("/usr/local/cuda-12.2/compat", V(12, 2), 804),
+	};
+	d = run(&h, x, 2, POLICY_AUTO);
+	cr_assert(strstr(d.reason, "no compat package is usable with the host's CUDA 11.4 (some failed when verified)") != NULL,
+		  "%s", d.reason);
+	x[1].verdict.state = VSTATE_CHANGED;
+	d = run(&h, x, 2, POLICY_AUTO);
+	cr_assert(d.use_compat, "a stale verdict is no verdict: %s", d.reason);
+}
+
 Test(decide_verdict, never_over_the_policy)
 {
 	struct host h = jetson(35, 4, V(11, 4), "tegra234");

@@ -144,6 +144,65 @@ Test(verdict_happy, host_key_covers_what_makes_a_verdict_true)
 	cr_assert_eq(verdict_host_key(&a), verdict_host_key(&b), "the board name is read only for reports");
 }
 
+/* 804 comes from any one board: a verdict made with one set of GPUs says
+ * nothing about another (one added, swapped for another model, moved). */
+Test(verdict_sad, another_set_of_gpus_is_another_host)
+{
+	struct host a = host_dgpu("580.65.06"), b;
+	a.n_gpus = 1;
+	snprintf(a.gpus[0].bus, sizeof a.gpus[0].bus, "0000:01:00.0");
+	snprintf(a.gpus[0].model, sizeof a.gpus[0].model, "NVIDIA T1000 8GB");
+	b = a;
+	cr_assert_eq(verdict_host_key(&a), verdict_host_key(&b));
+	snprintf(b.gpus[0].model, sizeof b.gpus[0].model, "NVIDIA RTX A4000");
+	cr_assert_neq(verdict_host_key(&a), verdict_host_key(&b), "another model");
+	b = a;
+	snprintf(b.gpus[0].bus, sizeof b.gpus[0].bus, "0000:02:00.0");
+	cr_assert_neq(verdict_host_key(&a), verdict_host_key(&b), "another slot");
+	b = a;
+	b.n_gpus = 2;
+	snprintf(b.gpus[1].bus, sizeof b.gpus[1].bus, "0000:02:00.0");
+	snprintf(b.gpus[1].model, sizeof b.gpus[1].model, "NVIDIA H100 80GB HBM3");
+	cr_assert_neq(verdict_host_key(&a), verdict_host_key(&b), "a board added");
+	b = a;
+	b.n_gpus = 0;
+	cr_assert_neq(verdict_host_key(&a), verdict_host_key(&b), "every board gone");
+	b = a;
+	b.n_gpus = MAX_GPUS + 1;	/* past the list: counted, not listed */
+	struct host c = b;
+	c.n_gpus = MAX_GPUS + 2;
+	cr_assert_neq(verdict_host_key(&b), verdict_host_key(&c), "more boards than listed");
+
+	/* and so the loader ignores a store made with the other set */
+	char *root = scratch_dir();
+	put_text(root, "/usr/local/cuda-12.9/compat/libcuda.so.1", "twelve nine");
+	char text[512], path[4096];
+	struct stat st;
+	snprintf(path, sizeof path, "%s/usr/local/cuda-12.9/compat/libcuda.so.1", root);
+	cr_assert_eq(stat(path, &st), 0);
+	snprintf(text, sizeof text,
+		 "cudaload-verdicts 1\nhost %016llx dgpu\nsystem cu=0 1700000000\n"
+		 "compat cu=804 1700000001 %llu %llu %llu %lld.%09ld /usr/local/cuda-12.9/compat\n",
+		 (unsigned long long)verdict_host_key(&a), (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino, (unsigned long long)st.st_size,
+		 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	struct candidate v[1];
+	memset(v, 0, sizeof v);
+	snprintf(v[0].dir, sizeof v[0].dir, "/usr/local/cuda-12.9/compat");
+	struct candidates cs = { .v = v, .n = 1, .cap = 1 };
+	struct verdict sys;
+	cr_assert_eq(verdict_apply(text, strlen(text), root, &a, &cs, &sys), 1);
+	cr_assert_eq(v[0].verdict.state, VSTATE_APPLIES);
+	memset(v, 0, sizeof v);
+	snprintf(v[0].dir, sizeof v[0].dir, "/usr/local/cuda-12.9/compat");
+	b = a;
+	snprintf(b.gpus[0].model, sizeof b.gpus[0].model, "NVIDIA RTX A4000");
+	cr_assert_eq(verdict_apply(text, strlen(text), root, &b, &cs, &sys), -1, "made with another GPU");
+	cr_assert_eq(v[0].verdict.kind, VERDICT_NONE);
+	rm_rf(root);
+	free(root);
+}
+
 struct fixture {
 	char *root;
 	struct host h;

@@ -33,6 +33,36 @@ int compat_dir_cuda(const char *dir)
 	return found;
 }
 
+int compat_store_cuda(const char *dir)
+{
+	static const char tag[] = "-cuda_compat-";
+	int found = 0;
+	for (const char *p = dir; (p = strstr(p, tag)); p++) {
+		const char *v = p + sizeof tag - 1;
+		int cuda = cuda_parse(v, true);
+		size_t n = strspn(v, "0123456789.");
+		/* a store name ends at '/', or at '-' before an output name ("-lib") */
+		if (cuda > 0 && (v[n] == '/' || v[n] == '\0' || v[n] == '-'))
+			found = cuda;
+	}
+	return found;
+}
+
+void compat_apply_stated(const char *root, struct candidates *c, const char *const *patterns,
+			 const int *cuda, int n)
+{
+	for (size_t k = 0; k < c->n; k++) {
+		struct candidate *cand = &c->v[k];
+		for (int i = 0; i < n; i++) {
+			if (cuda[i] <= 0 || fnmatch(patterns[i], cand->dir, FNM_PATHNAME | FNM_PERIOD) != 0)
+				continue;
+			cand->stated_cuda = cuda[i];
+			compat_settle_cuda(root, cand);
+			break;
+		}
+	}
+}
+
 /* "libcuda.so.570.86.10" -> 570.86.10.  Jetson's "libcuda.so.1.1" is no driver. */
 static bool driver_from_name(const char *name, struct driver_version *out)
 {
@@ -114,6 +144,9 @@ void compat_settle_cuda(const char *root, struct candidate *c)
 	} else if ((v = compat_dir_cuda(c->dir)) > 0) {
 		c->cuda = v;
 		c->cuda_from = "directory";
+	} else if ((v = compat_store_cuda(c->dir)) > 0) {
+		c->cuda = v;
+		c->cuda_from = "store name";
 	} else if ((v = version_file_cuda(root, c->dir)) > 0) {
 		c->cuda = v;
 		c->cuda_from = "version file";

@@ -38,8 +38,8 @@ struct candidate {
 	bool has_ptxjit;		/* libnvidia-ptxjitcompiler.so.1 beside libcuda */
 	int stated_cuda;		/* stated by the user (config cuda=X.Y); 0 none */
 	int cuda;			/* 0 if nothing tells */
-	const char *cuda_from;		/* "note", "stated", "directory", "version file",
-					 * "file name" (the guess), or NULL */
+	const char *cuda_from;		/* "note", "stated", "directory", "store name",
+					 * "version file", "file name" (the guess), or NULL */
 	bool orin_only;			/* compat_orin: CUDA 13 for Orin */
 	struct verdict verdict;		/* set by verdict_load(), or none */
 	bool unknown;			/* set by decide(): the tables do not know it */
@@ -80,5 +80,15 @@ void compat_free(struct candidates *c);
 
 /* Version of "cuda-X.Y" in a path, or 0. */
 int compat_dir_cuda(const char *dir);
+
+/* Version of a Nix store name in a path, "<hash>-cuda_compat-X.Y[.build]"
+ * (nixpkgs' cuda_compat has no cuda-X.Y directory), or 0. */
+int compat_store_cuda(const char *dir);
+
+/* What the config states ("compat = DIR cuda=X.Y"): for each candidate that
+ * matches patterns[i] with cuda[i] > 0 (the first such), that version as
+ * stated_cuda, and the version settled again. */
+void compat_apply_stated(const char *root, struct candidates *c, const char *const *patterns,
+			 const int *cuda, int n);
 
 #endif

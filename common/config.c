@@ -14,6 +14,7 @@
 
 #include "diag.h"
 #include "elfread.h"
+#include "version.h"
 
 #define CONFIG_MAX_SIZE (64 * 1024)
 
@@ -160,6 +161,24 @@ static void bad_line(struct settings *s, const char *name, int lineno, const cha
 	settings_warn(s, "%s:%d: %s", name, lineno, msg);
 }
 
+/* "DIR cuda=X.Y": cut the stated version off value.  0 when none is stated
+ * (a path may hold spaces: only a last word starting "cuda=" is taken), -1
+ * when it is stated badly. */
+static int stated_cuda(char *value)
+{
+	char *sp = value + strlen(value);
+	while (sp > value && !isspace((unsigned char)sp[-1]))
+		sp--;
+	if (sp == value || strncmp(sp, "cuda=", 5) != 0)
+		return 0;
+	int cuda = cuda_parse(sp + 5, false);
+	if (cuda <= 0)
+		return -1;
+	sp[-1] = '\0';
+	strip(value);
+	return cuda;
+}
+
 void settings_parse_config(struct settings *s, const char *text, const char *name)
 {
 	char line[CL_PATH_MAX + 64];
@@ -208,6 +227,11 @@ void settings_parse_config(struct settings *s, const char *text, const char *nam
 				s->mode = m;
 		} else if (strcmp(key, "compat") == 0 || strcmp(key, "driver_dir") == 0) {
 			bool compat = key[0] == 'c';
+			int cuda = compat ? stated_cuda(value) : 0;
+			if (cuda < 0) {
+				bad_line(s, name, lineno, "cuda= needs a version like 12.2; skipped");
+				continue;
+			}
 			if (value[0] != '/') {
 				bad_line(s, name, lineno, "path must be absolute; skipped");
 				continue;
@@ -219,9 +243,12 @@ void settings_parse_config(struct settings *s, const char *text, const char *nam
 				s->n_compat = 0;
 				s->compat_from_config = true;
 			}
-			if (compat)
+			if (compat) {
+				int before = s->n_compat;
 				add(s->compat, &s->n_compat, value, "compat");
-			else
+				if (s->n_compat > before)
+					s->compat_cuda[before] = cuda;
+			} else
 				add(s->driver_dirs, &s->n_driver_dirs, value, "driver_dir");
 		} else if (strncmp(key, "ldso.", 5) == 0 && key[5]) {
 			if (strlen(key + 5) >= sizeof s->ldso[0].machine || value[0] != '/') {

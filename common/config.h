@@ -40,6 +40,7 @@ struct settings {
 	char *compat_env[CONFIG_MAX_LIST];	/* CUDALOAD_COMPAT_PATH entries */
 	int n_compat_env;
 	char *compat[CONFIG_MAX_LIST];	/* config "compat" entries, else the defaults */
+	int compat_cuda[CONFIG_MAX_LIST];	/* "compat = DIR cuda=X.Y": X.Y, else 0 */
 	int n_compat;
 	bool compat_from_config;
 	char *driver_dirs[CONFIG_MAX_LIST];

@@ -23,11 +23,16 @@ bool secure_path_trusted(const char *path)
 	if (path[0] != '/' || n >= sizeof dir)
 		return false;
 	memcpy(dir, path, n + 1);
-	/* the path itself, then each directory above it, up to "/" */
-	for (;;) {
+	/* the path itself, then each directory above it, up to "/".  Above the
+	 * path a sticky directory may be writable by others (/nix/store is
+	 * root:nixbld 1775): the entry below it is root's, and in a sticky
+	 * directory no one but root and the directory's owner, root here, can
+	 * rename or remove it.  The path itself never: anyone could add files. */
+	for (bool above = false;; above = true) {
 		struct stat st;
-		if (stat(dir[0] ? dir : "/", &st) < 0 || st.st_uid != 0 ||
-		    (st.st_mode & (S_IWGRP | S_IWOTH)))
+		if (stat(dir[0] ? dir : "/", &st) < 0 || st.st_uid != 0)
+			return false;
+		if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(above && (st.st_mode & S_ISVTX)))
 			return false;
 		char *slash = strrchr(dir, '/');
 		if (!slash)

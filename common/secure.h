@@ -6,7 +6,7 @@
  * ignores every CUDALOAD_* variable and reads only a root-owned default
  * config; here, compat and driver directories are kept only when they and
  * every directory above them are owned by root and not writable by group or
- * others, and the environment handed to ld.so loses what glibc's own list of
+ * others (a sticky directory above them may be: /nix/store), and the environment handed to ld.so loses what glibc's own list of
  * unsafe variables names (glibc 2.36's ld.so run as a command in secure mode
  * aborts on LD_LIBRARY_PATH; glibc would drop these for a set-id program
  * anyway, so the program sees what it would see without cudaload).
@@ -19,7 +19,8 @@
 #include "compat.h"
 #include "probe.h"
 
-/* Are path and all directories above it root-owned and writable only by root? */
+/* Are path and all directories above it root-owned and writable only by
+ * root, or, above the path, sticky? */
 bool secure_path_trusted(const char *path);
 
 /* Drop untrusted driver directories and make untrusted candidates unusable. */

@@ -384,6 +384,7 @@ int main(int argc, char **argv, char **envp)
 				 (const char *const *)s.compat, s.n_compat,
 				 s.compat_from_config ? "config" : "default", &cands) < 0)
 		diag("out of memory while looking for compat packages");
+	compat_apply_stated(s.root, &cands, (const char *const *)s.compat, s.compat_cuda, s.n_compat);
 	if (s.secure)
 		secure_filter(s.root, &host, &cands);
 	/* Verdicts matter only when there is something to verify and the

@@ -205,3 +205,53 @@ Test(compat_sad, unlistable_dir)
 	rm_rf(root);
 	free(root);
 }
+
+/* nixpkgs' cuda_compat: /nix/store/<hash>-cuda_compat-<X.Y.build>/compat, Jetson's
+ * libcuda.so.1.1 (no driver version in the name), no cuda-X.Y directory
+ * (nixpkgs pkgs/development/cuda-modules, autoAddCudaCompatRunpath). */
+Test(compat_happy, nix_store_names)
+{
+	cr_assert_eq(compat_store_cuda("/nix/store/0c8vb4q6s9k2-cuda_compat-12.2.34086978/compat"), 12020);
+	cr_assert_eq(compat_store_cuda("/nix/store/0c8vb4q6s9k2-cuda_compat-12.4/compat"), 12040);
+	cr_assert_eq(compat_store_cuda("/nix/store/0c8vb4q6s9k2-cuda_compat-12.2.34086978-lib/compat"), 12020);
+	cr_assert_eq(compat_store_cuda("/nix/store/0c8vb4q6s9k2-cuda_compat-12.2x/compat"), 0);
+	cr_assert_eq(compat_store_cuda("/nix/store/0c8vb4q6s9k2-cuda_compat-/compat"), 0);
+	cr_assert_eq(compat_store_cuda("/nix/store/0c8vb4q6s9k2-cuda_compatible-12.2/compat"), 0);
+	cr_assert_eq(compat_store_cuda("/usr/local/cuda-12.2/compat"), 0);
+
+	char *root = scratch_dir();
+	put_lib(root, "/nix/store/0c8vb4q6s9k2-cuda_compat-12.2.34086978/compat", "libcuda.so.1.1", &plain);
+	const char *patterns[] = { "/nix/store/*-cuda_compat-*/compat" };
+	struct candidates c;
+	cr_assert_eq(compat_discover(root, NULL, 0, patterns, 1, "config", &c), 0);
+	cr_assert_eq(c.n, 1);
+	cr_assert_eq(c.v[0].cuda, 12020);
+	cr_assert_str_eq(c.v[0].cuda_from, "store name");
+	compat_free(&c);
+	rm_rf(root);
+	free(root);
+}
+
+Test(compat_happy, stated_version)
+{
+	char *root = scratch_dir();
+	put_lib(root, "/opt/jp/compat", "libcuda.so.1.1", &plain);
+	put_lib(root, "/usr/local/cuda-12.4/compat", "libcuda.so.1.1", &plain);
+	put_lib(root, "/usr/local/cuda-12.9/compat", "libcuda.so.575.51.03", &note129);
+	const char *patterns[] = { "/opt/jp/compat", "/usr/local/cuda-*/compat" };
+	const int cuda[] = { 12020, 12060 };
+	struct candidates c;
+	cr_assert_eq(compat_discover(root, NULL, 0, patterns, 2, "config", &c), 0);
+	cr_assert_eq(c.n, 3);
+	cr_assert_eq(c.v[0].cuda, 0, "nothing tells before the config does");
+	compat_apply_stated(root, &c, patterns, cuda, 2);
+	cr_assert_eq(c.v[0].cuda, 12020);
+	cr_assert_str_eq(c.v[0].cuda_from, "stated");
+	cr_assert_eq(c.v[1].cuda, 12060, "the user's word beats a directory name");
+	cr_assert_str_eq(c.v[1].cuda_from, "stated");
+	cr_assert_eq(c.v[2].cuda, 12090, "the note beats the user's word");
+	cr_assert_str_eq(c.v[2].cuda_from, "note");
+	compat_free(&c);
+	rm_rf(root);
+	free(root);
+}

@@ -193,3 +193,40 @@ Test(config_happy, policy_names)
 	cr_assert_str_eq(policy_name(POLICY_COMPAT), "compat");
 	cr_assert_str_eq(mode_name(MODE_CHAIN), "chain");
 }
+
+/* The NixOS module writes the version of a store path it knows (nix/module.nix). */
+Test(config_happy, compat_stated_cuda)
+{
+	struct settings s;
+	settings_from_env(&s, NULL, false);
+	settings_parse_config(&s,
+		"compat = /nix/store/abc-cuda_compat-12.2.34086978/compat cuda=12.2\n"
+		"compat = /opt/with space/compat\n"
+		"compat = /opt/tabbed\tcuda=12.6  # a comment\n", "t");
+	cr_assert_eq(s.n_compat, 3);
+	cr_assert_str_eq(s.compat[0], "/nix/store/abc-cuda_compat-12.2.34086978/compat");
+	cr_assert_eq(s.compat_cuda[0], 12020);
+	cr_assert_str_eq(s.compat[1], "/opt/with space/compat", "a path may hold spaces");
+	cr_assert_eq(s.compat_cuda[1], 0);
+	cr_assert_str_eq(s.compat[2], "/opt/tabbed");
+	cr_assert_eq(s.compat_cuda[2], 12060);
+	settings_free(&s);
+}
+
+Test(config_sad, compat_stated_cuda_bad, .init = cr_redirect_stderr)
+{
+	struct settings s;
+	settings_from_env(&s, NULL, false);
+	settings_parse_config(&s, "compat = /a cuda=twelve\ncompat = /b cuda=12.2.1\ncompat = cuda=12.2\n"
+			      "driver_dir = /c cuda=12.2\n", "t");
+	cr_assert_eq(s.n_compat, 3, "the defaults stay");
+	cr_assert_eq(s.compat_cuda[0], 0);
+	cr_assert_eq(s.n_driver_dirs, 1, "driver_dir takes no version: the whole value is its path");
+	cr_assert_str_eq(s.driver_dirs[0], "/c cuda=12.2");
+	fflush(stderr);
+	cr_assert_stderr_eq_str(
+		"cudaload: t:1: cuda= needs a version like 12.2; skipped\n"
+		"cudaload: t:2: cuda= needs a version like 12.2; skipped\n"
+		"cudaload: t:3: path must be absolute; skipped\n");
+	settings_free(&s);
+}

@@ -10,9 +10,41 @@ Test(secure_happy, trusted_paths)
 	cr_assert(!secure_path_trusted("/tmp"), "world-writable");
 	cr_assert(!secure_path_trusted("relative/dir"));
 	cr_assert(!secure_path_trusted("/nonexistent/dir"));
-	char *d = scratch_dir();	/* under /tmp: untrusted however it is set */
-	chmod(d, 0755);
-	cr_assert(!secure_path_trusted(d));
+	char *d = scratch_dir();
+	chmod(d, 0777);
+	cr_assert(!secure_path_trusted(d), "world-writable itself");
+	rm_rf(d);
+	free(d);
+}
+
+/* /nix/store is root:nixbld 1775 (nix's own store setup): a root-owned entry
+ * in it is safe, since a sticky directory lets no one else rename or remove
+ * it; a group-writable directory without the sticky bit is not. */
+Test(secure_happy, sticky_store)
+{
+	if (geteuid() != 0)
+		cr_skip_test("SKIP: root-owned directories need root to create them");
+	char *d = scratch_dir();	/* root's, 0700, under /tmp (root, 1777) */
+	char store[4200], pkg[4200], compat[4200];
+	snprintf(store, sizeof store, "%s/store", d);
+	snprintf(pkg, sizeof pkg, "%s/abc-cuda_compat-12.2", store);
+	snprintf(compat, sizeof compat, "%s/compat", pkg);
+	put_text(compat, "/libcuda.so.1", "x");
+	cr_assert_eq(chmod(store, 01775), 0);
+	cr_assert(secure_path_trusted(compat), "root-owned entries in sticky directories");
+	cr_assert(!secure_path_trusted(store), "the sticky directory itself is writable by others");
+
+	cr_assert_eq(chmod(store, 0775), 0);
+	cr_assert(!secure_path_trusted(compat), "group-writable, not sticky");
+	cr_assert_eq(chmod(store, 0757), 0);
+	cr_assert(!secure_path_trusted(compat), "world-writable, not sticky");
+
+	cr_assert_eq(chmod(store, 01777), 0);
+	cr_assert_eq(chown(pkg, 65534, 65534), 0);
+	cr_assert(!secure_path_trusted(compat), "an entry someone else owns");
+	cr_assert_eq(chown(pkg, 0, 0), 0);
+	cr_assert_eq(chmod(compat, 01777), 0);
+	cr_assert(!secure_path_trusted(compat), "the compat directory itself, sticky or not");
 	rm_rf(d);
 	free(d);
 }
@@ -31,8 +63,10 @@ Test(secure_happy, env_filter)
 
 Test(secure_sad, untrusted_candidates_and_dirs)
 {
-	char *root = scratch_dir();	/* /tmp is world-writable: nothing under it is trusted */
+	char *root = scratch_dir();
 	put_text(root, "/usr/lib/aarch64-linux-gnu/tegra/x", "");
+	put_text(root, "/usr/local/cuda-12.2/compat/x", "");
+	chmod(root, 0777);	/* world-writable, not sticky: nothing under it is trusted */
 	struct host h;
 	memset(&h, 0, sizeof h);
 	h.n_driver_dirs = 1;

@@ -38,9 +38,10 @@ LOADER_HDR := $(wildcard loader/*.h)
 
 # The loader: musl only, static-pie (docs/design.md §3).  Debian's musl-gcc specs do
 # not do static-pie, so the crt files are named here.  $(1) is the compiler,
-# $(2) the musl triplet.
+# $(2) musl's include directory (cflags) or the one with its libc.a and crt
+# files (link), $(3) the objects.
 loader_cflags = $(BASEFLAGS) -Os -fPIE -ffunction-sections -fdata-sections \
-	-nostdinc -isystem /usr/include/$(2) -isystem $(shell $(1) -print-file-name=include)
+	-nostdinc -isystem $(2) -isystem $(shell $(1) -print-file-name=include)
 # Linked without a symbol table: as PT_INTERP its symbols would shadow the
 # program's in a debugger (gdb's `break main` stopping in cudaload's main).
 # LOADER_STRIP= keeps them, to debug cudaload itself.
@@ -48,15 +49,20 @@ LOADER_STRIP ?= -Wl,--strip-all
 loader_link = $(1) -static-pie -nostdlib -nostartfiles -Wl,--no-dynamic-linker $(LOADER_STRIP) \
 	-Wl,--gc-sections -Wl,-z,noexecstack -Wl,-z,norelro -Wl,-z,noseparate-code \
 	-Wl,--wrap=__libc_start_main \
-	/usr/lib/$(2)/rcrt1.o /usr/lib/$(2)/crti.o $(shell $(1) -print-file-name=crtbeginS.o) \
-	$(3) /usr/lib/$(2)/libc.a $(shell $(1) -print-libgcc-file-name) \
-	$(shell $(1) -print-file-name=crtendS.o) /usr/lib/$(2)/crtn.o
+	$(2)/rcrt1.o $(2)/crti.o $(shell $(1) -print-file-name=crtbeginS.o) \
+	$(3) $(2)/libc.a $(shell $(1) -print-libgcc-file-name) \
+	$(shell $(1) -print-file-name=crtendS.o) $(2)/crtn.o
 
 HOST_TRIPLET := $(ARCH)-linux-musl
+# Where musl is: Debian's paths by default; a Nix build passes its own.
+MUSL_INC ?= /usr/include/$(HOST_TRIPLET)
+MUSL_LIB ?= /usr/lib/$(HOST_TRIPLET)
+AARCH64_MUSL_INC ?= /usr/include/aarch64-linux-musl
+AARCH64_MUSL_LIB ?= /usr/lib/aarch64-linux-musl
 # The Jetson target: cross-compiled on other machines, native on aarch64.
 AARCH64_CC ?= $(if $(filter aarch64,$(ARCH)),$(CC),aarch64-linux-gnu-gcc)
 HAVE_AARCH64 := $(shell command -v $(AARCH64_CC) >/dev/null 2>&1 && \
-	test -f /usr/lib/aarch64-linux-musl/libc.a && echo yes)
+	test -f $(AARCH64_MUSL_LIB)/libc.a && echo yes)
 
 HOST_OBJ := $(patsubst %.c,$(BUILD)/musl/%.o,$(COMMON_SRC) $(LOADER_SRC)) \
 	$(patsubst %.S,$(BUILD)/musl/%.o,$(wildcard loader/arch/$(ARCH)/*.S))
@@ -75,7 +81,7 @@ NO_SSP = $(if $(filter %/loader/start.o %/loader/chain.o,$@),-fno-stack-protecto
 
 $(BUILD)/musl/%.o: %.c $(COMMON_HDR) $(LOADER_HDR) Makefile
 	@mkdir -p $(dir $@)
-	$(QUIET) $(CC) $(call loader_cflags,$(CC),$(HOST_TRIPLET)) $(NO_SSP) -c $< -o $@
+	$(QUIET) $(CC) $(call loader_cflags,$(CC),$(MUSL_INC)) $(NO_SSP) -c $< -o $@
 
 $(BUILD)/musl/%.o: %.S Makefile
 	@mkdir -p $(dir $@)
@@ -86,14 +92,14 @@ $(BUILD)/aarch64/musl/%.o: %.S Makefile
 	$(QUIET) $(AARCH64_CC) -c $< -o $@
 
 $(BUILD)/cudaload: $(HOST_OBJ)
-	$(QUIET) $(call loader_link,$(CC),$(HOST_TRIPLET),$^) -o $@
+	$(QUIET) $(call loader_link,$(CC),$(MUSL_LIB),$^) -o $@
 
 $(BUILD)/aarch64/musl/%.o: %.c $(COMMON_HDR) $(LOADER_HDR) Makefile
 	@mkdir -p $(dir $@)
-	$(QUIET) $(AARCH64_CC) $(call loader_cflags,$(AARCH64_CC),aarch64-linux-musl) $(NO_SSP) -c $< -o $@
+	$(QUIET) $(AARCH64_CC) $(call loader_cflags,$(AARCH64_CC),$(AARCH64_MUSL_INC)) $(NO_SSP) -c $< -o $@
 
 $(BUILD)/aarch64/cudaload: $(A64_OBJ)
-	$(QUIET) $(call loader_link,$(AARCH64_CC),aarch64-linux-musl,$^) -o $@
+	$(QUIET) $(call loader_link,$(AARCH64_CC),$(AARCH64_MUSL_LIB),$^) -o $@
 
 # ---- cudaload-patch: a host tool on elfutils' libelf ----
 TOOL_SRC := tools/cudaload-patch.c tools/elfpatch.c tools/patchlist.c common/elfread.c common/sys.c

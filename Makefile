@@ -196,6 +196,7 @@ e2e: all $(BUILD)/asan/cudaload-patch
 	@# cudaload-verify is linked against (JetPack 5 runs glibc 2.31)
 	$(MAKE) deb
 	sh tests/e2e/deb.sh $(BUILD) $(VERSION)
+	sh tests/nix/run.sh $(BUILD)
 
 # On a host with a real NVIDIA driver (skipped elsewhere): the driver's own
 # cuInit judges every package cudaload would use, patched and stripped runs,

@@ -14,7 +14,8 @@ if [ "${1:-}" = demo ]; then
 else
 	packages="make gcc g++ musl-tools musl-dev libcriterion-dev libelf-dev pkg-config
 patchelf elfutils binutils gdb strace file attr libcap2-bin python3 perl
-valgrind clang libclang-rt-14-dev dpkg-dev fakeroot lintian mandoc bash-completion"
+valgrind clang libclang-rt-14-dev dpkg-dev fakeroot lintian mandoc bash-completion
+nix-bin shellcheck"
 	if [ "$(uname -m)" = aarch64 ]; then
 		packages="$packages musl-dev"
 	else

@@ -1,0 +1,59 @@
+# cudaload and cudaload-patch, built from this tree (callPackage).
+#
+# cudaload is a static-pie musl program whatever stdenv is (it is a program
+# interpreter: nothing may load it); cudaload-patch is an ordinary program on
+# elfutils' libelf.
+{ lib, stdenv, callPackage, musl, elfutils, binutils-unwrapped }:
+
+stdenv.mkDerivation {
+  pname = "cudaload";
+  version = "0.1.0";
+
+  src = lib.cleanSourceWith {
+    src = ./..;
+    filter = path: type:
+      let rel = lib.removePrefix (toString ./.. + "/") (toString path);
+      in lib.cleanSourceFilter path type
+         && !(lib.hasPrefix "build" rel) && !(lib.hasPrefix "tests" rel);
+  };
+
+  buildInputs = [ elfutils ];
+  nativeInstallCheckInputs = [ binutils-unwrapped ];
+
+  # The Makefile's defaults are Debian's musl paths; ARCH is the machine the
+  # programs run on, not the one building (cross builds).
+  makeFlags = [
+    "CC=${stdenv.cc.targetPrefix}cc"
+    "ARCH=${stdenv.hostPlatform.parsed.cpu.name}"
+    "MUSL_INC=${lib.getDev musl}/include"
+    "MUSL_LIB=${lib.getLib musl}/lib"
+  ];
+  buildFlags = [ "build/cudaload" "build/cudaload-patch" ];
+
+  installPhase = ''
+    runHook preInstall
+    install -Dm755 build/cudaload $out/bin/cudaload
+    install -Dm755 build/cudaload-patch $out/bin/cudaload-patch
+    install -Dm644 etc/cudaload.conf $out/etc/cudaload.conf
+    runHook postInstall
+  '';
+
+  # patchelf's RUNPATH shrinking has nothing to do on a static-pie program.
+  dontPatchELF = true;
+
+  doInstallCheck = true;
+  installCheckPhase = ''
+    runHook preInstallCheck
+    sh ${./install-check.sh} $out
+    runHook postInstallCheck
+  '';
+
+  # nix/tests.nix: the hook on a real stdenv, and the install check alone.
+  passthru.tests = callPackage ./tests.nix { };
+
+  meta = {
+    description = "Picks the CUDA driver (forward-compat package or the system's) for each program when it starts";
+    platforms = [ "x86_64-linux" "aarch64-linux" ];
+    mainProgram = "cudaload";
+  };
+}

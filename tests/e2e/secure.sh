@@ -120,6 +120,21 @@ elif [ -d /run ]; then
 	rm -rf /run/cudaload
 	made_run=
 fi
+# A Nix store: root-owned, group-writable and sticky (root:nixbld 1775), the
+# compat package a root-owned entry in it, its version stated in the config.
+S=$T/store/0c8vb4q6s9k2-cuda_compat-12.2.34086978/compat
+mkdir -p "$S"
+cp "$T/cuda-12.9/compat/libcuda.so.1" "$S/libcuda.so.1"
+chgrp "$U" "$T/store"
+chmod 1775 "$T/store"
+chmod 755 "$T/store/0c8vb4q6s9k2-cuda_compat-12.2.34086978" "$S"
+printf 'policy = compat\ncompat = %s cuda=12.2\n' "$S" >"$CONF"
+out=$(as_user "$T/bin/probe-suid")
+has "trust: a compat package in a sticky store (1775) is used" "$out" "libcuda=$S/libcuda.so.1 version=12090"
+chmod 775 "$T/store"
+out=$(as_user "$T/bin/probe-suid")
+has "trust: the same store group-writable without the sticky bit is refused" "$out" "libcuda=none"
+printf 'policy = compat\ncompat = %s/cuda-*/compat\n' "$T" >"$CONF"
 chmod 664 "$CONF"
 out=$(as_user "$T/bin/probe-suid")
 has "config: a group-writable $CONF is ignored" "$out" "libcuda=none"

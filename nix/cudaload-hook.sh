@@ -34,8 +34,13 @@ cudaloadFixup() {
 		flags+=(--all)
 	fi
 	local -a dirs=()
-	local output
-	for output in ${outputs:-out}; do
+	local output names
+	if declare -F getAllOutputNames >/dev/null; then
+		names=$(getAllOutputNames) # stdenv, __structuredAttrs or not
+	else
+		names=${outputs:-out}
+	fi
+	for output in $names; do
 		if [ -e "${!output}" ]; then
 			dirs+=("${!output}")
 		fi

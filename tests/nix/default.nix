@@ -5,7 +5,8 @@
 #   cuda_compat   a compat package laid out as nixpkgs lays out cuda_compat:
 #                 <hash>-cuda_compat-12.2.<build>/compat/libcuda.so.1.1 and
 #                 its links, a fake libcuda that reports CUDA 12.2
-#   app           a CUDA program (DT_NEEDED libcudart) and a plain one, built
+#   app           a CUDA program (DT_NEEDED libcudart), a plain one and one
+#                 named in cudaloadPrograms, built
 #                 through the hook stand-in with nix/cudaload-hook.sh sourced
 #                 before a hook that runs patchelf --set-rpath
 #   check         runs the patched program from the store on a JetPack 5
@@ -77,7 +78,10 @@ let
       cc -shared -fPIC -Wl,-soname,libcudart.so.12 -o $out/lib/libcudart.so.12 ${src}/tests/e2e/fakecudart.c
       cc -g -o $out/bin/cudaprobe ${src}/tests/e2e/cudaprobe.c -Wl,--no-as-needed $out/lib/libcudart.so.12 -ldl
       cc -g -o $out/bin/plain ${src}/tests/e2e/mknote.c
+      cp $out/bin/plain $out/bin/named
     '';
+    # a program no walk can tell from a plain one, named to the hook
+    cudaloadPrograms = "bin/named";
   };
 
   # The config programs.cudaload writes, from the module's own function.

@@ -142,6 +142,7 @@ case $got in
 "$cl"*) bad "hook: the program without CUDA is left alone" "$got" ;;
 *) ok "hook: the program without CUDA is left alone ($got)" ;;
 esac
+status "hook: a program named in cudaloadPrograms is patched" "$cl/bin/cudaload" "$(interp_of "$(phys "$app")/bin/named")"
 out=$("$P" --check "$(phys "$app")/bin/cudaprobe" 2>&1)
 has "hook: ran after strip and after the RUNPATH hook registered after it (restore record intact)" "$out" \
 	"$(phys "$app")/bin/cudaprobe: patched, interpreter $cl/bin/cudaload, original $(interp_of /usr/bin/env)"

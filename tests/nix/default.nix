@@ -62,6 +62,10 @@ let
       -o $out/compat/libcuda.so.1.1 ${src}/tests/e2e/fakecuda.c
     ln -s libcuda.so.1.1 $out/compat/libcuda.so.1
     ln -s libcuda.so.1 $out/compat/libcuda.so
+    # the rest of the package, as stubs: the PTX JIT compiler and NVVM
+    echo 'int fake_jit;' >stub.c
+    cc -shared -fPIC -Wl,-soname,libnvidia-ptxjitcompiler.so.1 -o $out/compat/libnvidia-ptxjitcompiler.so.1 stub.c
+    cc -shared -fPIC -Wl,-soname,libnvidia-nvvm.so.4 -o $out/compat/libnvidia-nvvm.so.4 stub.c
   '' { version = "12.2.34086978"; };  # nixpkgs' packages carry .version too
 
   app = derivation {

@@ -171,7 +171,7 @@ for n in 1 0; do
 		"libcuda=$(printf '%s' "$run" | sed -n 's/^libcuda=\(.*\) version=.*/\1/p' | grep -F "$compat/compat/libcuda.so.1") version=12020"
 	contains "store program (config $n): argv[0] and /proc/self/exe are the program's" "$run" "exe=$app/bin/cudaprobe"
 done
-contains "config with cuda= from the module: the version comes from the config" "$(cat "$(phys "$check")/explain-1.txt")" "CUDA 12.2 (from config), usable"
+contains "config with cuda= from the module: the version is the one stated" "$(cat "$(phys "$check")/explain-1.txt")" "CUDA 12.2 (from stated), usable"
 contains "config without it: the version comes from the store name" "$(cat "$(phys "$check")/explain-0.txt")" "CUDA 12.2 (from store name), usable"
 has "module's config line" "$(cat "$(phys "$check")/cudaload-1.conf")" "compat = $compat/compat cuda=12.2"
 finish

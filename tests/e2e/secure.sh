@@ -124,7 +124,7 @@ fi
 # compat package a root-owned entry in it, its version stated in the config.
 S=$T/store/0c8vb4q6s9k2-cuda_compat-12.2.34086978/compat
 mkdir -p "$S"
-cp "$T/cuda-12.9/compat/libcuda.so.1" "$S/libcuda.so.1"
+cp "$T"/cuda-12.9/compat/* "$S/"	# the whole package, as it is there
 chgrp "$U" "$T/store"
 chmod 1775 "$T/store"
 chmod 755 "$T/store/0c8vb4q6s9k2-cuda_compat-12.2.34086978" "$S"

@@ -1,8 +1,9 @@
-# cudaload and cudaload-patch, built from this tree (callPackage).
+# cudaload, cudaload-patch and cudaload-verify, built from this tree
+# (callPackage).
 #
 # cudaload is a static-pie musl program whatever stdenv is (it is a program
 # interpreter: nothing may load it); cudaload-patch is an ordinary program on
-# elfutils' libelf.
+# elfutils' libelf, cudaload-verify one that dlopens libcuda.
 { lib, stdenv, callPackage, musl, elfutils, binutils-unwrapped }:
 
 stdenv.mkDerivation {
@@ -28,12 +29,14 @@ stdenv.mkDerivation {
     "MUSL_INC=${lib.getDev musl}/include"
     "MUSL_LIB=${lib.getLib musl}/lib"
   ];
-  buildFlags = [ "build/cudaload" "build/cudaload-patch" ];
+  buildFlags = [ "build/cudaload" "build/cudaload-patch" "build/cudaload-verify" ];
 
   installPhase = ''
     runHook preInstall
     install -Dm755 build/cudaload $out/bin/cudaload
     install -Dm755 build/cudaload-patch $out/bin/cudaload-patch
+    # cudaload --verify runs it from ../libexec/cudaload
+    install -Dm755 build/cudaload-verify $out/libexec/cudaload/cudaload-verify
     install -Dm644 etc/cudaload.conf $out/etc/cudaload.conf
     runHook postInstall
   '';

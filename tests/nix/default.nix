@@ -39,9 +39,10 @@ let
     ln -s /usr/include/$t ../musl/include
     ln -s /usr/lib/$t ../musl/lib
     make -s -j2 MUSL_INC=$PWD/../musl/include MUSL_LIB=$PWD/../musl/lib \
-      build/cudaload build/cudaload-patch
-    mkdir -p $out/bin $out/etc
+      build/cudaload build/cudaload-patch build/cudaload-verify
+    mkdir -p $out/bin $out/etc $out/libexec/cudaload
     cp build/cudaload build/cudaload-patch $out/bin/
+    cp build/cudaload-verify $out/libexec/cudaload/
     cp etc/cudaload.conf $out/etc/
     sh nix/install-check.sh $out
   '' { };

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The text of /etc/cudaload.conf from the NixOS module's settings.  Builtins
 # only, so that it can be evaluated and tested without nixpkgs.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # shellcheck shell=bash
 # cudaloadHook: make cudaload the program interpreter of the CUDA programs in
 # every output, so that the compat-or-system-driver choice is made on the

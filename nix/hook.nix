@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # cudaloadHook: the setup hook in ./cudaload-hook.sh, with cudaload-patch for
 # the build machine and, as the interpreter patched in, the cudaload of the
 # machine the programs will run on: a cross build (x86_64 building for a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # install-check.sh PREFIX: what an installed cudaload must be.  As a program
 # interpreter the kernel maps it without a loader, so it must have no
 # PT_INTERP and need no library (no DT_NEEDED).  Used by package.nix and by

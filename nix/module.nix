@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # programs.cudaload: writes /etc/cudaload.conf, the configuration every
 # cudaload reads, set-id programs included (they read only this file, and
 # only when root owns it).  Shaped like nixpkgs' programs.nix-ld.

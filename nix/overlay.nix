@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Adds cudaload and cudaloadHook, and puts the hook where nixpkgs' CUDA
 # package sets use autoAddCudaCompatRunpath.  That hook writes cuda_compat's
 # directory into RUNPATH at build time; glibc's dlopen searches the RUNPATH

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # cudaload, cudaload-patch and cudaload-verify, built from this tree
 # (callPackage).
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # passthru.tests of package.nix, in the style of nixpkgs' autoPatchelfHook
 # tests, for where nixpkgs is reachable (`nix-build -A cudaload.tests` with
 # nix/overlay.nix applied).  tests/nix/run.sh runs the same checks here

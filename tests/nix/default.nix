@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Real nix-builds of plain derivations (no nixpkgs, no stdenv: the host's
 # toolchain through sandbox-paths), run by tests/nix/run.sh:
 #   cudaload      cudaload and cudaload-patch built from this tree, with the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # programs.cudaload evaluated with nixpkgs' lib.evalModules (tests/nix/run.sh),
 # beside the two NixOS options it sets, declared here as NixOS declares them
 # for this purpose (environment.etc.<name>.text, environment.systemPackages).

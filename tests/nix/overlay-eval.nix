@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # nix/overlay.nix, nix/package.nix and nix/hook.nix evaluated with nixpkgs'
 # lib over a small stand-in package set (tests/nix/run.sh): what the overlay
 # adds, that it swaps autoAddCudaCompatRunpath for cudaloadHook in every CUDA

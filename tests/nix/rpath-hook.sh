@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # shellcheck shell=bash
 # A setup hook that edits ELF files in postFixup, as nixpkgs' RUNPATH hooks
 # do (autoAddDriverRunpath, autoPatchelfHook): sourced after cudaloadHook, so

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The Nix files (nix/), tested with Debian's Nix 2.8, offline: every .nix file
 # parses; the config text the NixOS module writes; the module under nixpkgs'
 # lib.evalModules; the overlay, package and hook evaluated over a stand-in

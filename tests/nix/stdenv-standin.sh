@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # shellcheck shell=bash disable=SC2034,SC2154
 # stdenv-standin.sh: a small stand-in for the part of nixpkgs' stdenv that a
 # setup hook meets, so that nix/cudaload-hook.sh runs here the way stdenv

@@ -6,8 +6,8 @@
 #   cuda_compat   a compat package laid out as nixpkgs lays out cuda_compat:
 #                 <hash>-cuda_compat-12.2.<build>/compat/libcuda.so.1.1 and
 #                 its links, a fake libcuda that reports CUDA 12.2
-#   app           a CUDA program (DT_NEEDED libcudart), a plain one and one
-#                 named in cudaloadPrograms, built
+#   app           CUDA programs (DT_NEEDED libcudart; static cudart; dlopen
+#                 only), a plain one and one named in cudaloadPrograms, built
 #                 through the hook stand-in with nix/cudaload-hook.sh sourced
 #                 before a hook that runs patchelf --set-rpath
 #   check         runs the patched program from the store on a JetPack 5
@@ -85,6 +85,10 @@ let
       cc -g -o $out/bin/cudaprobe ${src}/tests/e2e/cudaprobe.c -Wl,--no-as-needed $out/lib/libcudart.so.12 -ldl
       cc -g -o $out/bin/plain ${src}/tests/e2e/mknote.c
       cp $out/bin/plain $out/bin/named
+      # static cudart: device code in .nv_fatbin, no CUDA library in DT_NEEDED
+      cc -g -o $out/bin/static-cudart ${src}/tests/e2e/mknote.c ${src}/tests/nix/fatbin.c
+      # a program that only dlopens the driver
+      cc -g -o $out/bin/dlopen-only ${src}/tests/e2e/cudaprobe.c -ldl
     '';
     # a program no walk can tell from a plain one, named to the hook
     cudaloadPrograms = "bin/named";
@@ -111,6 +115,7 @@ let
       cp cudaload-$stated.conf $out/
       CUDALOAD_CONFIG=$PWD/cudaload-$stated.conf ${app}/bin/cudaprobe >$out/run-$stated.txt 2>&1 || echo "exit $?" >>$out/run-$stated.txt
       CUDALOAD_CONFIG=$PWD/cudaload-$stated.conf ${cudaload}/bin/cudaload --explain ${app}/bin/cudaprobe >$out/explain-$stated.txt 2>&1 || true
+      CUDALOAD_CONFIG=$PWD/cudaload-$stated.conf ${app}/bin/dlopen-only >$out/dlopen-$stated.txt 2>&1 || echo "exit $?" >>$out/dlopen-$stated.txt
     done
     echo ${cuda_compat} >$out/compat-path
   '' { conf1 = confText true; conf0 = confText false; };

@@ -145,6 +145,8 @@ case $got in
 "$cl"*) bad "hook: the program without CUDA is left alone" "$got" ;;
 *) ok "hook: the program without CUDA is left alone ($got)" ;;
 esac
+status "hook: a static-cudart program (.nv_fatbin, no CUDA in DT_NEEDED) is patched" "$cl/bin/cudaload" "$(interp_of "$(phys "$app")/bin/static-cudart")"
+status "hook: a program that only dlopens libcuda is patched" "$cl/bin/cudaload" "$(interp_of "$(phys "$app")/bin/dlopen-only")"
 status "hook: a program named in cudaloadPrograms is patched" "$cl/bin/cudaload" "$(interp_of "$(phys "$app")/bin/named")"
 out=$("$P" --check "$(phys "$app")/bin/cudaprobe" 2>&1)
 has "hook: ran after strip and after the RUNPATH hook registered after it (restore record intact)" "$out" \
@@ -173,6 +175,8 @@ for n in 1 0; do
 	has "store program (config $n) loads the store's compat libcuda" "$run" \
 		"libcuda=$(printf '%s' "$run" | sed -n 's/^libcuda=\(.*\) version=.*/\1/p' | grep -F "$compat/compat/libcuda.so.1") version=12020"
 	contains "store program (config $n): argv[0] and /proc/self/exe are the program's" "$run" "exe=$app/bin/cudaprobe"
+	contains "dlopen-only store program (config $n) loads the store's compat libcuda" \
+		"$(cat "$(phys "$check")/dlopen-$n.txt")" "$compat/compat/libcuda.so.1 version=12020"
 done
 contains "config with cuda= from the module: the version is the one stated" "$(cat "$(phys "$check")/explain-1.txt")" "CUDA 12.2 (from stated), usable"
 contains "config without it: the version comes from the store name" "$(cat "$(phys "$check")/explain-0.txt")" "CUDA 12.2 (from store name), usable"

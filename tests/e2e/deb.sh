@@ -128,7 +128,7 @@ elif [ -f "$deb" ]; then
 	if [ "$native" != arm64 ] && [ -z "$run" ]; then
 		skip "arm64: cudaload runs" "no qemu-aarch64 (scripts/deps.sh installs qemu-user-static)"
 	else
-		out=$($run "$R/usr/bin/cudaload" --version 2>&1)
+		out=$($run "$R/usr/bin/cudaload" --version 2>&1 | head -n1)
 		status "arm64: its cudaload runs${run:+ under qemu-user}" "cudaload $V" "$out" "$out"
 		out=$(CUDALOAD_ROOT=$R $run "$R/usr/bin/cudaload" --explain 2>&1)
 		contains "arm64: ... and explains (reading the root's config)" "$out" "config:       $R/etc/cudaload.conf"
@@ -142,7 +142,7 @@ elif [ -f "$deb" ]; then
 	# Inside that root, as on a Jetson: the static cudaload needs nothing else
 	# (binfmt_misc's F flag keeps qemu-user reachable from the chroot).
 	if [ "$native" = arm64 ] || grep -q '^flags:.*F' /proc/sys/fs/binfmt_misc/qemu-aarch64 2>/dev/null; then
-		out=$(chroot "$R" /usr/bin/cudaload --version 2>&1)
+		out=$(chroot "$R" /usr/bin/cudaload --version 2>&1 | head -n1)
 		status "arm64: its cudaload runs chrooted in that root" "cudaload $V" "$out" "$out"
 	else
 		skip "arm64: cudaload chrooted in that root" "no qemu-aarch64 binfmt_misc entry with the F flag"
@@ -188,7 +188,7 @@ apt_get() { apt-get -o DPkg::Lock::Timeout=600 -y -q --no-install-recommends "$@
 
 out=$(dpkg -i "$deb" 2>&1)
 status "dpkg -i $(basename "$deb")" 0 $? "$out"
-out=$(cudaload --version 2>&1)
+out=$(cudaload --version 2>&1 | head -n1)
 status "installed cudaload --version" "cudaload $V" "$out"
 status "/etc/cudaload.conf is a conffile" "/etc/cudaload.conf" \
 	"$(dpkg-query -W -f='${Conffiles}' cudaload | awk '$1 == "/etc/cudaload.conf" {print $1}')"
@@ -211,7 +211,7 @@ out=$(cudaload-patch $T/cudaprobe 2>&1)
 contains "a packaged program patched with the installed cudaload-patch" "$out" "$T/cudaprobe: patched, interpreter /usr/bin/cudaload"
 status "... is recorded" "$(printf '/usr/bin/cudaload\t%s' $T/cudaprobe)" "$(cat /var/lib/cudaload/patched 2>&1)"
 out=$(CUDALOAD_DEBUG=1 $T/cudaprobe 2>&1)
-contains "... and runs through cudaload" "$out" "]: as interpreter"
+contains "... and runs through cudaload" "$out" "cudaprobe: as interpreter"
 
 out=$(apt_get install "$W/cudaload-testapp_2.deb" 2>&1)
 status "apt-get install of the upgraded package" 0 $? "$out"
@@ -219,7 +219,7 @@ status "... replaced the program" 2 "$(dpkg-query -W -f='${Version}' cudaload-te
 out=$(cudaload-patch --check $T/cudaprobe 2>&1)
 contains "... and the apt hook patched it again" "$out" "$T/cudaprobe: patched, interpreter /usr/bin/cudaload"
 out=$(CUDALOAD_DEBUG=1 $T/cudaprobe 2>&1)
-contains "... it runs through cudaload" "$out" "]: as interpreter"
+contains "... it runs through cudaload" "$out" "cudaprobe: as interpreter"
 cp $T/cudaprobe "$W/upgraded-patched"
 
 out=$(dpkg -r cudaload 2>&1)

@@ -573,28 +573,41 @@ static Elf_Scn *interp_section(Elf *e, const GElf_Phdr *interp, GElf_Shdr *sh)
 	return NULL;
 }
 
-static int plan_grow(unsigned char *img, size_t len, struct loaded *l, const unsigned char *nb,
-		     size_t nblen, struct patch_plan *plan, char *why, size_t cap)
+/* The PT_LOAD segments at a glance: the first, the largest alignment (at
+ * least a page), where the highest one's memory ends, and the last's index. */
+struct load_span {
+	const GElf_Phdr *first;
+	uint64_t align, maxend;
+	int last;
+};
+
+static void load_span(const struct loaded *l, struct load_span *s)
 {
-	const GElf_Phdr *first = NULL;
-	uint64_t align = 0, maxend = 0;
-	int last_load = -1;
+	*s = (struct load_span){ .align = DEFAULT_ALIGN, .last = -1 };
 	for (size_t i = 0; i < l->phnum; i++) {
 		const GElf_Phdr *p = &l->ph[i];
 		if (p->p_type != PT_LOAD)
 			continue;
-		if (!first)
-			first = p;
-		if (p->p_align > align)
-			align = p->p_align;
-		if (p->p_vaddr + p->p_memsz > maxend)
-			maxend = p->p_vaddr + p->p_memsz;
-		last_load = (int)i;
+		if (!s->first)
+			s->first = p;
+		if (p->p_align > s->align)
+			s->align = p->p_align;
+		if (p->p_vaddr + p->p_memsz > s->maxend)
+			s->maxend = p->p_vaddr + p->p_memsz;
+		s->last = (int)i;
 	}
+}
+
+static int plan_grow(unsigned char *img, size_t len, struct loaded *l, const unsigned char *nb,
+		     size_t nblen, struct patch_plan *plan, char *why, size_t cap)
+{
+	struct load_span span;
+	load_span(l, &span);
+	const GElf_Phdr *first = span.first;
+	uint64_t align = span.align, maxend = span.maxend;
+	int last_load = span.last;
 	if (!first)
 		return fail(why, cap, "no PT_LOAD segment to place the new interpreter after");
-	if (align < DEFAULT_ALIGN)
-		align = DEFAULT_ALIGN;
 	if (first->p_vaddr < first->p_offset || (first->p_vaddr - first->p_offset) % align != 0)
 		return fail(why, cap, "cannot grow: the first PT_LOAD's address and offset are not congruent");
 	uint64_t delta = first->p_vaddr - first->p_offset;
@@ -797,21 +810,11 @@ static int plan_grow_front(unsigned char *img, size_t len, struct loaded *l,
 		return 1;
 	uint64_t phend = ehsize + l->phnum * entsize, need = ehsize + n * entsize;
 
-	const GElf_Phdr *first = NULL;
-	uint64_t align = DEFAULT_ALIGN, maxend = 0;
-	int last_load = -1;
-	for (size_t i = 0; i < l->phnum; i++) {
-		const GElf_Phdr *p = &l->ph[i];
-		if (p->p_type != PT_LOAD)
-			continue;
-		if (!first)
-			first = p;
-		if (p->p_align > align)
-			align = p->p_align;
-		if (p->p_vaddr + p->p_memsz > maxend)
-			maxend = p->p_vaddr + p->p_memsz;
-		last_load = (int)i;
-	}
+	struct load_span span;
+	load_span(l, &span);
+	const GElf_Phdr *first = span.first;
+	uint64_t align = span.align, maxend = span.maxend;
+	int last_load = span.last;
 	if (!first || first->p_offset != 0 || first->p_filesz < need ||
 	    first->p_vaddr < first->p_offset || (first->p_vaddr - first->p_offset) % align != 0)
 		return 1;

@@ -17,39 +17,25 @@ top=$(cd "$here/../.." && pwd)
 B=$(cd "${1:-$top/build}" && pwd)
 . "$here/lib.sh"
 
-CUDA=${CUDA_HOME:-/usr/local/cuda}
-NVCC=$CUDA/bin/nvcc
-[ -x "$NVCC" ] || NVCC=$(command -v nvcc 2>/dev/null || true)
 echo "== NVIDIA CUDA runtime against the drivers cudaload picks"
-if [ "$(uname -m)" != x86_64 ]; then
-	skip "CUDA runtime suite" "the toolkit here is for x86_64; this is $(uname -m)"
-	finish
-	exit
-fi
-if [ -z "$NVCC" ] || [ ! -x "$NVCC" ]; then
-	skip "CUDA runtime suite" "no nvcc (looked in $CUDA/bin and PATH)"
-	finish
-	exit
-fi
-RTLIB=$(dirname "$(find "$CUDA/lib" "$CUDA/lib64" "$CUDA/targets/x86_64-linux/lib" -maxdepth 1 \
-	-name 'libcudart.so.1[0-9]*' 2>/dev/null | head -n1)")
-if [ ! -e "$RTLIB/libcudart.so.13" ]; then
-	skip "CUDA runtime suite" "no libcudart.so.13 beside $NVCC (the fake driver answers CUDA 13's runtime)"
-	finish
-	exit
-fi
-
 W=$B/e2e-cudart
 rm -rf "$W"
 mkdir -p "$W/libs" "$W/roots" "$W/bin"
 : >"$W/empty.conf"
 cc -O1 -o "$W/libs/mknote" "$here/mknote.c"
-if ! "$NVCC" -cudart shared -Xlinker -rpath="$RTLIB" -o "$W/bin/cudart" "$here/cudart.c" >"$W/nvcc.log" 2>&1 &&
-	! "$NVCC" -x cu -cudart shared -Xlinker -rpath="$RTLIB" -o "$W/bin/cudart" "$here/cudart.c" >>"$W/nvcc.log" 2>&1; then
-	bad "nvcc builds the runtime program" "$(cat "$W/nvcc.log")"
+build_cudart "$W/bin/cudart"
+case $? in
+1)
+	skip "CUDA runtime suite" "$cudart_why"
 	finish
 	exit
-fi
+	;;
+2)
+	bad "nvcc builds the runtime program" "$(cat "$W/bin/cudart.log")"
+	finish
+	exit
+	;;
+esac
 cp "$W/bin/cudart" "$W/bin/cudart-patched"
 "$B/cudaload-patch" --interp "$B/cudaload" "$W/bin/cudart-patched" >/dev/null
 

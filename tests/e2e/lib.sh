@@ -32,3 +32,29 @@ finish() {
 	printf '%d passed, %d failed, %d skipped\n' "$pass" "$fail" "$skip"
 	[ "$fail" -eq 0 ]
 }
+
+# build_cudart OUT: NVIDIA's runtime test program ($here/cudart.c, built with
+# nvcc -cudart shared) at OUT.  0: built; 1: this machine cannot build it,
+# the reason in $cudart_why (a skip); 2: nvcc failed, its log in OUT.log.
+build_cudart() {
+	cuda=${CUDA_HOME:-/usr/local/cuda}
+	nvcc=$cuda/bin/nvcc
+	[ -x "$nvcc" ] || nvcc=$(command -v nvcc 2>/dev/null || true)
+	if [ "$(uname -m)" != x86_64 ]; then
+		cudart_why="the toolkit here is for x86_64; this is $(uname -m)"
+		return 1
+	fi
+	if [ -z "$nvcc" ] || [ ! -x "$nvcc" ]; then
+		cudart_why="no nvcc (looked in $cuda/bin and PATH)"
+		return 1
+	fi
+	rtlib=$(dirname "$(find "$cuda/lib" "$cuda/lib64" "$cuda/targets/x86_64-linux/lib" -maxdepth 1 \
+		-name 'libcudart.so.1[0-9]*' 2>/dev/null | head -n1)")
+	if [ ! -e "$rtlib/libcudart.so.13" ]; then
+		cudart_why="no libcudart.so.13 beside $nvcc (the fake driver answers CUDA 13's runtime)"
+		return 1
+	fi
+	"$nvcc" -cudart shared -Xlinker -rpath="$rtlib" -o "$1" "$here/cudart.c" >"$1.log" 2>&1 ||
+		"$nvcc" -x cu -cudart shared -Xlinker -rpath="$rtlib" -o "$1" "$here/cudart.c" >>"$1.log" 2>&1 ||
+		return 2
+}

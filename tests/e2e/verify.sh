@@ -215,28 +215,21 @@ status "usage: an unknown option is 100" 100 $? "$out"
 # 35, too old, and reports 12040), on the L4T release no table knows the
 # compat 13.5 verified to work (100, accepted, 13050).
 cudart_suite() {
-	CUDA=${CUDA_HOME:-/usr/local/cuda}
-	NVCC=$CUDA/bin/nvcc
-	[ -x "$NVCC" ] || NVCC=$(command -v nvcc 2>/dev/null || true)
-	if [ "$arch" != x86_64 ] || [ "$(uname -m)" != x86_64 ]; then
-		skip "verdicts through the CUDA runtime" "the toolkit here is for x86_64; this run is $arch on $(uname -m)"
+	if [ "$arch" != x86_64 ]; then
+		skip "verdicts through the CUDA runtime" "the toolkit here is for x86_64; this run is $arch"
 		return
 	fi
-	if [ -z "$NVCC" ] || [ ! -x "$NVCC" ]; then
-		skip "verdicts through the CUDA runtime" "no nvcc (looked in $CUDA/bin and PATH)"
+	build_cudart "$W/bin/cudart"
+	case $? in
+	1)
+		skip "verdicts through the CUDA runtime" "$cudart_why"
 		return
-	fi
-	RTLIB=$(dirname "$(find "$CUDA/lib" "$CUDA/lib64" "$CUDA/targets/x86_64-linux/lib" -maxdepth 1 \
-		-name 'libcudart.so.1[0-9]*' 2>/dev/null | head -n1)")
-	if [ ! -e "$RTLIB/libcudart.so.13" ]; then
-		skip "verdicts through the CUDA runtime" "no libcudart.so.13 beside $NVCC"
+		;;
+	2)
+		bad "nvcc builds the runtime program" "$(cat "$W/bin/cudart.log")"
 		return
-	fi
-	if ! "$NVCC" -cudart shared -Xlinker -rpath="$RTLIB" -o "$W/bin/cudart" "$here/cudart.c" >"$W/nvcc.log" 2>&1 &&
-		! "$NVCC" -x cu -cudart shared -Xlinker -rpath="$RTLIB" -o "$W/bin/cudart" "$here/cudart.c" >>"$W/nvcc.log" 2>&1; then
-		bad "nvcc builds the runtime program" "$(cat "$W/nvcc.log")"
-		return
-	fi
+		;;
+	esac
 	cp "$W/bin/cudart" "$W/bin/cudart-patched"
 	"$B/cudaload-patch" --interp "$CL" "$W/bin/cudart-patched" >/dev/null
 	verify "$D" $DD

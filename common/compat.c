@@ -204,6 +204,7 @@ void compat_examine(const char *root, const char *dir, const char *origin,
 					diag("compat %s: %s", dir, why);
 			}
 		}
+		elf_release(&ef);
 		close(fd);
 		lib_driver(libpath, dirpath, c);
 		/* the PTX JIT compiler must come from the same package: one system call */

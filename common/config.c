@@ -17,6 +17,7 @@
 #include "version.h"
 
 #define CONFIG_MAX_SIZE (64 * 1024)
+#define CONFIG_MAX_LINE (CL_PATH_MAX + 64)
 
 const char *const config_default_compat[] = {
 	"/usr/local/cuda-*/compat",
@@ -80,15 +81,44 @@ void settings_warn(struct settings *s, const char *fmt, ...)
 		s->n_warnings++;
 }
 
-static void add(char **list, int *n, const char *value, const char *what)
+/* Room for one more entry of elem bytes in the array *v, which holds n
+ * (grown 8 at a time); false when out of memory. */
+static bool room(void *v, int n, size_t elem)
+{
+	void **array = v;
+	if (n % 8)
+		return true;
+	void *grown = realloc(*array, (size_t)(n + 8) * elem);
+	if (grown)
+		*array = grown;
+	return grown != NULL;
+}
+
+/* Add the first len bytes of value to list. */
+static void add_n(char ***list, int *n, const char *value, size_t len, const char *what)
 {
 	if (*n >= CONFIG_MAX_LIST) {
-		diag("too many %s entries, '%s' ignored", what, value);
+		diag("too many %s entries, '%.*s' ignored", what, (int)len, value);
 		return;
 	}
-	char *copy = strdup(value);
+	char *copy = room(list, *n, sizeof **list) ? strndup(value, len) : NULL;
 	if (copy)
-		list[(*n)++] = copy;
+		(*list)[(*n)++] = copy;
+}
+
+static void add(char ***list, int *n, const char *value, const char *what)
+{
+	add_n(list, n, value, strlen(value), what);
+}
+
+/* A compat entry and the CUDA version stated for it (0 none). */
+static void add_compat(struct settings *s, const char *value, int cuda)
+{
+	int before = s->n_compat;
+	if (room(&s->compat_cuda, before, sizeof *s->compat_cuda))
+		add(&s->compat, &s->n_compat, value, "compat");
+	if (s->n_compat > before)
+		s->compat_cuda[before] = cuda;
 }
 
 void settings_from_env(struct settings *s, char *const *envp, bool secure)
@@ -99,7 +129,7 @@ void settings_from_env(struct settings *s, char *const *envp, bool secure)
 	s->policy_from = "default";
 	s->mode = MODE_CHAIN;	/* no second execve; exec is the fallback (docs/design.md §6) */
 	for (int i = 0; i < config_default_compat_n; i++)
-		add(s->compat, &s->n_compat, config_default_compat[i], "compat");
+		add_compat(s, config_default_compat[i], 0);
 	if (secure)
 		return;	/* an unprivileged user must not steer a privileged program */
 
@@ -133,12 +163,8 @@ void settings_from_env(struct settings *s, char *const *envp, bool secure)
 		const char *p = v;
 		while (*p) {
 			size_t n = strcspn(p, ":");
-			if (n > 0 && n < CL_PATH_MAX) {
-				char dir[CL_PATH_MAX];
-				memcpy(dir, p, n);
-				dir[n] = '\0';
-				add(s->compat_env, &s->n_compat_env, dir, "CUDALOAD_COMPAT_PATH");
-			}
+			if (n > 0 && n < CL_PATH_MAX)
+				add_n(&s->compat_env, &s->n_compat_env, p, n, "CUDALOAD_COMPAT_PATH");
 			p += n;
 			if (*p == ':')
 				p++;
@@ -179,22 +205,21 @@ static int stated_cuda(char *value)
 	return cuda;
 }
 
-void settings_parse_config(struct settings *s, const char *text, const char *name)
+/* The config text, cut into lines in place (no line buffer on the stack). */
+static void parse_text(struct settings *s, char *text, const char *name)
 {
-	char line[CL_PATH_MAX + 64];
 	int lineno = 0;
 
 	while (*text) {
 		size_t n = strcspn(text, "\n");
 		lineno++;
-		if (n >= sizeof line) {
+		char *line = text;
+		text += n + (text[n] == '\n');
+		if (n >= CONFIG_MAX_LINE) {
 			bad_line(s, name, lineno, "line too long; skipped");
-			text += n + (text[n] == '\n');
 			continue;
 		}
-		memcpy(line, text, n);
 		line[n] = '\0';
-		text += n + (text[n] == '\n');
 
 		char *hash = strchr(line, '#');
 		if (hash)
@@ -244,12 +269,9 @@ void settings_parse_config(struct settings *s, const char *text, const char *nam
 				s->compat_from_config = true;
 			}
 			if (compat) {
-				int before = s->n_compat;
-				add(s->compat, &s->n_compat, value, "compat");
-				if (s->n_compat > before)
-					s->compat_cuda[before] = cuda;
+				add_compat(s, value, cuda);
 			} else
-				add(s->driver_dirs, &s->n_driver_dirs, value, "driver_dir");
+				add(&s->driver_dirs, &s->n_driver_dirs, value, "driver_dir");
 		} else if (strncmp(key, "ldso.", 5) == 0 && key[5]) {
 			if (strlen(key + 5) >= sizeof s->ldso[0].machine || value[0] != '/') {
 				bad_line(s, name, lineno, "ldso.<machine> needs a machine name and an absolute path; skipped");
@@ -273,6 +295,16 @@ void settings_parse_config(struct settings *s, const char *text, const char *nam
 			bad_line(s, name, lineno, msg);
 		}
 	}
+}
+
+void settings_parse_config(struct settings *s, const char *text, const char *name)
+{
+	char *copy = strdup(text);
+	if (copy)
+		parse_text(s, copy, name);
+	else
+		settings_warn(s, "%s: out of memory; config ignored", name);
+	free(copy);
 }
 
 /* Read a config file.  In secure mode, only one root owns and only it may write. */
@@ -313,28 +345,36 @@ static bool read_config(struct settings *s, const char *path, bool must_exist)
 			settings_warn(s, "%s: contains a NUL byte; read up to it", path);
 		free(s->config_path);
 		s->config_path = strdup(path);
-		settings_parse_config(s, buf, path);
+		parse_text(s, buf, path);
 		diag("config %s", path);
 	}
 	free(buf);
 	return true;
 }
 
-void settings_load_config(struct settings *s, char *const *envp, const char *self_dir)
+void settings_load_config(struct settings *s, char *const *envp, const char *self_path)
 {
-	char path[CL_PATH_MAX];
 	const char *v = s->secure ? NULL : env_get(envp, "CUDALOAD_CONFIG");
 
 	if (v && *v) {
 		read_config(s, v, true);
 		return;
 	}
-	if (path_join(path, sizeof path, s->secure ? NULL : s->root, "/etc/cudaload.conf") == 0 &&
-	    read_config(s, path, false))
+	const char *etc = "/etc/cudaload.conf";
+	char *path = rooted_path(s->secure ? NULL : s->root, etc);
+	bool found = path && read_config(s, path, false);
+	rooted_path_free(path, etc);
+	const char *slash = self_path ? strrchr(self_path, '/') : NULL;
+	if (found || s->secure || !slash)
 		return;
-	if (!s->secure && self_dir &&
-	    snprintf(path, sizeof path, "%s/../etc/cudaload.conf", self_dir) < (int)sizeof path)
-		read_config(s, path, false);
+	static const char beside[] = "/../etc/cudaload.conf";
+	size_t dl = (size_t)(slash - self_path);
+	if (!(path = malloc(dl + sizeof beside)))
+		return;
+	memcpy(path, self_path, dl);
+	memcpy(path + dl, beside, sizeof beside);
+	read_config(s, path, false);
+	free(path);
 }
 
 const char *settings_ldso_for(const struct settings *s, const char *machine)
@@ -355,6 +395,10 @@ void settings_free(struct settings *s)
 		free(s->compat[i]);
 	for (int i = 0; i < s->n_driver_dirs; i++)
 		free(s->driver_dirs[i]);
+	free(s->compat_env);
+	free(s->compat);
+	free(s->compat_cuda);
+	free(s->driver_dirs);
 	for (int i = 0; i < s->n_ldso; i++)
 		free(s->ldso[i].path);
 	for (int i = 0; i < s->n_warnings; i++)

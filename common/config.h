@@ -37,13 +37,15 @@ struct settings {
 	const char *root;		/* CUDALOAD_ROOT (in the environment), or "" */
 	char *config_path;		/* the file read (malloc'd), or NULL */
 	char *ldso_env;			/* CUDALOAD_LDSO, or NULL */
-	char *compat_env[CONFIG_MAX_LIST];	/* CUDALOAD_COMPAT_PATH entries */
+	/* Lists grow on the heap (up to CONFIG_MAX_LIST entries): a struct of
+	 * fixed arrays would sit on the start-up's stack, a page of it. */
+	char **compat_env;		/* CUDALOAD_COMPAT_PATH entries */
 	int n_compat_env;
-	char *compat[CONFIG_MAX_LIST];	/* config "compat" entries, else the defaults */
-	int compat_cuda[CONFIG_MAX_LIST];	/* "compat = DIR cuda=X.Y": X.Y, else 0 */
+	char **compat;			/* config "compat" entries, else the defaults */
+	int *compat_cuda;		/* "compat = DIR cuda=X.Y": X.Y, else 0 */
 	int n_compat;
 	bool compat_from_config;
-	char *driver_dirs[CONFIG_MAX_LIST];
+	char **driver_dirs;
 	int n_driver_dirs;
 	struct ldso_entry ldso[CONFIG_MAX_LDSO];
 	int n_ldso;
@@ -64,9 +66,9 @@ void settings_from_env(struct settings *s, char *const *envp, bool secure);
 
 /* Read the config: CUDALOAD_CONFIG if set (not in secure mode), else
  * /etc/cudaload.conf under the root, else ../etc/cudaload.conf beside
- * self_dir (the directory holding the cudaload binary; may be NULL).
+ * self_path (the cudaload binary's path; may be NULL).
  * Environment values already set take precedence over the file's. */
-void settings_load_config(struct settings *s, char *const *envp, const char *self_dir);
+void settings_load_config(struct settings *s, char *const *envp, const char *self_path);
 
 /* Parse config text (exposed for tests); `name` is used in messages. */
 void settings_parse_config(struct settings *s, const char *text, const char *name);

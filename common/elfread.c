@@ -70,15 +70,37 @@ static int ef_read(const struct elf_file *ef, void *buf, size_t len, uint64_t of
 
 int elf_open_fd(struct elf_file *ef, int fd, char *why, size_t whycap)
 {
-	return elf_open_fd_head(ef, fd, sizeof ef->head, why, whycap);
+	unsigned char *head = malloc(ELF_HEAD);
+	if (!head) {
+		ef->head = NULL;
+		ef->head_owned = false;
+		say(why, whycap, "out of memory");
+		return -1;
+	}
+	int r = elf_open_fd_head(ef, fd, head, ELF_HEAD, why, whycap);
+	ef->head_owned = true;
+	return r;
 }
 
-int elf_open_fd_head(struct elf_file *ef, int fd, size_t head_cap, char *why, size_t whycap)
+void elf_release(struct elf_file *ef)
 {
-	const unsigned char *h = ef->head;
+	if (ef->head_owned)
+		free(ef->head);
+	ef->head = NULL;
+	ef->head_owned = false;
+	ef->head_len = ef->head_cap = 0;
+}
+
+int elf_open_fd_head(struct elf_file *ef, int fd, void *buf, size_t head_cap,
+		     char *why, size_t whycap)
+{
+	const unsigned char *h = buf;
 	struct stat st;
 
 	ef->fd = fd;
+	ef->head = buf;
+	ef->head_cap = head_cap;
+	ef->head_owned = false;
 	ef->head_len = 0;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		say(why, whycap, "not a regular file");
@@ -86,8 +108,6 @@ int elf_open_fd_head(struct elf_file *ef, int fd, size_t head_cap, char *why, si
 	}
 	ef->size = (uint64_t)st.st_size;
 	ef->mode = st.st_mode;
-	if (head_cap > sizeof ef->head)
-		head_cap = sizeof ef->head;
 	size_t head = ef->size < head_cap ? (size_t)ef->size : head_cap;
 	if (pread_full(fd, ef->head, head, 0) < 0 || head < SELFMAG || memcmp(h, ELFMAG, SELFMAG) != 0) {
 		say(why, whycap, "not an ELF file");
@@ -138,30 +158,35 @@ int elf_open_fd_head(struct elf_file *ef, int fd, size_t head_cap, char *why, si
 	return 0;
 }
 
-int elf_split_interp(const char *bytes, size_t len, char *interp, size_t icap,
-		     char *recorded, size_t rcap)
+int elf_interp_parts(const char *bytes, size_t len, const char **interp, const char **recorded)
 {
 	const char *nul = memchr(bytes, '\0', len);
 	if (!nul)
 		return -1;
-	size_t il = (size_t)(nul - bytes);
-	if (il + 1 > icap)
-		return -1;
-	memcpy(interp, bytes, il + 1);
-	recorded[0] = '\0';
-
+	*interp = bytes;
+	*recorded = "";
 	const char *rest = nul + 1;
-	size_t restlen = len - il - 1;
+	size_t restlen = len - (size_t)(rest - bytes);
 	size_t ml = sizeof RECORD_MAGIC - 1;
 	if (restlen > ml && memcmp(rest, RECORD_MAGIC, ml) == 0) {
 		const char *orig = rest + ml;
 		const char *end = memchr(orig, '\0', restlen - ml);
-		size_t ol = end ? (size_t)(end - orig) : 0;
-		if (end && ol > 0 && ol + 1 <= rcap) {
-			memcpy(recorded, orig, ol);
-			recorded[ol] = '\0';
-		}
+		if (end && end > orig)
+			*recorded = orig;
 	}
+	return 0;
+}
+
+int elf_split_interp(const char *bytes, size_t len, char *interp, size_t icap,
+		     char *recorded, size_t rcap)
+{
+	const char *i, *r;
+	if (elf_interp_parts(bytes, len, &i, &r) < 0 || strlen(i) + 1 > icap)
+		return -1;
+	strcpy(interp, i);
+	recorded[0] = '\0';
+	if (strlen(r) + 1 <= rcap)
+		strcpy(recorded, r);
 	return 0;
 }
 
@@ -184,7 +209,7 @@ static const unsigned char *read_section(const struct elf_file *ef, uint64_t off
 
 static void release(const struct elf_file *ef, const unsigned char *p)
 {
-	if (p && (p < ef->head || p >= ef->head + sizeof ef->head))
+	if (p && (p < ef->head || p >= ef->head + ef->head_cap))
 		free((void *)p);
 }
 

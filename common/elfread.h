@@ -31,10 +31,13 @@ struct elf_file {
 	unsigned phnum, phentsize, shnum, shentsize, shstrndx;
 	uint64_t entry;
 	/* The file's first bytes, read once: header, program headers, and on
-	 * most files the dynamic strings, version definitions and notes too. */
-	unsigned char head[8192];
-	size_t head_len;
+	 * most files the dynamic strings, version definitions and notes too.
+	 * A buffer of the caller's, or one of ELF_HEAD bytes from the heap. */
+	unsigned char *head;
+	size_t head_len, head_cap;
+	bool head_owned;
 };
+#define ELF_HEAD 8192
 
 /* The program headers we care about, normalized. */
 struct elf_phdr {
@@ -53,12 +56,18 @@ struct elf_program {
 	char recorded[CL_PATH_MAX];	/* original interpreter from the record, or "" */
 };
 
-/* Read and check the ELF header of an open file. */
+/* Read and check the ELF header of an open file, holding its first
+ * ELF_HEAD bytes on the heap.  Give them back with elf_release (also after
+ * a failure). */
 int elf_open_fd(struct elf_file *ef, int fd, char *why, size_t whycap);
 
-/* The same, holding only the first head_cap bytes in the head (a smaller
- * read touches less memory; what lies further is read when asked for). */
-int elf_open_fd_head(struct elf_file *ef, int fd, size_t head_cap, char *why, size_t whycap);
+/* The same with the caller's buffer for the head (a small one on the stack
+ * touches less memory; what lies further is read when asked for). */
+int elf_open_fd_head(struct elf_file *ef, int fd, void *head, size_t head_cap,
+		     char *why, size_t whycap);
+
+/* Free what elf_open_fd allocated (the fd stays open). */
+void elf_release(struct elf_file *ef);
 
 /* The program headers alone, into phs (at most cap of them; more is an
  * error).  *n is their count. */
@@ -80,6 +89,11 @@ long elf_find_note(const struct elf_file *ef, const char *section,
  * DT_VERDEF; 0 when it defines none, -1 on a malformed file. */
 int elf_glibc_minor(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n);
 
+/* PT_INTERP bytes (len of them, not necessarily NUL-terminated), read in
+ * place: *interp the string up to the first NUL, *recorded the original
+ * interpreter cudaload-patch recorded after it, or "".  -1 if there is no
+ * NUL. */
+int elf_interp_parts(const char *bytes, size_t len, const char **interp, const char **recorded);
 /* Interpret PT_INTERP bytes (not necessarily NUL-terminated): copy the
  * interpreter string and the recorded original, if any.  -1 if the segment
  * has no NUL (the kernel refuses such a file). */

@@ -54,9 +54,12 @@ void ldso_release(struct ldso_info *l)
  * lies further and gets the usual head. */
 #define LDSO_MAP_HEAD 1024
 
+static int inspect(struct ldso_info *l, const struct elf_file *ef, char *why, size_t whycap);
+
 int ldso_inspect(struct ldso_info *l, char *why, size_t whycap)
 {
 	struct elf_file ef;
+	unsigned char map_head[LDSO_MAP_HEAD];
 
 	l->fd = -1;
 	l->n_ph = 0;
@@ -66,57 +69,57 @@ int ldso_inspect(struct ldso_info *l, char *why, size_t whycap)
 		snprintf(why, whycap, "%s", strerror(e));
 		return e == ENOENT || e == ENOTDIR || e == ELOOP || e == ENAMETOOLONG ? -ENOENT : -EACCES;
 	}
-	if (elf_open_fd_head(&ef, fd, l->keep ? LDSO_MAP_HEAD : sizeof ef.head, why, whycap) < 0) {
-		close(fd);
-		return -ENOEXEC;
+	int r = l->keep ? elf_open_fd_head(&ef, fd, map_head, sizeof map_head, why, whycap)
+			: elf_open_fd(&ef, fd, why, whycap);
+	r = r < 0 ? -ENOEXEC : inspect(l, &ef, why, whycap);
+	elf_release(&ef);
+	if (r == 0 && l->keep) {
+		l->fd = fd;
+		return 0;
 	}
-	if (!(ef.mode & 0111)) {
-		close(fd);
+	l->n_ph = 0;
+	close(fd);
+	return r;
+}
+
+/* What the header and program headers say; 0 or -errno. */
+static int inspect(struct ldso_info *l, const struct elf_file *ef, char *why, size_t whycap)
+{
+	if (!(ef->mode & 0111)) {
 		snprintf(why, whycap, "not executable");
 		return -EACCES;
 	}
-	if (elf_read_phdrs(&ef, l->ph, LDSO_MAX_PHDRS, &l->n_ph, why, whycap) < 0) {
-		close(fd);
+	if (elf_read_phdrs(ef, l->ph, LDSO_MAX_PHDRS, &l->n_ph, why, whycap) < 0)
 		return -ENOEXEC;
-	}
-	if (elf_has_segment_note(&ef, l->ph, l->n_ph, IDENTITY_NOTE_OWNER, IDENTITY_NOTE_TYPE)) {
-		close(fd);
-		l->n_ph = 0;
+	if (elf_has_segment_note(ef, l->ph, l->n_ph, IDENTITY_NOTE_OWNER, IDENTITY_NOTE_TYPE)) {
 		snprintf(why, whycap, "is cudaload itself, not a dynamic loader");
 		return -ELOOP;
 	}
-	l->machine = ef.machine;
-	l->cls = ef.cls;
+	l->machine = ef->machine;
+	l->cls = ef->cls;
 	if (strstr(l->path, "ld-musl-")) {
 		l->kind = LDSO_MUSL;
 	} else if (!l->keep) {	/* kept for mapping: --argv0 will not be needed */
-		int minor = elf_glibc_minor(&ef, l->ph, l->n_ph);
+		int minor = elf_glibc_minor(ef, l->ph, l->n_ph);
 		int by_name = ldso_minor_from_name(l->path);
 		/* Old glibc versions its loader's file name (ld-2.31.so); the
 		 * symbol versions alone only give a lower bound. */
-		if (minor < 33 && by_name == 0) {
-			char target[CL_PATH_MAX];
-			ssize_t n = readlink(l->path, target, sizeof target - 1);
-			if (n > 0) {
-				target[n] = '\0';
-				by_name = ldso_minor_from_name(target);
-				if (strstr(target, "musl"))
-					l->kind = LDSO_MUSL;
-			}
+		char *target = minor < 33 && by_name == 0 ? malloc(CL_PATH_MAX) : NULL;
+		ssize_t n = target ? readlink(l->path, target, CL_PATH_MAX - 1) : -1;
+		if (n > 0) {
+			target[n] = '\0';
+			by_name = ldso_minor_from_name(target);
+			if (strstr(target, "musl"))
+				l->kind = LDSO_MUSL;
 		}
+		free(target);
 		if (l->kind != LDSO_MUSL && (minor > 0 || by_name > 0)) {
 			l->kind = LDSO_GLIBC;
 			l->glibc_minor = by_name > minor ? by_name : minor;
 		}
 	}
 	l->argv0 = l->kind == LDSO_MUSL || (l->kind == LDSO_GLIBC && l->glibc_minor >= 33);
-	if (l->keep) {
-		l->type = ef.type;
-		l->entry = ef.entry;
-		l->fd = fd;
-		return 0;
-	}
-	ldso_release(l);
-	close(fd);
+	l->type = ef->type;
+	l->entry = ef->entry;
 	return 0;
 }

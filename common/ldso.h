@@ -21,10 +21,10 @@
 enum ldso_kind { LDSO_UNKNOWN, LDSO_GLIBC, LDSO_MUSL };
 
 /* Real loaders have about ten program headers; more is refused. */
-#define LDSO_MAX_PHDRS 32
+#define LDSO_MAX_PHDRS 16
 
 struct ldso_info {
-	char path[CL_PATH_MAX];
+	const char *path;	/* not copied: the caller keeps the string */
 	const char *from;
 	enum ldso_kind kind;
 	int glibc_minor;	/* 0 when unknown */

@@ -104,7 +104,7 @@ static void add_dir(struct host *h, const char *root, const char *dir)
 	}
 	if (h->n_driver_dirs >= MAX_DRIVER_DIRS || !rooted_is_dir(root, dir))
 		return;
-	snprintf(h->driver_dirs[h->n_driver_dirs++], DRIVER_DIR_MAX, "%s", dir);
+	h->driver_dirs[h->n_driver_dirs++] = dir;
 	diag("driver dir %s", dir);
 }
 
@@ -156,11 +156,8 @@ static void probe_tegra(const char *root, struct host *h)
 		diag("L4T r%s", h->l4t_str);
 
 	/* Driver libraries the compat libcuda needs (libnvrm_gpu.so, ...). */
-	if (h->l4t.lib_dir[0]) {
-		char dir[300];
-		snprintf(dir, sizeof dir, "/%s", h->l4t.lib_dir);
-		add_dir(h, root, dir);
-	}
+	if (h->l4t.lib_dir[0])
+		add_dir(h, root, h->l4t.lib_dir);
 	if (h->have_l4t && h->l4t.major >= 39) {
 		add_dir(h, root, strcmp(h->soc, "tegra234") == 0
 					 ? "/opt/nvidia/l4t-gpu-libs/nvgpu"

@@ -50,7 +50,9 @@ struct host {
 	int unsupported_gpu;		/* 1 + index of a board without forward
 					 * compatibility (GeForce ...), 0 none */
 	int cuda;			/* newest CUDA of the host driver; 0 unknown */
-	char driver_dirs[MAX_DRIVER_DIRS][DRIVER_DIR_MAX];	/* as on the target */
+	/* As on the target; they point at string constants, the config's
+	 * driver_dir values (which outlive the host) or l4t.lib_dir. */
+	const char *driver_dirs[MAX_DRIVER_DIRS];
 	int n_driver_dirs;
 	char problem[256];		/* why cuda is unknown, or "" */
 };

@@ -48,7 +48,7 @@ void secure_filter(const char *root, struct host *h, struct candidates *c)
 	for (int i = 0; i < h->n_driver_dirs; i++) {
 		if (path_join(full, sizeof full, root, h->driver_dirs[i]) == 0 && secure_path_trusted(full)) {
 			if (k != i)
-				memcpy(h->driver_dirs[k], h->driver_dirs[i], sizeof h->driver_dirs[k]);
+				h->driver_dirs[k] = h->driver_dirs[i];
 			k++;
 		} else {
 			diag("driver dir %s: not root-owned or writable by others; not used by a set-id program",

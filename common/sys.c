@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -29,13 +30,32 @@ int path_join(char *out, size_t cap, const char *root, const char *path)
 	return 0;
 }
 
+char *rooted_path(const char *root, const char *path)
+{
+	if (!root || !root[0] || strcmp(root, "/") == 0)
+		return (char *)path;
+	size_t cap = strlen(root) + strlen(path) + 1;
+	char *full = malloc(cap);
+	if (full)
+		path_join(full, cap, root, path);
+	return full;
+}
+
+void rooted_path_free(char *full, const char *path)
+{
+	if (full != path)
+		free(full);
+}
+
 /* O_NONBLOCK, so that a FIFO cannot block. */
 static int rooted_open(const char *root, const char *path)
 {
-	char full[CL_PATH_MAX];
-	if (path_join(full, sizeof full, root, path) < 0)
-		return -ENAMETOOLONG;
-	return open_ro(full, O_NONBLOCK);
+	char *full = rooted_path(root, path);
+	if (!full)
+		return -ENOMEM;
+	int fd = open_ro(full, O_NONBLOCK);
+	rooted_path_free(full, path);
+	return fd;
 }
 
 /* One read: the files cudaload reads are small, and procfs and sysfs hand
@@ -83,10 +103,11 @@ int pread_full(int fd, void *buf, size_t len, off_t off)
 
 bool rooted_is_dir(const char *root, const char *path)
 {
-	char full[CL_PATH_MAX];
+	char *full = rooted_path(root, path);
 	struct stat st;
-	return path_join(full, sizeof full, root, path) == 0 &&
-	       stat(full, &st) == 0 && S_ISDIR(st.st_mode);
+	bool dir = full && stat(full, &st) == 0 && S_ISDIR(st.st_mode);
+	rooted_path_free(full, path);
+	return dir;
 }
 
 static int real_gpu_open(const char *path)

@@ -20,13 +20,18 @@
 /* Join root and an absolute path into out.  Returns 0, or -1 if it does not fit. */
 int path_join(char *out, size_t cap, const char *root, const char *path);
 
+/* root and path joined: path itself on the real root ("" or "/"), else a
+ * malloc'd string (no buffer of CL_PATH_MAX on the stack: start-up counts
+ * the stack pages it touches).  NULL when out of memory.  Give it back with
+ * rooted_path_free(full, path). */
+char *rooted_path(const char *root, const char *path);
+void rooted_path_free(char *full, const char *path);
 /* open(path, O_RDONLY | O_CLOEXEC | extra) in one system call (musl's open()
  * adds an fcntl for O_CLOEXEC; cudaload counts its system calls).  fd or -errno. */
 int open_ro(const char *path, int extra);
 
 /* Read at most cap-1 bytes of a rooted file into buf and NUL-terminate it.
- * Returns the byte count or -errno (-EISDIR for a directory, -ENAMETOOLONG
- * when root+path does not fit). */
+ * Returns the byte count or -errno (-EISDIR for a directory). */
 ssize_t read_small(const char *root, const char *path, char *buf, size_t cap);
 
 /* Read exactly len bytes at off; -1 if the file is shorter or on error. */

@@ -116,12 +116,47 @@ static int env_words(const char *interp, char *arg, char **w)
 	return n;
 }
 
-static int read_program(int fd, struct elf_file *ef, struct elf_program *prog,
-			char *why, size_t whycap)
+/* The program's interpreter strings, read from fd, and with facts also its
+ * class and machine.  The readers' structs are large: they live on the
+ * heap, not the stack. */
+static int read_program(struct target *t, int fd, bool facts, char *why, size_t whycap)
 {
-	return elf_open_fd(ef, fd, why, whycap) < 0 ||
-	       elf_read_program(ef, prog, why, whycap) < 0 ? -1 : 0;
+	struct reader {
+		struct elf_file ef;
+		struct elf_program prog;
+	} *r = malloc(sizeof *r);
+	if (!r) {
+		snprintf(why, whycap, "out of memory");
+		return -1;
+	}
+	int ok = elf_open_fd(&r->ef, fd, why, whycap) == 0 &&
+		 elf_read_program(&r->ef, &r->prog, why, whycap) == 0;
+	if (ok) {
+		size_t il = strlen(r->prog.interp) + 1, rl = strlen(r->prog.recorded) + 1;
+		char *copy = malloc(il + rl);
+		ok = copy != NULL;
+		if (ok) {
+			memcpy(copy, r->prog.interp, il);
+			memcpy(copy + il, r->prog.recorded, rl);
+			free(t->owned_interp);
+			t->owned_interp = copy;
+			t->interp = copy;
+			t->recorded = copy + il;
+		}
+		if (ok && facts) {
+			t->cls = r->ef.cls;
+			t->machine = r->ef.machine;
+			t->has_interp = r->prog.has_interp;
+		} else if (!ok) {
+			snprintf(why, whycap, "out of memory");
+		}
+	}
+	elf_release(&r->ef);
+	free(r);
+	return ok ? 0 : -1;
 }
+
+static void free_argv(struct target *t);
 
 static int fail(char *why, size_t whycap, int err, const char *msg)
 {
@@ -131,20 +166,22 @@ static int fail(char *why, size_t whycap, int err, const char *msg)
 
 void target_init(struct target *t)
 {
-	t->path[0] = t->interp[0] = t->recorded[0] = '\0';
-	t->argv = t->owned_argv = NULL;
-	t->argc = t->cls = t->machine = 0;
-	t->has_interp = false;
+	memset(t, 0, sizeof *t);
+	t->interp = t->recorded = "";
 }
 
-int target_from_command(struct target *t, int argc, char **argv, const char *pathenv,
+static int from_command(struct target *t, int argc, char **argv, const char *pathenv,
 			char *why, size_t whycap)
 {
 	target_init(t);
 	t->argv = argv;
 	t->argc = argc;
+	char *path = t->owned_path = malloc(CL_PATH_MAX);
+	if (!path)
+		return fail(why, whycap, -ENOMEM, NULL);
+	t->path = path;
 
-	int r = target_search_path(argv[0], pathenv, t->path, sizeof t->path);
+	int r = target_search_path(argv[0], pathenv, path, CL_PATH_MAX);
 	if (r < 0)
 		return fail(why, whycap, r == -EACCES ? -EACCES : -ENOENT,
 			    r == -ENOENT ? "not found" : strerror(-r));
@@ -197,39 +234,40 @@ int target_from_command(struct target *t, int argc, char **argv, const char *pat
 			for (int i = 0; i < k; i++)
 				if (!nv[i])
 					return fail(why, whycap, -ENOMEM, NULL);
-			target_free(t);
+			free_argv(t);
 			t->owned_argv = t->argv = nv;
 			t->argc = k;
-			if (strlen(interp) >= sizeof t->path)
-				return fail(why, whycap, -ENAMETOOLONG, NULL);
-			strcpy(t->path, interp);
+			strcpy(path, interp);	/* both CL_PATH_MAX */
 			continue;
 		}
-		struct elf_file ef;
-		struct elf_program prog;
 		char reason[128];
-		if (read_program(fd, &ef, &prog, reason, sizeof reason) < 0) {
+		if (read_program(t, fd, true, reason, sizeof reason) < 0) {
 			close(fd);
 			char msg[160];
 			snprintf(msg, sizeof msg, "cannot execute: %s", reason);
 			return fail(why, whycap, -ENOEXEC, msg);
 		}
 		close(fd);
-		t->cls = ef.cls;
-		t->machine = ef.machine;
-		t->has_interp = prog.has_interp;
-		strcpy(t->interp, prog.interp);
-		strcpy(t->recorded, prog.recorded);
 		break;
 	}
 	/* ld.so searches a bare name like a library (docs/design.md §3). */
-	if (!strchr(t->path, '/')) {
-		char tmp[CL_PATH_MAX];
-		if (snprintf(tmp, sizeof tmp, "./%s", t->path) >= (int)sizeof tmp)
+	if (!strchr(path, '/')) {
+		size_t n = strlen(path);
+		if (n + 3 > CL_PATH_MAX)
 			return fail(why, whycap, -ENAMETOOLONG, NULL);
-		strcpy(t->path, tmp);
+		memmove(path + 2, path, n + 1);
+		memcpy(path, "./", 2);
 	}
 	return 0;
+}
+
+int target_from_command(struct target *t, int argc, char **argv, const char *pathenv,
+			char *why, size_t whycap)
+{
+	int r = from_command(t, argc, argv, pathenv, why, whycap);
+	if (r < 0)
+		target_free(t);	/* nothing of a failed one is used */
+	return r;
 }
 
 int target_interp_from_memory(struct target *t, const void *phdr, size_t phnum,
@@ -260,29 +298,23 @@ int target_interp_from_memory(struct target *t, const void *phdr, size_t phnum,
 	if (!mapped)
 		return -1;
 	t->has_interp = true;
-	return elf_split_interp((const char *)(base + interp->p_vaddr), interp->p_filesz,
-				t->interp, sizeof t->interp, t->recorded, sizeof t->recorded);
+	return elf_interp_parts((const char *)(base + interp->p_vaddr), interp->p_filesz,
+				&t->interp, &t->recorded);
 }
 
 int target_interp_from_file(struct target *t, char *why, size_t whycap)
 {
-	struct elf_file ef;
-	struct elf_program prog;
 	int fd = open_ro(t->path, 0);
 	if (fd < 0) {
 		snprintf(why, whycap, "%s", strerror(-fd));
 		return -1;
 	}
-	int r = read_program(fd, &ef, &prog, why, whycap);
+	int r = read_program(t, fd, false, why, whycap);
 	close(fd);
-	if (r == 0) {
-		strcpy(t->interp, prog.interp);
-		strcpy(t->recorded, prog.recorded);
-	}
 	return r;
 }
 
-void target_free(struct target *t)
+static void free_argv(struct target *t)
 {
 	if (t->owned_argv) {
 		for (char **a = t->owned_argv; *a; a++)
@@ -290,4 +322,12 @@ void target_free(struct target *t)
 		free(t->owned_argv);
 	}
 	t->owned_argv = NULL;
+}
+
+void target_free(struct target *t)
+{
+	free_argv(t);
+	free(t->owned_path);
+	free(t->owned_interp);
+	t->owned_path = t->owned_interp = NULL;
 }

@@ -20,17 +20,20 @@
 #define TARGET_MAX_SCRIPT_DEPTH 4
 
 struct target {
-	char path[CL_PATH_MAX];		/* for ld.so: always contains '/' */
+	const char *path;		/* for ld.so: always contains '/'; NULL until known */
 	char **argv;			/* the program's argv; argv[0] is what it should see */
 	int argc;
 	char **owned_argv;		/* argv we allocated for a script, or NULL */
 	int cls, machine;
 	bool has_interp;		/* false: static, nothing for ld.so to do */
-	char interp[CL_PATH_MAX];	/* PT_INTERP up to its first NUL */
-	char recorded[CL_PATH_MAX];	/* original interpreter recorded by cudaload-patch */
+	/* Pointers, not buffers: as the interpreter they point into the mapped
+	 * program (a stack of path buffers cost start-up a page each). */
+	const char *interp;		/* PT_INTERP up to its first NUL, or "" */
+	const char *recorded;		/* original interpreter recorded by cudaload-patch, or "" */
+	char *owned_path, *owned_interp;	/* what path and interp point into, when read */
 };
 
-/* An empty target (the path buffers are not cleared: only their first byte). */
+/* An empty target. */
 void target_init(struct target *t);
 
 /* Resolve a command name: as given when it has a '/', else the first

@@ -154,9 +154,10 @@ int l4t_parse(const char *text, struct l4t_release *out)
 			continue;
 		const char *v = l + sizeof key - 1;
 		size_t n = strcspn(v, "\r\n");
-		if (n > 0 && n < sizeof out->lib_dir) {
-			memcpy(out->lib_dir, v, n);
-			out->lib_dir[n] = '\0';
+		if (n > 0 && n + 1 < sizeof out->lib_dir) {
+			out->lib_dir[0] = '/';	/* the file names it relative to / */
+			memcpy(out->lib_dir + 1, v, n);
+			out->lib_dir[n + 1] = '\0';
 		}
 		break;
 	}

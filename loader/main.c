@@ -137,31 +137,58 @@ static void parse_options(int argc, char **argv, struct settings *s, struct opti
 }
 
 /* The program's own file, as the kernel opened it.  Only read when needed
- * (exec mode, a PT_INTERP memory cannot tell): chain mode does without. */
-static void program_path_from_kernel(char *out, size_t cap)
+ * (exec mode, a PT_INTERP memory cannot tell): chain mode does without.
+ * malloc'd, or NULL when out of memory. */
+static char *path_from_kernel(void)
 {
-	if (out[0])
-		return;
-	ssize_t n = readlink("/proc/self/exe", out, cap - 1);
+	char *out = malloc(CL_PATH_MAX);
+	if (!out)
+		return NULL;
+	ssize_t n = readlink("/proc/self/exe", out, CL_PATH_MAX - 1);
 	static const char deleted[] = " (deleted)";
 	size_t dl = sizeof deleted - 1;
 	if (n > 0) {
 		out[n] = '\0';
 		if ((size_t)n <= dl || strcmp(out + n - dl, deleted) != 0)
-			return;
+			return out;
 	}
 	/* No /proc (early boot, chroot): the path given to execve. */
 	const char *fn = (const char *)getauxval(AT_EXECFN);
-	snprintf(out, cap, "%s%s", fn && !strchr(fn, '/') ? "./" : "", fn ? fn : "");
+	snprintf(out, CL_PATH_MAX, "%s%s", fn && !strchr(fn, '/') ? "./" : "", fn ? fn : "");
+	return out;
+}
+
+static void program_path_from_kernel(struct target *t)
+{
+	if (!t->path && (t->owned_path = path_from_kernel()))
+		t->path = t->owned_path;
+	if (!t->path)
+		die(EXIT_CANNOT_EXEC, "out of memory");
+}
+
+/* "PATH (FROM): WHY", malloc'd: only a failure needs it. */
+__attribute__((format(printf, 1, 2)))
+static char *problem_text(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *p = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	if (p) {
+		va_start(ap, fmt);
+		vsnprintf(p, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
+	return p ? p : (char *)"out of memory";
 }
 
 /* Find the real loader.  0, or the exit status (127/126) with the problem
- * in problem: --explain reports it, a run stops on it.  *patched: the
+ * in *problem: --explain reports it, a run stops on it.  *patched: the
  * program's interpreter is cudaload (a recorded loader, or a PT_INTERP that
  * turned out to be cudaload). */
 static int choose_ldso(struct settings *s, const struct target *t, bool as_interp,
-		       struct ldso_info *l, bool *patched,
-		       char *problem, size_t cap)
+		       struct ldso_info *l, bool *patched, char **problem)
 {
 	const char *machine = elf_machine_name(t->machine);
 	char cfgkey[32];
@@ -191,7 +218,7 @@ static int choose_ldso(struct settings *s, const struct target *t, bool as_inter
 		memset(l, 0, sizeof *l);
 		l->keep = keep;
 		l->fd = -1;
-		snprintf(l->path, sizeof l->path, "%s", tries[i].path);
+		l->path = tries[i].path;
 		l->from = tries[i].from;
 		int r = ldso_inspect(l, why, sizeof why);
 		if (r == 0 && (l->machine != t->machine || l->cls != t->cls)) {
@@ -221,10 +248,11 @@ static int choose_ldso(struct settings *s, const struct target *t, bool as_inter
 			diag("%s %s: %s; looking further", l->from, l->path, why);
 			continue;
 		}
-		snprintf(problem, cap, "%s (%s): %s", l->path, l->from, why);
+		*problem = problem_text("%s (%s): %s", l->path, l->from, why);
 		return r == -ENOENT || r == -ELOOP ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
 	}
-	snprintf(problem, cap, "no dynamic loader known for machine %d", t->machine);
+	l->path = "";
+	*problem = problem_text("no dynamic loader known for machine %d", t->machine);
 	return EXIT_NOT_FOUND;
 }
 
@@ -247,12 +275,13 @@ static void trace_command(char *const *av)
 __attribute__((noreturn))
 static void run_verifier(int argc, char **argv, char **envp)
 {
-	char self[CL_PATH_MAX], helper[CL_PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-	self[n > 0 ? n : 0] = '\0';
-	char *slash = strrchr(self, '/');
+	char *self = path_from_kernel();
+	char *helper = malloc(CL_PATH_MAX);
+	char *slash = self ? strrchr(self, '/') : NULL;
 	if (!slash)
 		die(EXIT_NOT_FOUND, "--verify: cannot tell where cudaload lives (no /proc?)");
+	if (!helper)
+		die(EXIT_CANNOT_EXEC, "out of memory");
 	*slash = '\0';
 	static const char *const places[] = { "/cudaload-verify", "/../libexec/cudaload/cudaload-verify" };
 	char **av = calloc((size_t)argc + 4, sizeof *av);
@@ -265,7 +294,7 @@ static void run_verifier(int argc, char **argv, char **envp)
 	for (int i = 1; i < argc; i++)
 		av[k++] = argv[i];
 	for (size_t i = 0; i < sizeof places / sizeof places[0]; i++) {
-		snprintf(helper, sizeof helper, "%s%s", self, places[i]);
+		snprintf(helper, CL_PATH_MAX, "%s%s", self, places[i]);
 		av[0] = helper;
 		execve(helper, av, envp);
 		if (errno != ENOENT)
@@ -304,11 +333,8 @@ int main(int argc, char **argv, char **envp)
 	diag("%s%s", as_interp ? "as interpreter" : "as a command", s.secure ? ", secure" : "");
 
 	/* ---- the program, and where this binary lives ---- */
-	/* The directory of this binary (for ../etc/cudaload.conf), cut from its
-	 * path in place: one buffer, and no initializer, which would clear all
-	 * of it (page faults). */
-	char self_dir[CL_PATH_MAX];
-	self_dir[0] = '\0';
+	/* This binary's path: its directory holds ../etc/cudaload.conf. */
+	const char *self = NULL;
 	target_init(&t);
 	if (as_interp) {
 		t.argv = argv;
@@ -318,14 +344,13 @@ int main(int argc, char **argv, char **envp)
 		t.has_interp = true;	/* we are it: never exec the program itself */
 		if (target_interp_from_memory(&t, start_program.phdr, start_program.phnum,
 					      start_program.phent) < 0) {
-			program_path_from_kernel(t.path, sizeof t.path);
+			program_path_from_kernel(&t);
 			if (target_interp_from_file(&t, why, sizeof why) < 0)
 				diag("%s: cannot read its PT_INTERP: %s", t.path, why);
 		}
-		snprintf(self_dir, sizeof self_dir, "%s", t.interp);
+		self = t.interp;
 	} else {
-		ssize_t n = readlink("/proc/self/exe", self_dir, sizeof self_dir - 1);
-		self_dir[n > 0 ? n : 0] = '\0';
+		self = path_from_kernel();
 		if (o.first < argc) {
 			int r = target_from_command(&t, argc - o.first, argv + o.first,
 						    getenv("PATH"), why, sizeof why);
@@ -337,10 +362,7 @@ int main(int argc, char **argv, char **envp)
 			t.machine = __ehdr_start.e_machine;
 		}
 	}
-	char *slash = strrchr(self_dir, '/');
-	if (slash)
-		*slash = '\0';
-	settings_load_config(&s, envp, slash ? self_dir : NULL);
+	settings_load_config(&s, envp, self);
 	enum mode configured_mode = s.mode;
 	/* Chain mode needs a mapped program (PT_INTERP) and an ld.so that reads
 	 * LD_LIBRARY_PATH, which it does not in secure mode. */
@@ -363,11 +385,11 @@ int main(int argc, char **argv, char **envp)
 	memset(&ldso, 0, sizeof ldso);
 	ldso.fd = -1;
 	ldso.keep = s.mode == MODE_CHAIN && !o.explain;	/* chain maps it next */
-	char ldso_problem[CL_PATH_MAX + 200];	/* set with a non-zero status only */
+	ldso.path = "";
+	char *ldso_problem = NULL;	/* set with a non-zero status only */
 	bool patched = false;
 	int ldso_status = have_program && !is_static
-				  ? choose_ldso(&s, &t, as_interp, &ldso, &patched, ldso_problem,
-						sizeof ldso_problem)
+				  ? choose_ldso(&s, &t, as_interp, &ldso, &patched, &ldso_problem)
 				  : 0;
 	if (ldso_status && !o.explain)
 		die(ldso_status, "%s", ldso_problem);
@@ -461,22 +483,22 @@ int main(int argc, char **argv, char **envp)
 	}
 
 	if (as_interp)
-		program_path_from_kernel(t.path, sizeof t.path);
+		program_path_from_kernel(&t);
 	char **av = calloc((size_t)t.argc + 8, sizeof *av);
 	if (!av)
 		die(EXIT_CANNOT_EXEC, "out of memory");
 	static char opt_library_path[] = "--library-path", opt_argv0[] = "--argv0";
 	int k = 0;
-	av[k++] = ldso.path;
+	av[k++] = (char *)ldso.path;
 	if (llp) {
 		av[k++] = opt_library_path;
 		av[k++] = llp;
 	}
 	if (ldso.argv0) {
 		av[k++] = opt_argv0;
-		av[k++] = t.argc > 0 ? t.argv[0] : t.path;
+		av[k++] = t.argc > 0 ? t.argv[0] : (char *)t.path;
 	}
-	av[k++] = t.path;
+	av[k++] = (char *)t.path;
 	for (int i = 1; i < t.argc; i++)
 		av[k++] = t.argv[i];
 	av[k] = NULL;

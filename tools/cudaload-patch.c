@@ -542,6 +542,7 @@ static int interp_machine(const char *path)
 	if (fd < 0)
 		return -1;
 	int m = elf_open_fd(&ef, fd, why, sizeof why) == 0 ? ef.machine : -1;
+	elf_release(&ef);
 	close(fd);
 	return m;
 }

@@ -18,14 +18,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct elf_file ef;
 	struct elf_program prog;
 	char why[128], desc[4096];
-	if (elf_open_fd(&ef, fd, why, sizeof why) < 0)
-		return 0;
-	elf_find_note(&ef, COMPAT_NOTE_SECTION, COMPAT_NOTE_OWNER, desc, sizeof desc, why, sizeof why);
-	if (elf_read_program(&ef, &prog, why, sizeof why) < 0)
-		return 0;
-	if (prog.n > ELF_MAX_PHDRS)
-		abort();
-	elf_glibc_minor(&ef, prog.ph, prog.n);
-	elf_has_segment_note(&ef, prog.ph, prog.n, "cudaload", 0x434c);
+	if (elf_open_fd(&ef, fd, why, sizeof why) == 0) {
+		elf_find_note(&ef, COMPAT_NOTE_SECTION, COMPAT_NOTE_OWNER, desc, sizeof desc, why, sizeof why);
+		if (elf_read_program(&ef, &prog, why, sizeof why) == 0) {
+			if (prog.n > ELF_MAX_PHDRS)
+				abort();
+			elf_glibc_minor(&ef, prog.ph, prog.n);
+			elf_has_segment_note(&ef, prog.ph, prog.n, "cudaload", 0x434c);
+		}
+	}
+	elf_release(&ef);
 	return 0;
 }

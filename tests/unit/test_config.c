@@ -122,7 +122,7 @@ Test(config_happy, load_order)
 	struct settings s;
 	settings_from_env(&s, envp, false);
 	char self_dir[4200];
-	snprintf(self_dir, sizeof self_dir, "%s/opt/cudaload/bin", root);
+	snprintf(self_dir, sizeof self_dir, "%s/opt/cudaload/bin/cudaload", root);
 	settings_load_config(&s, envp, self_dir);
 	cr_assert_eq(s.policy, POLICY_SYSTEM, "the root's /etc first");
 	settings_free(&s);

@@ -24,6 +24,7 @@ static void loader_view(const unsigned char *img, size_t len, struct elf_program
 	char why[128];
 	cr_assert_eq(elf_open_fd(&ef, fd, why, sizeof why), 0, "%s", why);
 	cr_assert_eq(elf_read_program(&ef, prog, why, sizeof why), 0, "%s", why);
+	elf_release(&ef);
 	close(fd);
 }
 

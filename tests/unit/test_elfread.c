@@ -33,6 +33,7 @@ Test(elfread_happy, header_interp_note)
 	cr_assert_str_eq(desc, with_note.note_desc);
 	cr_assert_eq(elf_find_note(&ef, SECTION, "Someone Else", desc, sizeof desc, why, sizeof why), 0);
 	cr_assert_eq(elf_find_note(&ef, ".note.other", OWNER, desc, sizeof desc, why, sizeof why), 0);
+	elf_release(&ef);
 	close(fd);
 }
 
@@ -50,6 +51,7 @@ Test(elfread_happy, record_after_nul)
 	cr_assert_eq(elf_read_program(&ef, &prog, why, sizeof why), 0, "%s", why);
 	cr_assert_str_eq(prog.interp, "/usr/bin/cudaload");
 	cr_assert_str_eq(prog.recorded, "/nix/store/abc-glibc-2.40/lib/ld-linux-x86-64.so.2");
+	elf_release(&ef);
 	close(fd);
 }
 
@@ -63,6 +65,7 @@ Test(elfread_happy, real_loader_and_program)
 	cr_assert_eq(elf_open_fd(&ef, fd, why, sizeof why), 0);
 	cr_assert_eq(elf_read_program(&ef, &prog, why, sizeof why), 0);
 	cr_assert(prog.has_interp);
+	elf_release(&ef);
 	close(fd);
 
 	fd = open(prog.interp, O_RDONLY);
@@ -70,6 +73,7 @@ Test(elfread_happy, real_loader_and_program)
 	cr_assert_eq(elf_open_fd(&ef, fd, why, sizeof why), 0);
 	cr_assert_eq(elf_read_program(&ef, &prog, why, sizeof why), 0);
 	cr_assert_geq(elf_glibc_minor(&ef, prog.ph, prog.n), 34, "Debian 12's ld.so defines GLIBC_2.34+");
+	elf_release(&ef);
 	close(fd);
 }
 
@@ -109,6 +113,7 @@ static void expect_failure(const struct test_elf *good, size_t len, const struct
 		stage = 1;
 	else if (elf_find_note(&ef, SECTION, OWNER, desc, sizeof desc, why, sizeof why) < 0)
 		stage = 2;
+	elf_release(&ef);
 	close(fd);
 	cr_assert_eq(stage, p->stage, "stage %d, want %d (%s)", stage, p->stage, why);
 	cr_assert_str_eq(why, p->why);
@@ -157,6 +162,7 @@ Test(elfread_sad, not_regular)
 	char why[128];
 	cr_assert_eq(elf_open_fd(&ef, fd, why, sizeof why), -1);
 	cr_assert_str_eq(why, "not a regular file");
+	elf_release(&ef);
 	close(fd);
 }
 
@@ -180,12 +186,14 @@ Test(elfread_happy, small_head_reads_the_rest)
 	struct elf_phdr ph[32];
 	unsigned n;
 	char why[128];
-	cr_assert_eq(elf_open_fd_head(&ef, fd, 64, why, sizeof why), 0, "%s", why);
+	unsigned char head[64];
+	cr_assert_eq(elf_open_fd_head(&ef, fd, head, sizeof head, why, sizeof why), 0, "%s", why);
 	cr_assert_eq(ef.head_len, 64);
 	cr_assert_eq(elf_read_phdrs(&ef, ph, 32, &n, why, sizeof why), 0, "%s", why);
 	cr_assert_gt(n, 0);
 	cr_assert(elf_has_segment_note(&ef, ph, n, "cudaload", 0x434c));
 	cr_assert(!elf_has_segment_note(&ef, ph, n, "cudaload", 1));
+	elf_release(&ef);
 	close(fd);
 }
 
@@ -201,5 +209,6 @@ Test(elfread_sad, more_program_headers_than_room)
 	cr_assert_eq(elf_read_phdrs(&ef, ph, 2, &n, why, sizeof why), -1);
 	cr_assert_str_eq(why, "too many program headers");
 	cr_assert_eq(n, 0);
+	elf_release(&ef);
 	close(fd);
 }

@@ -27,7 +27,7 @@ Test(ldso_happy, real_glibc_loader)
 	struct ldso_info l;
 	char why[128];
 	memset(&l, 0, sizeof l);
-	strcpy(l.path, "/lib64/ld-linux-x86-64.so.2");
+	l.path = "/lib64/ld-linux-x86-64.so.2";
 	cr_assert_eq(ldso_inspect(&l, why, sizeof why), 0, "%s", why);
 	cr_assert_eq(l.fd, -1, "closed unless kept");
 	cr_assert_eq(l.kind, LDSO_GLIBC);
@@ -60,7 +60,7 @@ Test(ldso_happy, old_glibc_by_name_gets_no_argv0)
 	struct ldso_info l;
 	char why[128];
 	memset(&l, 0, sizeof l);
-	strcpy(l.path, link);
+	l.path = link;
 	cr_assert_eq(ldso_inspect(&l, why, sizeof why), 0, "%s", why);
 	cr_assert_eq(l.kind, LDSO_GLIBC);
 	cr_assert_eq(l.glibc_minor, 31);
@@ -71,10 +71,11 @@ Test(ldso_happy, old_glibc_by_name_gets_no_argv0)
 
 Test(ldso_sad, missing_self_and_garbage)
 {
+	char lpath[4200];
 	struct ldso_info l;
 	char why[128];
 	memset(&l, 0, sizeof l);
-	strcpy(l.path, "/nonexistent/ld.so");
+	l.path = "/nonexistent/ld.so";
 	cr_assert_eq(ldso_inspect(&l, why, sizeof why), -ENOENT);
 	cr_assert_str_eq(why, "No such file or directory");
 
@@ -86,8 +87,9 @@ Test(ldso_sad, missing_self_and_garbage)
 				     .note_section = ".note.cudaload" };
 	test_elf_build(&cl, &cls);
 	put_file(dir, "/cudaload-copy", cl.buf, cl.len);
-	snprintf(l.path, sizeof l.path, "%s/cudaload-copy", dir);
-	chmod(l.path, 0755);
+	snprintf(lpath, sizeof lpath, "%s/cudaload-copy", dir);
+	l.path = lpath;
+	chmod(lpath, 0755);
 	cr_assert_eq(ldso_inspect(&l, why, sizeof why), -ELOOP);
 	cr_assert_str_eq(why, "is cudaload itself, not a dynamic loader");
 	l.keep = true;	/* read for mapping, from a smaller head: the same */
@@ -97,22 +99,25 @@ Test(ldso_sad, missing_self_and_garbage)
 	cls.note_type = 1;	/* the owner alone is not enough */
 	test_elf_build(&cl, &cls);
 	put_file(dir, "/other", cl.buf, cl.len);
-	snprintf(l.path, sizeof l.path, "%s/other", dir);
-	chmod(l.path, 0755);
+	snprintf(lpath, sizeof lpath, "%s/other", dir);
+	l.path = lpath;
+	chmod(lpath, 0755);
 	cr_assert_eq(ldso_inspect(&l, why, sizeof why), 0);
 
 	put_text(dir, "/ld.so", "#!/bin/sh\n");
-	snprintf(l.path, sizeof l.path, "%s/ld.so", dir);
+	snprintf(lpath, sizeof lpath, "%s/ld.so", dir);
+	l.path = lpath;
 	cr_assert_eq(ldso_inspect(&l, why, sizeof why), -ENOEXEC);
 	cr_assert_str_eq(why, "not an ELF file");
 	struct test_elf e;
 	struct test_elf_spec spec = { 0 };
 	test_elf_build(&e, &spec);
 	put_file(dir, "/ld-noexec.so", e.buf, e.len);
-	snprintf(l.path, sizeof l.path, "%s/ld-noexec.so", dir);
+	snprintf(lpath, sizeof lpath, "%s/ld-noexec.so", dir);
+	l.path = lpath;
 	cr_assert_eq(ldso_inspect(&l, why, sizeof why), -EACCES);
 	cr_assert_str_eq(why, "not executable");
-	snprintf(l.path, sizeof l.path, "%s", dir);
+	l.path = dir;
 	cr_assert_eq(ldso_inspect(&l, why, sizeof why), -ENOEXEC);
 	rm_rf(dir);
 	free(dir);

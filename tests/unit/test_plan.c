@@ -8,8 +8,8 @@ static void setup(struct host *h, struct candidates *c, struct candidate *v, str
 	memset(h, 0, sizeof *h);
 	h->platform = PLATFORM_TEGRA;
 	h->n_driver_dirs = 2;
-	strcpy(h->driver_dirs[0], "/usr/lib/aarch64-linux-gnu/nvidia");
-	strcpy(h->driver_dirs[1], "/run/opengl-driver/lib");
+	h->driver_dirs[0] = "/usr/lib/aarch64-linux-gnu/nvidia";
+	h->driver_dirs[1] = "/run/opengl-driver/lib";
 	memset(v, 0, sizeof *v);
 	strcpy(v->dir, "/usr/local/cuda-12.9/compat");
 	c->v = v;
@@ -65,7 +65,7 @@ Test(plan_sad, system_and_unlistable)
 	cr_assert_null(plan_library_path("", &d, &c, &h, "/x", false), "index out of range");
 
 	d.chosen = 0;
-	strcpy(h.driver_dirs[0], "/usr/lib/odd:dir");
+	h.driver_dirs[0] = "/usr/lib/odd:dir";
 	char *l = plan_library_path("", &d, &c, &h, NULL, false);
 	cr_assert_str_eq(l, "/usr/local/cuda-12.9/compat:/run/opengl-driver/lib");
 	free(l);

@@ -36,7 +36,7 @@ static void fixture(struct settings *s, struct host *h, struct candidate *v,
 	d->use_compat = true;
 	strcpy(d->reason, "compat CUDA 12.2");
 	memset(l, 0, sizeof *l);
-	strcpy(l->path, "/lib/ld-linux-aarch64.so.1");
+	l->path = "/lib/ld-linux-aarch64.so.1";
 	l->from = "standard path";
 }
 

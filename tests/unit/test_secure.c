@@ -70,7 +70,7 @@ Test(secure_sad, untrusted_candidates_and_dirs)
 	struct host h;
 	memset(&h, 0, sizeof h);
 	h.n_driver_dirs = 1;
-	strcpy(h.driver_dirs[0], "/usr/lib/aarch64-linux-gnu/tegra");
+	h.driver_dirs[0] = "/usr/lib/aarch64-linux-gnu/tegra";
 	struct candidate v;
 	memset(&v, 0, sizeof v);
 	strcpy(v.dir, "/usr/local/cuda-12.2/compat");
@@ -83,7 +83,7 @@ Test(secure_sad, untrusted_candidates_and_dirs)
 
 	/* the real root's own directories are trusted */
 	h.n_driver_dirs = 1;
-	strcpy(h.driver_dirs[0], "/usr/lib");
+	h.driver_dirs[0] = "/usr/lib";
 	c.n = 0;
 	secure_filter("", &h, &c);
 	cr_assert_eq(h.n_driver_dirs, 1);

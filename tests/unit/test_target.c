@@ -150,14 +150,17 @@ Test(target_happy, interp_from_file)
 	put_file(dir, "/prog", e.buf, e.len);
 	struct target t;
 	char why[128];
+	char path[4200];
 	target_init(&t);
-	snprintf(t.path, sizeof t.path, "%s/prog", dir);
+	snprintf(path, sizeof path, "%s/prog", dir);
+	t.path = path;
 	cr_assert_eq(target_interp_from_file(&t, why, sizeof why), 0, "%s", why);
 	cr_assert_str_eq(t.interp, "/usr/bin/cudaload");
 	cr_assert_str_eq(t.recorded, "/lib64/ld-linux-x86-64.so.2");
-	snprintf(t.path, sizeof t.path, "%s/missing", dir);
+	snprintf(path, sizeof path, "%s/missing", dir);
 	cr_assert_eq(target_interp_from_file(&t, why, sizeof why), -1);
 	cr_assert_str_eq(why, "No such file or directory");
+	target_free(&t);
 	rm_rf(dir);
 	free(dir);
 }

@@ -81,7 +81,7 @@ Test(version_happy, l4t)
 	cr_assert_eq(r.major, 36);
 	cr_assert_eq(r.minor, 4);
 	cr_assert_eq(r.patch, 3);
-	cr_assert_str_eq(r.lib_dir, "usr/lib/aarch64-linux-gnu/nvidia");
+	cr_assert_str_eq(r.lib_dir, "/usr/lib/aarch64-linux-gnu/nvidia");
 	cr_assert_eq(l4t_parse("# R35 (release), REVISION: 4.1, GCID: 33958178, BOARD: t186ref, EABI: aarch64, DATE: x", &r), 0);
 	cr_assert_eq(r.major, 35);
 	cr_assert_str_eq(r.lib_dir, "");

@@ -26,6 +26,8 @@ const char *const config_default_compat[] = {
 };
 const int config_default_compat_n = 3;
 
+static const int default_compat_cuda[3];	/* none stated */
+
 int policy_parse(const char *text, enum policy *out)
 {
 	if (strcmp(text, "auto") == 0)
@@ -128,8 +130,12 @@ void settings_from_env(struct settings *s, char *const *envp, bool secure)
 	s->secure = secure;
 	s->policy_from = "default";
 	s->mode = MODE_CHAIN;	/* no second execve; exec is the fallback (docs/design.md §6) */
-	for (int i = 0; i < config_default_compat_n; i++)
-		add_compat(s, config_default_compat[i], 0);
+	/* The defaults in place, not copies: start-up allocates nothing on the
+	 * way to the system driver.  Never written: the first config line that
+	 * names a compat place replaces the list with one of its own. */
+	s->compat = (char **)config_default_compat;
+	s->compat_cuda = (int *)default_compat_cuda;
+	s->n_compat = config_default_compat_n;
 	if (secure)
 		return;	/* an unprivileged user must not steer a privileged program */
 
@@ -263,8 +269,8 @@ static void parse_text(struct settings *s, char *text, const char *name)
 			}
 			if (compat && !s->compat_from_config) {
 				/* the first compat line replaces the defaults */
-				for (int i = 0; i < s->n_compat; i++)
-					free(s->compat[i]);
+				s->compat = NULL;
+				s->compat_cuda = NULL;
 				s->n_compat = 0;
 				s->compat_from_config = true;
 			}
@@ -369,12 +375,15 @@ void settings_load_config(struct settings *s, char *const *envp, const char *sel
 		return;
 	static const char beside[] = "/../etc/cudaload.conf";
 	size_t dl = (size_t)(slash - self_path);
-	if (!(path = malloc(dl + sizeof beside)))
+	char small[256];	/* most paths: no allocation on the way to the driver */
+	path = dl + sizeof beside <= sizeof small ? small : malloc(dl + sizeof beside);
+	if (!path)
 		return;
 	memcpy(path, self_path, dl);
 	memcpy(path + dl, beside, sizeof beside);
 	read_config(s, path, false);
-	free(path);
+	if (path != small)
+		free(path);
 }
 
 const char *settings_ldso_for(const struct settings *s, const char *machine)
@@ -391,13 +400,15 @@ void settings_free(struct settings *s)
 	free(s->config_path);
 	for (int i = 0; i < s->n_compat_env; i++)
 		free(s->compat_env[i]);
-	for (int i = 0; i < s->n_compat; i++)
-		free(s->compat[i]);
+	if (s->compat_from_config) {
+		for (int i = 0; i < s->n_compat; i++)
+			free(s->compat[i]);
+		free(s->compat);
+		free(s->compat_cuda);
+	}
 	for (int i = 0; i < s->n_driver_dirs; i++)
 		free(s->driver_dirs[i]);
 	free(s->compat_env);
-	free(s->compat);
-	free(s->compat_cuda);
 	free(s->driver_dirs);
 	for (int i = 0; i < s->n_ldso; i++)
 		free(s->ldso[i].path);

@@ -41,7 +41,8 @@ struct settings {
 	 * fixed arrays would sit on the start-up's stack, a page of it. */
 	char **compat_env;		/* CUDALOAD_COMPAT_PATH entries */
 	int n_compat_env;
-	char **compat;			/* config "compat" entries, else the defaults */
+	char **compat;			/* config "compat" entries, else the defaults
+					 * (config_default_compat, not to be written) */
 	int *compat_cuda;		/* "compat = DIR cuda=X.Y": X.Y, else 0 */
 	int n_compat;
 	bool compat_from_config;

@@ -38,6 +38,19 @@ static int prot_of(uint32_t flags)
 	       (flags & PF_X ? PROT_EXEC : 0);
 }
 
+/* The reservation maps the file over the whole span with the first
+ * segment's protection, each page at the same distance from the first
+ * segment in the file as in memory.  A later segment with that protection,
+ * no bss, and the same distance (ld.so's read-only data) is already in
+ * place: mapping it again would only cost a system call. */
+static bool in_reservation(const struct elf_phdr *ph, const struct elf_phdr *first, size_t pg)
+{
+	uint64_t m = ~(uint64_t)(pg - 1);
+	return first && prot_of(ph->flags) == prot_of(first->flags) && ph->memsz == ph->filesz &&
+	       ph->vaddr >= first->vaddr &&
+	       (ph->offset & m) - (first->offset & m) == (ph->vaddr & m) - (first->vaddr & m);
+}
+
 /* Map each PT_LOAD at bias.  mapped: one that is already in place (the
  * reservation), or NULL.  Pages between segments are left inaccessible. */
 static int map_segments(int fd, const struct elf_phdr *phs, unsigned n, uintptr_t bias,
@@ -57,7 +70,7 @@ static int map_segments(int fd, const struct elf_phdr *phs, unsigned n, uintptr_
 		if (prev_end && start > prev_end)
 			mprotect((void *)prev_end, start - prev_end, PROT_NONE);
 		prev_end = (mem_end + pg - 1) & ~(pg - 1);
-		if (ph == mapped) {
+		if (ph == mapped || in_reservation(ph, mapped, pg)) {
 			/* already mapped with its protection, without a bss */
 		} else if (ph->filesz) {
 			void *p = mmap((void *)start, file_page_end - start, prot | (bss ? PROT_WRITE : 0),
@@ -169,17 +182,29 @@ void chain_enter(const struct chain_ldso *ldso, char **argv, size_t *auxv,
 	size_t envc = 0, auxw = 0;
 	while (envp[envc])
 		envc++;
-	while (auxv[auxw] != AT_NULL)
-		auxw += 2;
+	/* The auxiliary vector, where it lies, now tells ld.so about itself and
+	 * the program: nothing of cudaload reads it again. */
+	for (; auxv[auxw] != AT_NULL; auxw += 2) {
+		switch (auxv[auxw]) {
+		case AT_BASE: auxv[auxw + 1] = ldso->base; break;
+		case AT_PHDR: auxv[auxw + 1] = (size_t)prog_phdr; break;
+		case AT_PHNUM: auxv[auxw + 1] = prog_phnum; break;
+		case AT_PHENT: auxv[auxw + 1] = prog_phent; break;
+		}
+	}
 	auxw += 2;
 
+	/* No search list: the kernel's vector, as it is, is ld.so's. */
+	if (!llp_entry)
+		chain_jump(sp, 0, sp, ldso->entry);
+
 	/* Is LD_LIBRARY_PATH there already?  Then its slot is swapped, else one
-	 * is added at the end of the list. */
+	 * is added at the end of the list: a new vector, below the old one. */
 	size_t slot = envc;
-	for (size_t i = 0; llp_entry && i < envc; i++)
+	for (size_t i = 0; i < envc; i++)
 		if (strncmp(envp[i], "LD_LIBRARY_PATH=", 16) == 0)
 			slot = i;	/* the last one is what ld.so reads */
-	size_t added = llp_entry && slot == envc ? 1 : 0;
+	size_t added = slot == envc ? 1 : 0;
 
 	size_t words = 1 + argc + 1 + envc + added + 1 + auxw;
 	size_t *v = malloc(words * sizeof *v);
@@ -199,26 +224,15 @@ void chain_enter(const struct chain_ldso *ldso, char **argv, size_t *auxv,
 	for (size_t i = 0; i < auxw; i += 2, k += 2) {
 		v[k] = auxv[i];
 		v[k + 1] = auxv[i + 1];
-		switch (auxv[i]) {
-		case AT_BASE: v[k + 1] = ldso->base; break;
-		case AT_PHDR: v[k + 1] = (size_t)prog_phdr; break;
-		case AT_PHNUM: v[k + 1] = prog_phnum; break;
-		case AT_PHENT: v[k + 1] = prog_phent; break;
-		case AT_ENTRY:
-			if (llp_entry) {
-				chain_program_entry = auxv[i + 1];
-				v[k + 1] = (size_t)chain_entry_trampoline;
-			}
-			break;
+		if (auxv[i] == AT_ENTRY) {
+			chain_program_entry = auxv[i + 1];
+			v[k + 1] = (size_t)chain_entry_trampoline;
 		}
 	}
 
-	/* The new vector goes below the old one, 16-byte aligned as at exec. */
 	size_t *new_sp = (size_t *)(((uintptr_t)sp - words * sizeof *v - 256) & ~(uintptr_t)15);
-	if (llp_entry) {
-		env_slot = (char **)(new_sp + env_at + slot);
-		env_original = added ? NULL : envp[slot];
-		v[env_at + slot] = (size_t)llp_entry;
-	}
+	env_slot = (char **)(new_sp + env_at + slot);
+	env_original = added ? NULL : envp[slot];
+	v[env_at + slot] = (size_t)llp_entry;
 	chain_jump(v, words, new_sp, ldso->entry);
 }

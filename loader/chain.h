@@ -3,9 +3,9 @@
  * chain: hand over without a second execve (docs/design.md §6).
  *
  * The real ld.so is mapped into this process (the whole span reserved, each
- * PT_LOAD mapped, the bss zeroed) and entered on a copy of the original
- * start-up vector: the same argv and strings, AT_BASE set to ld.so's base,
- * AT_PHDR/AT_PHNUM/AT_PHENT back on the program, and the search list in
+ * PT_LOAD mapped, the bss zeroed) and entered on the original start-up
+ * vector with AT_BASE set to ld.so's base and AT_PHDR/AT_PHNUM/AT_PHENT on
+ * the program; with a search list, on a copy of it that also has
  * LD_LIBRARY_PATH.  ld.so parses that list at start-up and keeps it for
  * every later dlopen; AT_ENTRY points at a trampoline that puts the user's
  * environment back (the LD_LIBRARY_PATH slot restored, or the slot we added

@@ -42,14 +42,17 @@ $CC -O1 -o "$O/libs/mknote" "$E/mknote.c"
 sh "$E/mkroot.sh" "$top/tests/fixtures/orin-jp5-compat122.profile" "$O/root" "$O/libs"
 J="CUDALOAD_ROOT=$O/root"
 
-# One cudaload per mode, each with its ../etc/cudaload.conf naming the mode
-# (as an installed one reads its prefix's etc/), so no wrapper stands in
-# front of what is measured.
+# One cudaload per mode, so no wrapper stands in front of what is measured.
+# Chain is the default: that one runs as installed without a config file
+# (it looks for /etc/cudaload.conf and ../etc/cudaload.conf, and finds
+# neither).  The exec one has its ../etc/cudaload.conf saying so, as an
+# installed one reads its prefix's etc/.
 for m in exec chain; do
-	mkdir -p "$O/$m/bin" "$O/$m/etc"
+	mkdir -p "$O/$m/bin"
 	cp "$B/cudaload" "$O/$m/bin/cudaload"
-	printf 'mode = %s\n' "$m" >"$O/$m/etc/cudaload.conf"
 done
+mkdir -p "$O/exec/etc"
+printf 'mode = exec\n' >"$O/exec/etc/cudaload.conf"
 # The floor, both ways, for this machine's loader.
 for m in exec chain; do
 	$CC -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -ffreestanding -fno-stack-protector \
@@ -69,6 +72,14 @@ for p in trivial python3; do
 		"$B/cudaload-patch" --interp "$O/$m/bin/cudaload" "$O/bin/$p-$m" >/dev/null
 		"$B/cudaload-patch" --interp "$O/floor-$m" "$O/bin/$p-floor-$m" >/dev/null
 	done
+done
+# Each runs in the mode it stands for (a /etc/cudaload.conf on this machine
+# could say otherwise).
+for m in exec chain; do
+	CUDALOAD_DEBUG=1 "$O/bin/trivial-$m" 2>&1 >/dev/null | grep -q ": $m mode\$" || {
+		echo "bench: $O/bin/trivial-$m does not run in $m mode (see /etc/cudaload.conf)" >&2
+		exit 1
+	}
 done
 # The search list cudaload passes on the Jetson fixture: the floor and the
 # direct run get the same one, to show what ld.so's longer search costs.

@@ -197,8 +197,10 @@ static const unsigned char *read_section(const struct elf_file *ef, uint64_t off
 {
 	if (size > limit || !in_file(ef, off, size))
 		return NULL;
+	/* an empty region points at the head's start, not one past its end,
+	 * where release() could not tell it from a buffer of its own */
 	if (off <= ef->head_len && size <= ef->head_len - off)
-		return ef->head + off;
+		return ef->head + (size ? off : 0);
 	unsigned char *buf = malloc(size ? size : 1);
 	if (buf && size && pread_full(ef->fd, buf, size, (off_t)off) < 0) {
 		free(buf);
@@ -361,6 +363,36 @@ static long scan_notes(const struct elf_file *ef, const unsigned char *buf, uint
 	return 0;
 }
 
+/* A stretch of the file read in one go, for sections that lie inside it. */
+struct window {
+	const unsigned char *p;
+	uint64_t off, len;
+};
+
+/* Bytes before the section header table read with it: linkers and objcopy
+ * put .shstrtab (a few hundred bytes) and non-allocated notes just before
+ * the table, so one read usually brings all three.  Small, because each
+ * page it touches costs more than the read it saves. */
+#define SHDR_LEAD 1024
+
+/* Section bytes from the head or the window when they lie there, else read
+ * on their own (bounded by limit).  Give them back with release_in(). */
+static const unsigned char *section_in(const struct elf_file *ef, const struct window *w,
+				       uint64_t off, uint64_t size, uint64_t limit)
+{
+	if (size > limit || !in_file(ef, off, size))
+		return NULL;
+	if (w->p && off >= w->off && off - w->off <= w->len && size <= w->len - (off - w->off))
+		return w->p + (size ? off - w->off : 0);	/* as read_section */
+	return read_section(ef, off, size, limit);
+}
+
+static void release_in(const struct elf_file *ef, const struct window *w, const unsigned char *p)
+{
+	if (!w->p || p < w->p || p >= w->p + w->len)
+		release(ef, p);
+}
+
 long elf_find_note(const struct elf_file *ef, const char *section,
 		   const char *owner, char *desc, size_t cap,
 		   char *why, size_t whycap)
@@ -379,15 +411,31 @@ long elf_find_note(const struct elf_file *ef, const char *section,
 		return -1;
 	}
 	uint64_t tablen = (uint64_t)ef->shnum * ef->shentsize;
-	const unsigned char *tab = read_section(ef, ef->shoff, tablen, tablen);
-	if (!tab) {
+	if (!in_file(ef, ef->shoff, tablen)) {
 		say(why, whycap, "section headers lie outside the file");
 		return -1;
 	}
+	/* The table, and what lies just before it, in one read (unless the
+	 * head holds the table already). */
+	struct window w = { 0 };
+	const unsigned char *tab;
+	if (ef->shoff <= ef->head_len && tablen <= ef->head_len - ef->shoff) {
+		tab = ef->head + ef->shoff;
+	} else {
+		uint64_t lead = ef->shoff < SHDR_LEAD ? ef->shoff : SHDR_LEAD;
+		unsigned char *buf = malloc(lead + tablen);
+		if (!buf || pread_full(ef->fd, buf, lead + tablen, (off_t)(ef->shoff - lead)) < 0) {
+			free(buf);
+			say(why, whycap, "section headers lie outside the file");
+			return -1;
+		}
+		w = (struct window){ buf, ef->shoff - lead, lead + tablen };
+		tab = buf + lead;
+	}
 	struct shdr strs = shdr_at(ef, tab + (size_t)ef->shstrndx * ef->shentsize);
-	const unsigned char *names = read_section(ef, strs.offset, strs.size, MAX_SHSTRTAB);
+	const unsigned char *names = section_in(ef, &w, strs.offset, strs.size, MAX_SHSTRTAB);
 	if (!names) {
-		release(ef, tab);
+		free((void *)w.p);
 		say(why, whycap, "section name table lies outside the file");
 		return -1;
 	}
@@ -396,18 +444,18 @@ long elf_find_note(const struct elf_file *ef, const char *section,
 		const char *name = string_at(names, strs.size, s.name);
 		if (s.type != SHT_NOTE || !name || strcmp(name, section) != 0)
 			continue;
-		const unsigned char *notes = read_section(ef, s.offset, s.size, MAX_NOTE_SECTION);
+		const unsigned char *notes = section_in(ef, &w, s.offset, s.size, MAX_NOTE_SECTION);
 		if (!notes) {
 			say(why, whycap, "note section is too large or lies outside the file");
 			result = -1;
 			break;
 		}
 		result = scan_notes(ef, notes, s.size, owner, desc, cap, why, whycap);
-		release(ef, notes);
+		release_in(ef, &w, notes);
 		break;
 	}
-	release(ef, names);
-	release(ef, tab);
+	release_in(ef, &w, names);
+	free((void *)w.p);	/* last: the allocator gives back the newest block first */
 	return result;
 }
 

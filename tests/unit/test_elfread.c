@@ -212,3 +212,127 @@ Test(elfread_sad, more_program_headers_than_room)
 	elf_release(&ef);
 	close(fd);
 }
+
+/* A file of len bytes with .shstrtab, a note and the section header table
+ * (null, .shstrtab, note) at the offsets given, and nothing else: the
+ * layouts that elf_find_note reads in one go or not. */
+static int layout_fd(size_t len, size_t strs_off, size_t note_off, size_t shoff)
+{
+	unsigned char *buf = calloc(1, len);
+	cr_assert(buf != NULL);
+	static const char strs[] = "\0.shstrtab\0" SECTION;
+	static const char desc[] = "{\"format\":1,\"CUDA version\":\"12.9\"}";
+	uint32_t nh[3] = { sizeof OWNER, sizeof desc - 1, 1 };
+	memcpy(buf + note_off, nh, 12);
+	memcpy(buf + note_off + 12, OWNER, sizeof OWNER);
+	size_t desc_off = note_off + 12 + ((sizeof OWNER + 3) & ~(size_t)3);
+	memcpy(buf + desc_off, desc, sizeof desc - 1);
+	size_t note_len = desc_off + ((sizeof desc - 1 + 3) & ~(size_t)3) - note_off;
+	memcpy(buf + strs_off, strs, sizeof strs);
+	Elf64_Shdr sh[3] = { 0 };
+	sh[1] = (Elf64_Shdr){ .sh_name = 1, .sh_type = SHT_STRTAB, .sh_offset = strs_off, .sh_size = sizeof strs };
+	sh[2] = (Elf64_Shdr){ .sh_name = 11, .sh_type = SHT_NOTE, .sh_offset = note_off, .sh_size = note_len };
+	memcpy(buf + shoff, sh, sizeof sh);
+	Elf64_Ehdr eh = { 0 };
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_type = ET_DYN;
+	eh.e_machine = EM_AARCH64;
+	eh.e_shoff = shoff;
+	eh.e_shentsize = sizeof(Elf64_Shdr);
+	eh.e_shnum = 3;
+	eh.e_shstrndx = 1;
+	memcpy(buf, &eh, sizeof eh);
+	char path[] = "/tmp/cudaload-elf-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	unlink(path);
+	cr_assert(write(fd, buf, len) == (ssize_t)len);
+	free(buf);
+	return fd;
+}
+
+/* libcuda is tens of MB with the section headers at its end: they, and
+ * .shstrtab and a note just before them, come in one read; whatever lies
+ * elsewhere is read on its own, with the same answer. */
+Test(elfread_happy, note_wherever_it_lies)
+{
+	static const struct {
+		size_t len, strs, note, shoff;
+		const char *layout;
+	} cases[] = {
+		{ 40000, 39500, 39000, 39700, "note and names just before the table" },
+		{ 40000, 39600, 100, 39700, "the note near the start" },
+		{ 40000, 200, 100, 39700, "both far from the table" },
+		{ 40000, 39600, 30000, 39700, "the note in the middle" },
+		{ 1600, 1200, 1000, 1300, "a table less than a window from the start" },
+		{ 40000, 39900, 39500, 39700, "names after the table" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		int fd = layout_fd(cases[i].len, cases[i].strs, cases[i].note, cases[i].shoff);
+		struct elf_file ef;
+		unsigned char head[64];
+		char why[128] = "", desc[64];
+		cr_assert_eq(elf_open_fd_head(&ef, fd, head, sizeof head, why, sizeof why), 0, "%s", why);
+		long n = elf_find_note(&ef, SECTION, OWNER, desc, sizeof desc, why, sizeof why);
+		cr_assert_eq(n, 34, "%s: %ld (%s)", cases[i].layout, n, why);
+		cr_assert_str_eq(desc, "{\"format\":1,\"CUDA version\":\"12.9\"}", "%s", cases[i].layout);
+		cr_assert_eq(elf_find_note(&ef, ".note.other", OWNER, desc, sizeof desc, why, sizeof why), 0);
+		elf_release(&ef);
+		close(fd);
+	}
+}
+
+/* The same bounds on the far side of the window. */
+Test(elfread_sad, window_bounds)
+{
+	struct elf_file ef;
+	unsigned char head[64];
+	char why[128] = "", desc[64];
+	/* the table runs past the end of the file */
+	int fd = layout_fd(40000, 39500, 39000, 39700);
+	cr_assert_eq(elf_open_fd_head(&ef, fd, head, sizeof head, why, sizeof why), 0);
+	ef.size = 39700 + 2 * sizeof(Elf64_Shdr);	/* as if cut inside the table */
+	cr_assert_eq(elf_find_note(&ef, SECTION, OWNER, desc, sizeof desc, why, sizeof why), -1);
+	cr_assert_str_eq(why, "section headers lie outside the file");
+	/* a note section that runs past the end */
+	ef.size = 40000;
+	cr_assert_eq(ftruncate(fd, 39700 + 3 * sizeof(Elf64_Shdr)), 0);
+	Elf64_Shdr sh;
+	cr_assert(pread(fd, &sh, sizeof sh, 39700 + 2 * sizeof sh) == sizeof sh);
+	sh.sh_size = 100000;
+	cr_assert(pwrite(fd, &sh, sizeof sh, 39700 + 2 * sizeof sh) == sizeof sh);
+	cr_assert_eq(elf_find_note(&ef, SECTION, OWNER, desc, sizeof desc, why, sizeof why), -1);
+	cr_assert_str_eq(why, "note section is too large or lies outside the file");
+	elf_release(&ef);
+	close(fd);
+}
+
+/* An empty section right at the end of the head or of the window is not a
+ * buffer to free (found by fuzzing a 64-byte head). */
+Test(elfread_sad, empty_section_at_the_end_of_what_was_read)
+{
+	static const struct {
+		size_t len, strs, note, shoff;
+	} cases[] = {
+		{ 40000, 39500, 64, 39700 },		/* the note where the head ends */
+		{ 40000, 39600, 39700 + 3 * sizeof(Elf64_Shdr), 39700 },	/* where the window ends */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		int fd = layout_fd(cases[i].len, cases[i].strs, cases[i].note < 39000 ? 30000 : cases[i].note - 200, cases[i].shoff);
+		/* point the note section at an empty stretch there */
+		Elf64_Shdr sh;
+		cr_assert(pread(fd, &sh, sizeof sh, (off_t)(cases[i].shoff + 2 * sizeof sh)) == sizeof sh);
+		sh.sh_offset = cases[i].note;
+		sh.sh_size = 0;
+		cr_assert(pwrite(fd, &sh, sizeof sh, (off_t)(cases[i].shoff + 2 * sizeof sh)) == sizeof sh);
+		struct elf_file ef;
+		unsigned char head[64];
+		char why[128] = "", desc[64];
+		cr_assert_eq(elf_open_fd_head(&ef, fd, head, sizeof head, why, sizeof why), 0, "%s", why);
+		cr_assert_eq(elf_find_note(&ef, SECTION, OWNER, desc, sizeof desc, why, sizeof why), 0, "%s", why);
+		elf_release(&ef);
+		close(fd);
+	}
+}

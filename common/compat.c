@@ -76,58 +76,72 @@ static bool driver_from_name(const char *name, struct driver_version *out)
 
 static void lib_driver(const char *libpath, const char *dirpath, struct candidate *c)
 {
-	char target[CL_PATH_MAX];
-	ssize_t n = readlink(libpath, target, sizeof target - 1);
+	/* on the heap: a link's target may be a whole path, and a frame of
+	 * CL_PATH_MAX bytes costs its pages at every start */
+	char *target = malloc(CL_PATH_MAX);
+	if (!target)
+		return;
+	ssize_t n = readlink(libpath, target, CL_PATH_MAX - 1);
+	int e = errno;
 	if (n > 0) {
 		target[n] = '\0';
 		c->has_lib_driver = driver_from_name(target, &c->lib_driver);
-		return;
 	}
-	if (errno != EINVAL)
+	free(target);
+	if (n > 0 || e != EINVAL)
 		return;
 	/* Not a link (copied packages, some store layouts): look for the versioned file. */
 	DIR *d = opendir(dirpath);
 	if (!d)
 		return;
-	struct dirent *e;
-	while ((e = readdir(d)) && !c->has_lib_driver)
-		c->has_lib_driver = driver_from_name(e->d_name, &c->lib_driver);
+	struct dirent *ent;
+	while ((ent = readdir(d)) && !c->has_lib_driver)
+		c->has_lib_driver = driver_from_name(ent->d_name, &c->lib_driver);
 	closedir(d);
 }
 
 /* CUDA version from a version.json ("cuda": {"version": "12.2.140"}) beside
  * libcuda or in the directory above (a toolkit's /usr/local/cuda-X.Y), or
  * its version.txt ("CUDA Version 12.2.140"). */
+#define VERSION_FILE_MAX 2048
 static int version_file_cuda(const char *root, const char *dir)
 {
-	char path[CL_PATH_MAX], buf[2048];
 	size_t dl = strlen(dir);
 	const char *slash = strrchr(dir, '/');
+	/* both on the heap, given back newest first */
+	char *path = malloc(dl + 20), *buf = path ? malloc(VERSION_FILE_MAX) : NULL;
+	int found = 0;
 
-	for (int up = 0; up < 2; up++) {
+	if (!buf) {
+		free(path);
+		return 0;
+	}
+	for (int up = 0; up < 2 && !found; up++) {
 		int plen = up ? (slash ? (int)(slash - dir) : -1) : (int)dl;
-		if (plen < 0 || (size_t)plen + 20 > sizeof path)
+		if (plen < 0 || (size_t)plen + 20 > CL_PATH_MAX)
 			break;
-		snprintf(path, sizeof path, "%.*s/version.json", plen, dir);
-		if (read_small(root, path, buf, sizeof buf) > 0) {
+		snprintf(path, dl + 20, "%.*s/version.json", plen, dir);
+		if (read_small(root, path, buf, VERSION_FILE_MAX) > 0) {
 			const char *p = strstr(buf, "\"cuda\"");
 			p = p ? strstr(p, "\"version\"") : NULL;
 			p = p ? strchr(p + 9, ':') : NULL;
 			p = p ? strchr(p, '"') : NULL;
 			int v = p ? cuda_parse(p + 1, true) : -1;
 			if (v > 0)
-				return v;
+				found = v;
 		}
 	}
-	if (slash && (size_t)(slash - dir) + 20 <= sizeof path) {
-		snprintf(path, sizeof path, "%.*s/version.txt", (int)(slash - dir), dir);
-		if (read_small(root, path, buf, sizeof buf) > 0 &&
+	if (!found && slash && (size_t)(slash - dir) + 20 <= CL_PATH_MAX) {
+		snprintf(path, dl + 20, "%.*s/version.txt", (int)(slash - dir), dir);
+		if (read_small(root, path, buf, VERSION_FILE_MAX) > 0 &&
 		    strncmp(buf, "CUDA Version ", 13) == 0) {
 			int v = cuda_parse(buf + 13, true);
-			return v > 0 ? v : 0;
+			found = v > 0 ? v : -1;
 		}
 	}
-	return 0;
+	free(buf);
+	free(path);
+	return found > 0 ? found : 0;
 }
 
 void compat_settle_cuda(const char *root, struct candidate *c)
@@ -157,62 +171,101 @@ void compat_settle_cuda(const char *root, struct candidate *c)
 	}
 }
 
-void compat_examine(const char *root, const char *dir, const char *origin,
-		    struct candidate *c)
-{
-	char dirpath[CL_PATH_MAX], libpath[CL_PATH_MAX], why[128] = "";
+/* The longest descriptor read; NVIDIA's are a few hundred bytes, and one
+ * that fits the stack needs no second read. */
+#define NOTE_DESC_MAX 4096
+#define NOTE_DESC_SMALL 512
 
+/* The ELF facts of an open libcuda: class, machine and the note.  Only the
+ * ELF header is read as the head: the section header table, .shstrtab and
+ * the note are read where they lie (elf_find_note), and an 8 KiB head would
+ * cost two pages for bytes nobody looks at. */
+static void read_lib(int fd, struct candidate *c)
+{
+	struct elf_file ef;
+	unsigned char head[64];		/* an ELF64 header; ELF32's is smaller */
+	char why[128] = "", small[NOTE_DESC_SMALL], *desc = small;
+
+	if (elf_open_fd_head(&ef, fd, head, sizeof head, why, sizeof why) < 0) {
+		snprintf(c->lib_problem, sizeof c->lib_problem, "libcuda.so.1: %s", why);
+		return;
+	}
+	c->has_lib = true;
+	c->elf_class = ef.cls;
+	c->elf_machine = ef.machine;
+	long n = elf_find_note(&ef, COMPAT_NOTE_SECTION, COMPAT_NOTE_OWNER,
+			       small, sizeof small, why, sizeof why);
+	if (n >= NOTE_DESC_SMALL && n < NOTE_DESC_MAX) {
+		/* a long descriptor: again, into room for all of it */
+		if ((desc = malloc((size_t)n + 1)))
+			n = elf_find_note(&ef, COMPAT_NOTE_SECTION, COMPAT_NOTE_OWNER,
+					  desc, (size_t)n + 1, why, sizeof why);
+		else
+			n = -1, snprintf(why, sizeof why, "out of memory");
+	}
+	if (n < 0 || n >= NOTE_DESC_MAX) {
+		diag("compat %s: note unreadable: %s", c->dir,
+		     n < 0 ? why : "descriptor too long");
+	} else if (n > 0) {
+		if (notejson_parse(desc, (size_t)n, &c->note, why, sizeof why) == 0)
+			c->has_note = true;
+		else
+			diag("compat %s: %s", c->dir, why);
+	}
+	if (desc != small)
+		free(desc);
+}
+
+/* What the directory holds: libcuda.so.1 and what it is, the driver version
+ * in its file name, the PTX JIT compiler beside it. */
+static void examine_lib(const char *root, struct candidate *c)
+{
+	static const char lib[] = "/libcuda.so.1", ptxjit[] = "/libnvidia-ptxjitcompiler.so.1";
+	char *dirpath = rooted_path(root, c->dir);
+	if (!dirpath) {
+		snprintf(c->lib_problem, sizeof c->lib_problem, "out of memory");
+		return;
+	}
+	size_t dl = strlen(dirpath);
+	char *libpath = dl + sizeof lib <= CL_PATH_MAX ? malloc(dl + sizeof ptxjit) : NULL;
+	if (!libpath) {
+		snprintf(c->lib_problem, sizeof c->lib_problem,
+			 dl + sizeof lib <= CL_PATH_MAX ? "out of memory" : "path too long");
+	} else if (strpbrk(dirpath, ":;")) {
+		snprintf(c->lib_problem, sizeof c->lib_problem,
+			 "path contains ':' or ';', which a search list cannot hold");
+	} else {
+		memcpy(libpath, dirpath, dl);
+		memcpy(libpath + dl, lib, sizeof lib);
+		int fd = open_ro(libpath, O_NONBLOCK);
+		if (fd < 0) {
+			snprintf(c->lib_problem, sizeof c->lib_problem, "libcuda.so.1: %s",
+				 strerror(-fd));
+		} else {
+			read_lib(fd, c);
+			close(fd);
+			lib_driver(libpath, dirpath, c);
+			/* the PTX JIT compiler must come from the same package: one system call */
+			memcpy(libpath + dl, ptxjit, sizeof ptxjit);
+			c->has_ptxjit = access(libpath, F_OK) == 0;
+		}
+	}
+	free(libpath);
+	rooted_path_free(dirpath, c->dir);
+}
+
+int compat_examine(const char *root, const char *dir, const char *origin,
+		   struct candidate *c)
+{
 	memset(c, 0, sizeof *c);
-	snprintf(c->dir, sizeof c->dir, "%s", dir);
+	if (!(c->dir = strdup(dir)))
+		return -1;
 	c->origin = origin;
 	const char *base = strrchr(dir, '/');
 	c->orin_only = base && strcmp(base + 1, "compat_orin") == 0;
-
-	if (path_join(dirpath, sizeof dirpath, root, dir) < 0 ||
-	    snprintf(libpath, sizeof libpath, "%s/libcuda.so.1", dirpath) >= (int)sizeof libpath) {
-		snprintf(c->lib_problem, sizeof c->lib_problem, "path too long");
-		return;
-	}
-	if (strpbrk(dirpath, ":;")) {
-		snprintf(c->lib_problem, sizeof c->lib_problem,
-			 "path contains ':' or ';', which a search list cannot hold");
-		return;
-	}
-
-	int fd = open_ro(libpath, O_NONBLOCK);
-	if (fd < 0) {
-		snprintf(c->lib_problem, sizeof c->lib_problem, "libcuda.so.1: %s",
-			 strerror(-fd));
-	} else {
-		struct elf_file ef;
-		if (elf_open_fd(&ef, fd, why, sizeof why) < 0) {
-			snprintf(c->lib_problem, sizeof c->lib_problem, "libcuda.so.1: %s", why);
-		} else {
-			c->has_lib = true;
-			c->elf_class = ef.cls;
-			c->elf_machine = ef.machine;
-			char desc[4096];
-			long n = elf_find_note(&ef, COMPAT_NOTE_SECTION, COMPAT_NOTE_OWNER,
-					       desc, sizeof desc, why, sizeof why);
-			if (n < 0 || (size_t)n >= sizeof desc) {
-				diag("compat %s: note unreadable: %s", dir,
-				     n < 0 ? why : "descriptor too long");
-			} else if (n > 0) {
-				if (notejson_parse(desc, (size_t)n, &c->note, why, sizeof why) == 0)
-					c->has_note = true;
-				else
-					diag("compat %s: %s", dir, why);
-			}
-		}
-		elf_release(&ef);
-		close(fd);
-		lib_driver(libpath, dirpath, c);
-		/* the PTX JIT compiler must come from the same package: one system call */
-		snprintf(libpath, sizeof libpath, "%s/libnvidia-ptxjitcompiler.so.1", dirpath);
-		c->has_ptxjit = access(libpath, F_OK) == 0;
-	}
-
+	examine_lib(root, c);
 	compat_settle_cuda(root, c);
+	return 0;
 }
 
 static int push(struct candidates *out, const char *root, const char *dir,
@@ -222,23 +275,31 @@ static int push(struct candidates *out, const char *root, const char *dir,
 		if (strcmp(out->v[i].dir, dir) == 0)
 			return 0;
 	if (out->n == out->cap) {
-		size_t cap = out->cap ? out->cap * 2 : 8;
+		/* room for one at first: most machines have one package, and
+		 * room that is never touched still pushes later blocks onto
+		 * pages of their own */
+		size_t cap = out->cap ? out->cap * 2 : 1;
 		struct candidate *v = realloc(out->v, cap * sizeof *v);
 		if (!v)
 			return -1;
 		out->v = v;
 		out->cap = cap;
 	}
-	compat_examine(root, dir, origin, &out->v[out->n++]);
+	if (compat_examine(root, dir, origin, &out->v[out->n]) < 0)
+		return -1;
+	out->n++;
 	return 0;
 }
 
 /* The entries of one directory, kept while the patterns are expanded: the
- * default patterns all list /usr/local, and cudaload counts its system calls. */
+ * default patterns all list /usr/local, and cudaload counts its system
+ * calls.  A listing read to its end also proves what is not there. */
 struct listing {
-	char dir[CL_PATH_MAX];
-	char **names;
+	char *dir;		/* as on the target, ending in '/'; NULL: none yet */
+	char *raw;		/* the getdents64 records; names point into them */
+	char **names;		/* sorted */
 	size_t n;
+	bool complete;		/* every entry is in names (or dir does not exist) */
 };
 
 static int by_name(const void *a, const void *b)
@@ -248,59 +309,129 @@ static int by_name(const void *a, const void *b)
 
 static void listing_free(struct listing *l)
 {
-	for (size_t i = 0; i < l->n; i++)
-		free(l->names[i]);
+	/* newest first, so the allocator takes the space back */
 	free(l->names);
+	free(l->raw);
+	free(l->dir);
 	memset(l, 0, sizeof *l);
 }
 
-static int listing_load(struct listing *l, const char *dir)
+/* struct linux_dirent64 up to its name. */
+struct dirent64_head {
+	uint64_t ino;
+	int64_t off;
+	unsigned short reclen;
+	unsigned char type;
+};
+#define DIRENT_NAME (offsetof(struct dirent64_head, type) + 1)
+#define DIRENT_MAX (DIRENT_NAME + 256 + 8)	/* a 255-byte name, its NUL, padding */
+
+/* The records of an open directory, read straight into a heap block grown
+ * in place (opendir would add an fcntl and a buffer of its own); *len is
+ * their size.  false when a read or memory failed. */
+static bool read_records(int fd, char **raw, size_t *len)
 {
-	if (l->names && strcmp(l->dir, dir) == 0)
+	size_t cap = 1024, used = 0;
+	char *buf = malloc(cap);
+	long n = -1;
+	while (buf) {
+		if (cap - used < DIRENT_MAX) {
+			char *b = realloc(buf, cap * 2);
+			if (!b)
+				break;
+			buf = b;
+			cap *= 2;
+		}
+		n = syscall(SYS_getdents64, fd, buf + used, cap - used);
+		if (n <= 0)
+			break;
+		used += (size_t)n;
+	}
+	*raw = buf;
+	*len = used;
+	return buf && n == 0;
+}
+
+static int listing_load(struct listing *l, const char *root, const char *dir, size_t dirlen)
+{
+	if (l->dir && strlen(l->dir) == dirlen && memcmp(l->dir, dir, dirlen) == 0)
 		return 0;
 	listing_free(l);
-	snprintf(l->dir, sizeof l->dir, "%s", dir);
-	int fd = open_ro(dir, O_DIRECTORY);
-	if (fd < 0)
-		return 0;	/* nothing there: no candidates */
-	/* getdents64 straight into a stack buffer: opendir would add an fcntl
-	 * and a heap buffer, and cudaload counts its system calls */
-	_Alignas(8) char buf[4096];
-	size_t cap = 0;
-	long n;
-	while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
-		for (long pos = 0; pos < n;) {
-			struct dirent64_head {
-				uint64_t ino;
-				int64_t off;
-				unsigned short reclen;
-				unsigned char type;
-			} h;
-			memcpy(&h, buf + pos, sizeof h);
-			const char *name = buf + pos + offsetof(struct dirent64_head, type) + 1;
-			if (h.reclen == 0 || h.reclen > n - pos)
-				break;
-			pos += h.reclen;
-			if (name[0] == '.')
-				continue;	/* like glob: a wildcard does not match a leading dot */
-			if (l->n == cap) {
-				char **v = realloc(l->names, (cap = cap ? cap * 2 : 16) * sizeof *v);
-				if (!v)
-					goto done;
-				l->names = v;
-			}
-			if (!(l->names[l->n] = strndup(name, h.reclen)))
-				goto done;
-			l->n++;
-		}
+	if (!(l->dir = strndup(dir, dirlen)))
+		return -1;
+	char *full = rooted_path(root, l->dir);
+	if (!full)
+		return -1;
+	int fd = open_ro(full, O_DIRECTORY);
+	rooted_path_free(full, l->dir);
+	if (fd < 0) {
+		/* nothing there: no candidates, and nothing below it either */
+		l->complete = fd == -ENOENT || fd == -ENOTDIR;
+		return 0;
 	}
-done:
+	size_t len;
+	bool complete = read_records(fd, &l->raw, &len);
 	close(fd);
-	if (!l->names)
-		l->names = calloc(1, sizeof *l->names);
+	if (!l->raw)
+		return -1;
+	size_t cap = 0;
+	for (size_t pos = 0; pos + DIRENT_NAME <= len;) {
+		struct dirent64_head h;
+		memcpy(&h, l->raw + pos, DIRENT_NAME);	/* not its padding: it may lie past len */
+		if (h.reclen <= DIRENT_NAME || h.reclen > len - pos) {
+			complete = false;
+			break;
+		}
+		char *name = l->raw + pos + DIRENT_NAME;
+		size_t room = h.reclen - DIRENT_NAME;
+		pos += h.reclen;
+		if (!memchr(name, '\0', room)) {
+			complete = false;	/* a name without its NUL: not one to trust */
+			continue;
+		}
+		if (name[0] == '.')
+			continue;	/* like glob: a wildcard does not match a leading dot */
+		if (l->n == cap) {
+			char **v = realloc(l->names, (cap = cap ? cap * 2 : 16) * sizeof *v);
+			if (!v)
+				return -1;
+			l->names = v;
+		}
+		l->names[l->n++] = name;
+	}
 	/* sorted, so equal versions keep a stable order */
-	qsort(l->names, l->n, sizeof *l->names, by_name);
-	return l->names ? 0 : -1;
+	if (l->n)
+		qsort(l->names, l->n, sizeof *l->names, by_name);
+	l->complete = complete;
+	return 0;
+}
+
+/* Does the listing prove that path does not exist?  It does when path runs
+ * through the listed directory and its next component is not an entry
+ * there: the stat that would say so is saved. */
+static bool listing_rules_out(const struct listing *l, const char *path)
+{
+	if (!l->dir || !l->complete)
+		return false;
+	size_t dl = strlen(l->dir);
+	if (strncmp(path, l->dir, dl) != 0)
+		return false;
+	const char *comp = path + dl;
+	size_t cl = strcspn(comp, "/");
+	if (cl == 0 || comp[0] == '.')
+		return false;	/* "", ".", ".." and hidden names are not listed */
+	size_t lo = 0, hi = l->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int d = strncmp(l->names[mid], comp, cl);
+		if (d == 0 && l->names[mid][cl] == '\0')
+			return false;
+		if (d < 0)
+			lo = mid + 1;
+		else
+			hi = mid;	/* greater, or longer with comp as its prefix */
+	}
+	return true;
 }
 
 /* Expand a pattern, one wildcard component at a time (like glob(3), without
@@ -309,8 +440,11 @@ static int expand(const char *root, const char *pattern, const char *origin,
 		  struct listing *cache, struct candidates *out, int depth)
 {
 	const char *wild = strpbrk(pattern, "*?[");
-	if (!wild)
+	if (!wild) {
+		if (listing_rules_out(cache, pattern))
+			return 0;
 		return rooted_is_dir(root, pattern) ? push(out, root, pattern, origin) : 0;
+	}
 	if (depth > 8)
 		return 0;
 
@@ -318,23 +452,24 @@ static int expand(const char *root, const char *pattern, const char *origin,
 	while (comp > pattern && comp[-1] != '/')
 		comp--;
 	const char *rest = strchr(wild, '/');
+	if (!rest)
+		rest = "";
 
-	char parent[CL_PATH_MAX], full[CL_PATH_MAX], compbuf[256];
-	size_t cl = rest ? (size_t)(rest - comp) : strlen(comp);
-	if (cl >= sizeof compbuf ||
-	    snprintf(parent, sizeof parent, "%.*s", (int)(comp - pattern), pattern) >= (int)sizeof parent ||
-	    path_join(full, sizeof full, root, parent) < 0)
-		return 0;
-	memcpy(compbuf, comp, cl);
-	compbuf[cl] = '\0';
-	if (listing_load(cache, full) < 0)
+	size_t plen = (size_t)(comp - pattern), rl = strlen(rest);
+	size_t cl = *rest ? (size_t)(rest - comp) : strlen(comp);
+	size_t rootlen = root ? strlen(root) : 0;
+	if (cl >= 256 || plen >= CL_PATH_MAX || rootlen + plen >= CL_PATH_MAX)
+		return 0;	/* a component longer than NAME_MAX matches no name */
+	if (listing_load(cache, root, pattern, plen) < 0)
 		return -1;
-	/* the names matched here, before a deeper level replaces the cache */
-	char **names = calloc(cache->n + 1, sizeof *names);
+	/* the component (on the heap: expand recurses), and the names matched
+	 * here, before a deeper level replaces the cache */
+	char *glob = strndup(comp, cl);
+	char **names = glob ? calloc(cache->n + 1, sizeof *names) : NULL;
 	size_t n = 0;
 	int rc = names ? 0 : -1;
 	for (size_t i = 0; rc == 0 && i < cache->n; i++) {
-		if (fnmatch(compbuf, cache->names[i], FNM_PERIOD) != 0)
+		if (fnmatch(glob, cache->names[i], FNM_PERIOD) != 0)
 			continue;
 		if ((names[n] = strdup(cache->names[i])))
 			n++;
@@ -342,13 +477,24 @@ static int expand(const char *root, const char *pattern, const char *origin,
 			rc = -1;
 	}
 	for (size_t i = 0; i < n && rc == 0; i++) {
-		char sub[CL_PATH_MAX];
-		if (snprintf(sub, sizeof sub, "%s%s%s", parent, names[i], rest ? rest : "") < (int)sizeof sub)
-			rc = expand(root, sub, origin, cache, out, depth + 1);
+		size_t nl = strlen(names[i]);
+		if (plen + nl + rl >= CL_PATH_MAX)
+			continue;
+		char *sub = malloc(plen + nl + rl + 1);
+		if (!sub) {
+			rc = -1;
+			break;
+		}
+		memcpy(sub, pattern, plen);
+		memcpy(sub + plen, names[i], nl);
+		memcpy(sub + plen + nl, rest, rl + 1);
+		rc = expand(root, sub, origin, cache, out, depth + 1);
+		free(sub);
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = n; i-- > 0;)
 		free(names[i]);
 	free(names);
+	free(glob);
 	return rc;
 }
 
@@ -392,6 +538,8 @@ int compat_discover(const char *root, const char *const *dirs, int n_dirs,
 
 void compat_free(struct candidates *c)
 {
+	for (size_t i = 0; i < c->n; i++)
+		free(c->v[i].dir);
 	free(c->v);
 	memset(c, 0, sizeof *c);
 }

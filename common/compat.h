@@ -26,7 +26,8 @@
 #define COMPAT_NOTE_OWNER "NVIDIA Corporation"
 
 struct candidate {
-	char dir[CL_PATH_MAX];		/* as on the target, without the root */
+	char *dir;			/* as on the target, without the root;
+					 * malloc'd by compat_examine, freed by compat_free */
 	const char *origin;		/* "CUDALOAD_COMPAT_PATH", "config", "default" */
 	bool has_lib;			/* libcuda.so.1 found and is ELF */
 	char lib_problem[128];		/* why not, or "" */
@@ -62,9 +63,10 @@ struct candidates {
 	int n_miss;
 };
 
-/* Read one directory into c (dir as on the target, looked up under root). */
-void compat_examine(const char *root, const char *dir, const char *origin,
-		    struct candidate *c);
+/* Read one directory into c (dir as on the target, looked up under root).
+ * -1 only when out of memory (c->dir NULL then). */
+int compat_examine(const char *root, const char *dir, const char *origin,
+		   struct candidate *c);
 
 /* (Re)settle c->cuda and c->cuda_from from the sources, most trusted
  * first; call again after setting c->stated_cuda. */

@@ -255,3 +255,93 @@ Test(compat_happy, stated_version)
 	rm_rf(root);
 	free(root);
 }
+
+/* /usr/local, listed for the cuda-* patterns, also says whether
+ * /usr/local/cuda exists: no stat for a name that is not there, and the
+ * same candidates as without the shortcut. */
+Test(compat_happy, listing_proves_absence)
+{
+	char *root = scratch_dir();
+	put_lib(root, "/usr/local/cuda-12.2/compat", "libcuda.so.1.1", &plain);
+	struct candidates c;
+	cr_assert_eq(compat_discover(root, NULL, 0, config_default_compat, config_default_compat_n, "default", &c), 0);
+	cr_assert_eq(c.n, 1);
+	compat_free(&c);
+
+	/* /usr/local/cuda as JetPack has it, a link to the toolkit */
+	char link[4200];
+	snprintf(link, sizeof link, "%s/usr/local/cuda", root);
+	cr_assert_eq(symlink("cuda-12.2", link), 0);
+	cr_assert_eq(compat_discover(root, NULL, 0, config_default_compat, config_default_compat_n, "default", &c), 0);
+	cr_assert_eq(c.n, 2);
+	cr_assert_str_eq(c.v[1].dir, "/usr/local/cuda/compat");
+	cr_assert(c.v[1].has_lib);
+	compat_free(&c);
+
+	/* hidden names are not listed, so they are looked up */
+	put_lib(root, "/opt/.hidden/compat", "libcuda.so.1.1", &plain);
+	put_lib(root, "/opt/seen/compat", "libcuda.so.1.1", &plain);
+	const char *patterns[] = { "/opt/*/compat", "/opt/.hidden/compat", "/opt/absent/compat",
+				   "/none/*/compat", "/none/x/compat", "/opt//seen/compat" };
+	cr_assert_eq(compat_discover(root, NULL, 0, patterns, 6, "config", &c), 0);
+	cr_assert_eq(c.n, 3);
+	cr_assert_str_eq(c.v[0].dir, "/opt/seen/compat");
+	cr_assert_str_eq(c.v[1].dir, "/opt/.hidden/compat");
+	cr_assert_str_eq(c.v[2].dir, "/opt//seen/compat");
+	cr_assert_eq(c.n_miss, 3);
+	cr_assert_str_eq(c.miss[0].entry, "/opt/absent/compat");
+	cr_assert_str_eq(c.miss[0].why, "no such directory");
+	cr_assert_str_eq(c.miss[1].why, "matched nothing");
+	cr_assert_str_eq(c.miss[2].entry, "/none/x/compat");
+	cr_assert_str_eq(c.miss[2].why, "no such directory");
+	compat_free(&c);
+	rm_rf(root);
+	free(root);
+}
+
+/* A directory with more entries than one read of it holds. */
+Test(compat_happy, big_directory)
+{
+	char *root = scratch_dir();
+	char rel[128];
+	for (int i = 0; i < 300; i++) {
+		snprintf(rel, sizeof rel, "/opt/pkgs/package-with-a-long-name-%03d/README", i);
+		put_text(root, rel, "x");
+	}
+	put_lib(root, "/opt/pkgs/package-with-a-long-name-150/compat", "libcuda.so.1.1", &plain);
+	put_lib(root, "/opt/pkgs/package-with-a-long-name-299/compat", "libcuda.so.1.1", &plain);
+	put_lib(root, "/opt/pkgs/package-with-a-long-name-298/other", "libcuda.so.1.1", &plain);
+	const char *patterns[] = { "/opt/pkgs/*/compat", "/opt/pkgs/package-with-a-long-name-200/compat",
+				   "/opt/pkgs/package-with-a-long-name-298/other",
+				   "/opt/pkgs/package-with-a-long-name-300/other" };
+	struct candidates c;
+	cr_assert_eq(compat_discover(root, NULL, 0, patterns, 4, "config", &c), 0);
+	cr_assert_eq(c.n, 3);
+	cr_assert_str_eq(c.v[0].dir, "/opt/pkgs/package-with-a-long-name-150/compat");
+	cr_assert_str_eq(c.v[1].dir, "/opt/pkgs/package-with-a-long-name-299/compat");
+	cr_assert_str_eq(c.v[2].dir, "/opt/pkgs/package-with-a-long-name-298/other");
+	cr_assert_eq(c.n_miss, 2);
+	compat_free(&c);
+	rm_rf(root);
+	free(root);
+}
+
+/* A descriptor longer than the first read takes is read again, whole. */
+Test(compat_happy, long_note)
+{
+	char desc[900];
+	snprintf(desc, sizeof desc, "{\"format\":1,\"CUDA version\":\"12.9\",%*s\"driver\":[535,550,570]}", 700, "");
+	struct test_elf_spec spec = { .note_owner = "NVIDIA Corporation", .note_desc = desc };
+	char *root = scratch_dir();
+	put_lib(root, "/usr/local/cuda-12.4/compat", "libcuda.so.575.51.03", &spec);
+	const char *dirs[] = { "/usr/local/cuda-12.4/compat" };
+	struct candidates c;
+	cr_assert_eq(compat_discover(root, dirs, 1, NULL, 0, "default", &c), 0);
+	cr_assert_eq(c.n, 1);
+	cr_assert(c.v[0].has_note);
+	cr_assert_eq(c.v[0].cuda, 12090);
+	cr_assert_eq(c.v[0].note.n_drivers, 3);
+	compat_free(&c);
+	rm_rf(root);
+	free(root);
+}

@@ -59,7 +59,7 @@ static struct candidate cand(const char *dir, int cuda)
 {
 	struct candidate c;
 	memset(&c, 0, sizeof c);
-	snprintf(c.dir, sizeof c.dir, "%s", dir);
+	c.dir = (char *)dir;
 	c.has_lib = true;
 	c.elf_class = ELFCLASS64;
 	c.elf_machine = EM_AARCH64;

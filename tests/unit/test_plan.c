@@ -11,7 +11,7 @@ static void setup(struct host *h, struct candidates *c, struct candidate *v, str
 	h->driver_dirs[0] = "/usr/lib/aarch64-linux-gnu/nvidia";
 	h->driver_dirs[1] = "/run/opengl-driver/lib";
 	memset(v, 0, sizeof *v);
-	strcpy(v->dir, "/usr/local/cuda-12.9/compat");
+	v->dir = "/usr/local/cuda-12.9/compat";
 	c->v = v;
 	c->n = c->cap = 1;
 	memset(d, 0, sizeof *d);

@@ -25,7 +25,7 @@ static void fixture(struct settings *s, struct host *h, struct candidate *v,
 	strcpy(h->l4t_str, "35.4.1");
 	h->cuda = 11040;
 	memset(v, 0, sizeof *v);
-	strcpy(v->dir, "/usr/local/cuda-12.2/compat");
+	v->dir = "/usr/local/cuda-12.2/compat";
 	v->cuda = 12020;
 	v->cuda_from = "directory";
 	v->has_lib = true;

@@ -73,7 +73,7 @@ Test(secure_sad, untrusted_candidates_and_dirs)
 	h.driver_dirs[0] = "/usr/lib/aarch64-linux-gnu/tegra";
 	struct candidate v;
 	memset(&v, 0, sizeof v);
-	strcpy(v.dir, "/usr/local/cuda-12.2/compat");
+	v.dir = "/usr/local/cuda-12.2/compat";
 	v.has_lib = true;
 	struct candidates c = { .v = &v, .n = 1, .cap = 1 };
 	secure_filter(root, &h, &c);

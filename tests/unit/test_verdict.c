@@ -188,13 +188,13 @@ Test(verdict_sad, another_set_of_gpus_is_another_host)
 		 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
 	struct candidate v[1];
 	memset(v, 0, sizeof v);
-	snprintf(v[0].dir, sizeof v[0].dir, "/usr/local/cuda-12.9/compat");
+	v[0].dir = "/usr/local/cuda-12.9/compat";
 	struct candidates cs = { .v = v, .n = 1, .cap = 1 };
 	struct verdict sys;
 	cr_assert_eq(verdict_apply(text, strlen(text), root, &a, &cs, &sys), 1);
 	cr_assert_eq(v[0].verdict.state, VSTATE_APPLIES);
 	memset(v, 0, sizeof v);
-	snprintf(v[0].dir, sizeof v[0].dir, "/usr/local/cuda-12.9/compat");
+	v[0].dir = "/usr/local/cuda-12.9/compat";
 	b = a;
 	snprintf(b.gpus[0].model, sizeof b.gpus[0].model, "NVIDIA RTX A4000");
 	cr_assert_eq(verdict_apply(text, strlen(text), root, &b, &cs, &sys), -1, "made with another GPU");
@@ -218,8 +218,8 @@ static void setup(struct fixture *f, const char *system_result)
 	put_text(f->root, "/usr/local/cuda-12.9/compat/libcuda.so.1", "twelve nine");
 	put_text(f->root, "/usr/local/cuda-13.0/compat/libcuda.so.1", "thirteen");
 	f->h = host_dgpu("550.54.14");
-	snprintf(f->v[0].dir, sizeof f->v[0].dir, "/usr/local/cuda-12.9/compat");
-	snprintf(f->v[1].dir, sizeof f->v[1].dir, "/usr/local/cuda-13.0/compat");
+	f->v[0].dir = "/usr/local/cuda-12.9/compat";
+	f->v[1].dir = "/usr/local/cuda-13.0/compat";
 	f->v[0].has_lib = f->v[1].has_lib = true;
 	f->c = (struct candidates){ .v = f->v, .n = 2, .cap = 2 };
 	char path[4096];

@@ -47,8 +47,10 @@ struct gpu_info {
 };
 
 /* Query the first node under root that answers.  0 on success; otherwise
- * -errno of the last failure (-ENOENT when no node exists). */
-int nvgpu_query(const char *root, struct gpu_info *out);
+ * -errno of the last failure in the order /dev/nvgpu/igpu0/ctrl,
+ * /dev/nvhost-ctrl-gpu (-ENOENT when no node exists).  l4t_major, the release /etc/nv_tegra_release names (0 when
+ * unknown), only sets the order the nodes are tried in: its own node first. */
+int nvgpu_query(const char *root, int l4t_major, struct gpu_info *out);
 
 /* SoC of a GPU arch ("tegra234" for GA10B), or NULL. */
 const char *nvgpu_arch_soc(uint32_t arch);

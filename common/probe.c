@@ -108,11 +108,28 @@ static void add_dir(struct host *h, const char *root, const char *dir)
 	diag("driver dir %s", dir);
 }
 
+/* /etc/nv_tegra_release, whose first line names the release.  Read before
+ * the GPU is asked (the release tells which device node it has) and judged
+ * after (the GPU may correct the SoC the release must run on).  0, 1 when
+ * the first line is not a release line, or -errno. */
+static int read_release(const char *root, struct host *h)
+{
+	/* on the heap: a frame this size would cost its stack page at every start */
+	enum { CAP = 2048 };
+	char *buf = malloc(CAP);
+	if (!buf)
+		return -ENOMEM;
+	ssize_t n = read_small(root, "/etc/nv_tegra_release", buf, CAP);
+	int r = n < 0 ? (int)n : l4t_parse(buf, &h->l4t) < 0 ? 1 : 0;
+	free(buf);
+	return r;
+}
+
 static void probe_tegra(const char *root, struct host *h)
 {
-	char buf[2048];
+	int rel = read_release(root, h);
 
-	int g = nvgpu_query(root, &h->gpu);
+	int g = nvgpu_query(root, rel == 0 ? h->l4t.major : 0, &h->gpu);
 	if (g == 0) {
 		h->have_gpu = true;
 		diag("gpu %s: arch 0x%x impl 0x%x rev 0x%x", h->gpu.node,
@@ -129,11 +146,10 @@ static void probe_tegra(const char *root, struct host *h)
 		diag("%s (CUDA needs one; device tree used)", h->gpu_problem);
 	}
 
-	ssize_t n = read_small(root, "/etc/nv_tegra_release", buf, sizeof buf);
-	if (n < 0) {
+	if (rel < 0) {
 		snprintf(h->problem, sizeof h->problem, "/etc/nv_tegra_release: %s",
-			 strerror((int)-n));
-	} else if (l4t_parse(buf, &h->l4t) < 0) {
+			 strerror(-rel));
+	} else if (rel > 0) {
 		snprintf(h->problem, sizeof h->problem,
 			 "/etc/nv_tegra_release: first line is not '# R<n> (release), REVISION: <x.y>, ...'");
 	} else if (h->soc[0] && !tables_l4t_runs_on(h->l4t.major, h->soc)) {
@@ -231,18 +247,19 @@ static void read_gpu(const char *root, const char *bus, struct host *h, bool *pc
 }
 
 /* The GPUs the nvidia kernel module drives; returns how many are on a PCI
- * bus (discrete boards).  A static path buffer, not a 4 KiB stack frame:
- * the loader's start-up path keeps its frames small. */
+ * bus (discrete boards). */
 static int probe_gpus(const char *root, struct host *h)
 {
-	static char dir[CL_PATH_MAX];
+	static const char gpus[] = "/proc/driver/nvidia/gpus";
 	_Alignas(8) char buf[512];
 	int discrete = 0;
 	long n;
 
-	if (path_join(dir, sizeof dir, root, "/proc/driver/nvidia/gpus") < 0)
+	char *dir = rooted_path(root, gpus);
+	if (!dir)
 		return 0;
 	int fd = open_ro(dir, O_DIRECTORY);
+	rooted_path_free(dir, gpus);
 	if (fd < 0)
 		return 0;
 	while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {

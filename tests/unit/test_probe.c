@@ -132,6 +132,28 @@ Test(probe_happy, gpu_beats_device_tree)
 	free(root);
 }
 
+/* The release is read before the GPU is asked (it picks the node to try
+ * first) but judged after: a device tree that names the wrong SoC does not
+ * make a good release look foreign. */
+Test(probe_happy, release_judged_after_the_gpu)
+{
+	char *root = scratch_dir();
+	static const char nano[] = "nvidia,p3450-0000\0nvidia,tegra210";
+	put_file(root, "/proc/device-tree/compatible", nano, sizeof nano);
+	put_text(root, "/etc/nv_tegra_release",
+		 "# R36 (release), REVISION: 4.3, GCID: 38968081, BOARD: generic, EABI: aarch64\n");
+	sys_gpu_open = orin_open;
+	sys_gpu_ioctl = orin_ioctl;
+	sys_gpu_close = no_close;
+	struct host h;
+	probe_host(root, NULL, 0, false, &h);
+	cr_assert_str_eq(h.soc, "tegra234");
+	cr_assert(h.have_l4t, "%s", h.problem);
+	cr_assert_eq(h.cuda, 12060);
+	rm_rf(root);
+	free(root);
+}
+
 Test(probe_happy, dgpu_sysfs_and_proc)
 {
 	char *root = scratch_dir();

@@ -16,8 +16,11 @@ struct list {
 	size_t len, cap;
 };
 
-static bool append(struct list *l, const char *part, size_t n)
+/* One entry, made of two parts (a root and a path): built in place, so a
+ * rooted path needs no buffer of its own. */
+static bool append2(struct list *l, const char *a, size_t an, const char *b, size_t bn)
 {
+	size_t n = an + bn;
 	if (l->len + n + 2 > l->cap) {
 		size_t cap = (l->len + n + 2) * 2;
 		char *s = realloc(l->s, cap);
@@ -28,10 +31,18 @@ static bool append(struct list *l, const char *part, size_t n)
 	}
 	if (l->len)
 		l->s[l->len++] = ':';
-	memcpy(l->s + l->len, part, n);
+	if (an)
+		memcpy(l->s + l->len, a, an);
+	if (bn)
+		memcpy(l->s + l->len + an, b, bn);
 	l->len += n;
 	l->s[l->len] = '\0';
 	return true;
+}
+
+static bool append(struct list *l, const char *part, size_t n)
+{
+	return append2(l, part, n, "", 0);
 }
 
 static bool listed(const struct list *l, const char *dir, size_t n)
@@ -49,16 +60,28 @@ static bool listed(const struct list *l, const char *dir, size_t n)
 
 static bool append_dir(struct list *l, const char *root, const char *dir)
 {
-	char full[CL_PATH_MAX];
-	if (path_join(full, sizeof full, root, dir) < 0) {
+	size_t rl = root ? strlen(root) : 0, dl = strlen(dir);
+	while (rl > 0 && root[rl - 1] == '/')
+		rl--;	/* as path_join: "/" and "dir/" must not double the slash */
+	if (rl + dl + 1 > CL_PATH_MAX) {
 		diag("%s: path too long, left out of the search list", dir);
 		return true;
 	}
+	size_t mark = l->len;
+	if (!append2(l, root, rl, dir, dl))
+		return false;
+	const char *full = l->s + l->len - rl - dl;
 	if (!plan_dir_expressible(full)) {
 		diag("%s: contains ':' or ';', cannot be in a search list; left out", full);
-		return true;
+		l->len = mark;
+		l->s[mark] = '\0';
+		if (!mark) {
+			/* nothing kept: no list, as if never begun */
+			free(l->s);
+			*l = (struct list){ 0 };
+		}
 	}
-	return append(l, full, strlen(full));
+	return true;
 }
 
 char *plan_library_path(const char *root, const struct decision *d,

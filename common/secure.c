@@ -2,6 +2,7 @@
 #include "secure.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -18,35 +19,55 @@ static const char *const unsafe_vars[] = {
 
 bool secure_path_trusted(const char *path)
 {
-	char dir[CL_PATH_MAX];
 	size_t n = strlen(path);
-	if (path[0] != '/' || n >= sizeof dir)
+	if (path[0] != '/' || n >= CL_PATH_MAX)
 		return false;
-	memcpy(dir, path, n + 1);
+	/* a copy to cut, on the heap: no CL_PATH_MAX frame on the start-up path */
+	char *dir = strdup(path);
+	if (!dir)
+		return false;	/* not proven: not trusted */
 	/* the path itself, then each directory above it, up to "/".  Above the
 	 * path a sticky directory may be writable by others (/nix/store is
 	 * root:nixbld 1775): the entry below it is root's, and in a sticky
 	 * directory no one but root and the directory's owner, root here, can
 	 * rename or remove it.  The path itself never: anyone could add files. */
+	bool trusted = false;
 	for (bool above = false;; above = true) {
 		struct stat st;
 		if (stat(dir[0] ? dir : "/", &st) < 0 || st.st_uid != 0)
-			return false;
+			break;
 		if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(above && (st.st_mode & S_ISVTX)))
-			return false;
+			break;
 		char *slash = strrchr(dir, '/');
-		if (!slash)
-			return true;
+		if (!slash) {
+			trusted = true;
+			break;
+		}
 		*slash = '\0';
 	}
+	free(dir);
+	return trusted;
+}
+
+/* Is dir, looked up under root, trusted?  Paths too long to join are not. */
+static bool rooted_trusted(const char *root, const char *dir)
+{
+	size_t rl = root ? strlen(root) : 0;
+	while (rl > 0 && root[rl - 1] == '/')
+		rl--;
+	if (rl + strlen(dir) + 1 > CL_PATH_MAX)
+		return false;
+	char *full = rooted_path(root, dir);
+	bool trusted = full && secure_path_trusted(full);
+	rooted_path_free(full, dir);
+	return trusted;
 }
 
 void secure_filter(const char *root, struct host *h, struct candidates *c)
 {
-	char full[CL_PATH_MAX];
 	int k = 0;
 	for (int i = 0; i < h->n_driver_dirs; i++) {
-		if (path_join(full, sizeof full, root, h->driver_dirs[i]) == 0 && secure_path_trusted(full)) {
+		if (rooted_trusted(root, h->driver_dirs[i])) {
 			if (k != i)
 				h->driver_dirs[k] = h->driver_dirs[i];
 			k++;
@@ -58,7 +79,7 @@ void secure_filter(const char *root, struct host *h, struct candidates *c)
 	h->n_driver_dirs = k;
 	for (size_t i = 0; i < c->n; i++) {
 		struct candidate *cand = &c->v[i];
-		if (path_join(full, sizeof full, root, cand->dir) == 0 && secure_path_trusted(full))
+		if (rooted_trusted(root, cand->dir))
 			continue;
 		cand->has_lib = false;
 		snprintf(cand->lib_problem, sizeof cand->lib_problem,

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -293,25 +294,30 @@ uint64_t verdict_host_key(const struct host *h)
 	return k;
 }
 
-/* Static, not on the stack: cudaload keeps its frames small and mallocs
- * nothing on this path; only touched when there is a store. */
+/* Static, not on the stack: only touched when there is a store. */
 static char store_text[VERDICT_STORE_MAX];
-static char scratch[CL_PATH_MAX];
 
 static bool same_file(const char *root, const char *dir, const struct verdict_file *f)
 {
 	struct stat st;
-	size_t rl = root ? strlen(root) : 0, dl = strlen(dir);
 	static const char lib[] = "/libcuda.so.1";
-	if (rl + dl + sizeof lib > sizeof scratch)
+	size_t rl = root ? strlen(root) : 0, dl = strlen(dir);
+	if (rl + dl + sizeof lib > CL_PATH_MAX)
 		return false;
-	memcpy(scratch, root, rl);
-	memcpy(scratch + rl, dir, dl);
-	memcpy(scratch + rl + dl, lib, sizeof lib);
-	return stat(scratch, &st) == 0 && (uint64_t)st.st_dev == f->dev &&
-	       (uint64_t)st.st_ino == f->ino && (uint64_t)st.st_size == f->size &&
-	       (int64_t)st.st_mtim.tv_sec == f->mtime_s &&
-	       (uint32_t)st.st_mtim.tv_nsec == f->mtime_ns;
+	/* on the heap: no CL_PATH_MAX buffer for a path of a hundred bytes */
+	char *path = malloc(rl + dl + sizeof lib);
+	if (!path)
+		return false;
+	if (rl)
+		memcpy(path, root, rl);
+	memcpy(path + rl, dir, dl);
+	memcpy(path + rl + dl, lib, sizeof lib);
+	bool same = stat(path, &st) == 0 && (uint64_t)st.st_dev == f->dev &&
+		    (uint64_t)st.st_ino == f->ino && (uint64_t)st.st_size == f->size &&
+		    (int64_t)st.st_mtim.tv_sec == f->mtime_s &&
+		    (uint32_t)st.st_mtim.tv_nsec == f->mtime_ns;
+	free(path);
+	return same;
 }
 
 int verdict_apply(const char *text, size_t len, const char *root, const struct host *h,
@@ -347,41 +353,51 @@ int verdict_apply(const char *text, size_t len, const char *root, const struct h
 	return 1;
 }
 
+/* Is the store, open as fd, root's file in root's directories (those of
+ * path, as opened)? */
+static bool store_trusted(int fd, const char *path)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != 0 ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH)))
+		return false;
+	char *dir = strdup(path);
+	if (!dir)
+		return false;
+	*strrchr(dir, '/') = '\0';
+	bool trusted = secure_path_trusted(dir);
+	free(dir);
+	return trusted;
+}
+
 int verdict_load(const char *root, bool secure, const struct host *h,
 		 struct candidates *c, struct verdict *system)
 {
-	const char *path = VERDICT_STORE_PATH;
 	memset(system, 0, sizeof *system);
+	/* joined on the heap, and only under a root */
+	char *joined = NULL;
+	const char *path = VERDICT_STORE_PATH;
 	if (root && *root) {
-		if (path_join(scratch, sizeof scratch, root, VERDICT_STORE_PATH) < 0)
+		size_t cap = strlen(root) + sizeof VERDICT_STORE_PATH;
+		if (cap > CL_PATH_MAX || !(joined = malloc(cap)))
 			return 0;
-		path = scratch;
+		path_join(joined, cap, root, VERDICT_STORE_PATH);
+		path = joined;
 	}
+	int r = -1;
 	int fd = open_ro(path, O_NONBLOCK);
 	if (fd < 0) {
 		if (fd == -ENOENT || fd == -ENOTDIR)
-			return 0;
-		diag("verdicts %s: %s; ignored", path, strerror(-fd));
-		return -1;
+			r = 0;
+		else
+			diag("verdicts %s: %s; ignored", path, strerror(-fd));
+		goto out;
 	}
-	if (secure) {
-		/* like the config: root's file in root's directories, or nothing */
-		struct stat st;
-		bool trusted = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == 0 &&
-			       !(st.st_mode & (S_IWGRP | S_IWOTH));
-		if (trusted) {
-			if (path != scratch)
-				trusted = secure_path_trusted(VERDICT_STORE_DIR);
-			else {
-				*strrchr(scratch, '/') = '\0';
-				trusted = secure_path_trusted(scratch);
-			}
-		}
-		if (!trusted) {
-			close(fd);
-			diag("verdicts %s: not root-owned or writable by others; ignored for a set-id program", path);
-			return -1;
-		}
+	/* like the config: root's file in root's directories, or nothing */
+	if (secure && !store_trusted(fd, path)) {
+		close(fd);
+		diag("verdicts %s: not root-owned or writable by others; ignored for a set-id program", path);
+		goto out;
 	}
 	ssize_t n;
 	do
@@ -390,8 +406,11 @@ int verdict_load(const char *root, bool secure, const struct host *h,
 	close(fd);
 	if (n < 0 || (size_t)n >= sizeof store_text) {
 		diag("verdicts %s: %s; ignored", path, n < 0 ? strerror(errno) : "too large");
-		return -1;
+		goto out;
 	}
-	diag("verdicts %s: %zd bytes", path, n);	/* before scratch is reused */
-	return verdict_apply(store_text, (size_t)n, root, h, c, system);
+	diag("verdicts %s: %zd bytes", path, n);
+	r = verdict_apply(store_text, (size_t)n, root, h, c, system);
+out:
+	free(joined);
+	return r;
 }

@@ -28,5 +28,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	elf_release(&ef);
+
+	/* As the loader reads ld.so (a 1 KiB head) and libcuda (its header
+	 * alone): what lies past the head is read on demand, within bounds. */
+	unsigned char small[64], map[1024];
+	struct elf_phdr ph[16];
+	unsigned n;
+	if (elf_open_fd_head(&ef, fd, small, sizeof small, why, sizeof why) == 0)
+		elf_find_note(&ef, COMPAT_NOTE_SECTION, COMPAT_NOTE_OWNER, desc, sizeof desc, why, sizeof why);
+	if (elf_open_fd_head(&ef, fd, map, sizeof map, why, sizeof why) == 0 &&
+	    elf_read_phdrs(&ef, ph, 16, &n, why, sizeof why) == 0) {
+		elf_has_segment_note(&ef, ph, n, "cudaload", 0x434c);
+		elf_glibc_minor(&ef, ph, n);
+	}
 	return 0;
 }

@@ -294,9 +294,6 @@ uint64_t verdict_host_key(const struct host *h)
 	return k;
 }
 
-/* Static, not on the stack: only touched when there is a store. */
-static char store_text[VERDICT_STORE_MAX];
-
 static bool same_file(const char *root, const char *dir, const struct verdict_file *f)
 {
 	struct stat st;
@@ -399,17 +396,21 @@ int verdict_load(const char *root, bool secure, const struct host *h,
 		diag("verdicts %s: not root-owned or writable by others; ignored for a set-id program", path);
 		goto out;
 	}
-	ssize_t n;
+	/* On the heap, not on the stack nor in the bss: only a store costs it. */
+	char *text = malloc(VERDICT_STORE_MAX);
+	ssize_t n = -1;
 	do
-		n = read(fd, store_text, sizeof store_text);
-	while (n < 0 && errno == EINTR);
+		n = text ? read(fd, text, VERDICT_STORE_MAX) : -1;
+	while (n < 0 && text && errno == EINTR);
 	close(fd);
-	if (n < 0 || (size_t)n >= sizeof store_text) {
-		diag("verdicts %s: %s; ignored", path, n < 0 ? strerror(errno) : "too large");
-		goto out;
+	if (n < 0 || n >= VERDICT_STORE_MAX) {
+		diag("verdicts %s: %s; ignored", path,
+		     !text ? "out of memory" : n < 0 ? strerror(errno) : "too large");
+	} else {
+		diag("verdicts %s: %zd bytes", path, n);
+		r = verdict_apply(text, (size_t)n, root, h, c, system);
 	}
-	diag("verdicts %s: %zd bytes", path, n);
-	r = verdict_apply(store_text, (size_t)n, root, h, c, system);
+	free(text);
 out:
 	free(joined);
 	return r;

@@ -6,11 +6,13 @@
  * cudaload allocates a few small things (config values, the candidates,
  * the search list) and then hands over or exits; nothing lives long.
  * musl's malloc set-up costs two brk calls and two mmap calls and two
- * fresh pages before the first byte is handed out; here the arena is the
- * loader's bss, so a page costs only when it is first touched, and no
- * system call is made until the arena is full.  Past that, and for large
- * blocks, memory comes from mmap.  free() gives back the last block only;
- * realloc() grows the last block in place.
+ * fresh pages before the first byte is handed out; here the arena is one
+ * mapping made at the first allocation, a page of it costing only when it
+ * is first touched.  Not the bss: there it would push musl's own variables
+ * onto a page apart from the loader's, a page fault on every start, even
+ * on the way to the system driver, which allocates nothing.  Past the
+ * arena, and for large blocks, memory comes from mmap.  free() gives back
+ * the last block only; realloc() grows the last block in place.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -30,8 +32,17 @@ struct header {
 	size_t mapped;		/* 1: mmap'd, the mapping is size + ALIGN bytes */
 };
 
-static _Alignas(ALIGN) unsigned char arena[ARENA_SIZE];
+static unsigned char *arena;	/* ARENA_SIZE bytes, mapped when first needed */
 static size_t used;
+
+static bool arena_ready(void)
+{
+	if (!arena) {
+		void *m = mmap(NULL, ARENA_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		arena = m == MAP_FAILED ? NULL : m;
+	}
+	return arena != NULL;
+}
 
 static struct header *header_of(void *p)
 {
@@ -50,7 +61,7 @@ void *malloc(size_t n)
 		return NULL;
 	}
 	n = (n + ALIGN - 1) & ~(size_t)(ALIGN - 1);
-	if (n < BIG && ARENA_SIZE - used >= n + ALIGN) {
+	if (n < BIG && arena_ready() && ARENA_SIZE - used >= n + ALIGN) {
 		struct header *h = (struct header *)(arena + used);
 		h->size = n;
 		h->mapped = 0;

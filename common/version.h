@@ -20,7 +20,7 @@ struct driver_version {
 
 struct l4t_release {
 	int major, minor, patch;	/* R36, REVISION 4.3 -> 36.4.3 */
-	char lib_dir[256];		/* "/" TARGET_USERSPACE_LIB_DIR_PATH, or "" */
+	char lib_dir[128];		/* "/" TARGET_USERSPACE_LIB_DIR_PATH, or "" */
 };
 
 /* "12.2" or "12" (leading part of a longer string such as "12.2.140" too,

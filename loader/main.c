@@ -256,6 +256,31 @@ static int choose_ldso(struct settings *s, const struct target *t, bool as_inter
 	return EXIT_NOT_FOUND;
 }
 
+/* For --explain, the mode that program runs in: a patched one starts
+ * cudaload as its interpreter (chain unless configured otherwise or
+ * set-id); a static one runs directly.  Apart from main: its stat buffer
+ * would deepen main's frame on every start. */
+__attribute__((noinline))
+static const char *explained_mode(const struct settings *s, const struct target *t,
+				  enum mode configured, bool have_program, bool is_static,
+				  bool patched, const char **why)
+{
+	struct stat st;
+	if (is_static) {
+		*why = "statically linked: it runs directly, without a loader";
+		return "direct";
+	}
+	if (patched && configured == MODE_CHAIN) {
+		bool setid = stat(t->path, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID));
+		*why = setid ? "its interpreter is cudaload; set-id programs use exec"
+			     : "its interpreter is cudaload";
+		return setid ? "exec" : "chain";
+	}
+	if (have_program && configured == MODE_CHAIN)
+		*why = "run as `cudaload PROGRAM`; chain needs cudaload as the interpreter";
+	return mode_name(s->mode);
+}
+
 static void trace_command(char *const *av)
 {
 	if (!diag_on)
@@ -320,7 +345,7 @@ int main(int argc, char **argv, char **envp)
 	struct settings s;
 	struct options o = { 0 };
 	struct target t;
-	char why[256];
+	char why[160];
 
 	settings_from_env(&s, envp, getauxval(AT_SECURE) != 0);
 	if (!as_interp)
@@ -428,22 +453,9 @@ int main(int argc, char **argv, char **envp)
 	}
 
 	if (o.explain) {
-		/* The mode that program runs in: a patched one starts cudaload as
-		 * its interpreter (chain unless configured otherwise or set-id); a
-		 * static one runs directly. */
-		const char *mode = mode_name(s.mode), *mode_why = NULL;
-		struct stat st;
-		if (is_static) {
-			mode = "direct";
-			mode_why = "statically linked: it runs directly, without a loader";
-		} else if (patched && configured_mode == MODE_CHAIN) {
-			bool setid = stat(t.path, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID));
-			mode = setid ? "exec" : "chain";
-			mode_why = setid ? "its interpreter is cudaload; set-id programs use exec"
-					 : "its interpreter is cudaload";
-		} else if (have_program && configured_mode == MODE_CHAIN) {
-			mode_why = "run as `cudaload PROGRAM`; chain needs cudaload as the interpreter";
-		}
+		const char *mode_why = NULL;
+		const char *mode = explained_mode(&s, &t, configured_mode, have_program, is_static,
+						  patched, &mode_why);
 		struct report r = { &s, &host, &cands, &d, have_program ? t.path : NULL,
 				    have_program && !is_static ? &ldso : NULL,
 				    ldso_status ? ldso_problem : NULL, llp, &system_verdict,

@@ -102,7 +102,7 @@ $(BUILD)/aarch64/cudaload: $(A64_OBJ)
 	$(QUIET) $(call loader_link,$(AARCH64_CC),$(AARCH64_MUSL_LIB),$^) -o $@
 
 # ---- cudaload-patch: a host tool on elfutils' libelf ----
-TOOL_SRC := tools/cudaload-patch.c tools/elfpatch.c tools/patchlist.c common/elfread.c common/sys.c
+TOOL_SRC := tools/cudaload-patch.c tools/elfpatch.c tools/patchlist.c common/array.c common/elfread.c common/sys.c
 TOOL_HDR := $(wildcard tools/*.h) $(COMMON_HDR)
 # Debian's hardening defaults for a program that runs as root.
 TOOL_HARDEN := -D_FORTIFY_SOURCE=2 -fstack-protector-strong -Wl,-z,relro,-z,now

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "diag.h"
 #include "elfread.h"
 #include "tables.h"
@@ -274,17 +275,11 @@ static int push(struct candidates *out, const char *root, const char *dir,
 	for (size_t i = 0; i < out->n; i++)
 		if (strcmp(out->v[i].dir, dir) == 0)
 			return 0;
-	if (out->n == out->cap) {
-		/* room for one at first: most machines have one package, and
-		 * room that is never touched still pushes later blocks onto
-		 * pages of their own */
-		size_t cap = out->cap ? out->cap * 2 : 1;
-		struct candidate *v = realloc(out->v, cap * sizeof *v);
-		if (!v)
-			return -1;
-		out->v = v;
-		out->cap = cap;
-	}
+	/* room for one at first: most machines have one package, and room
+	 * that is never touched still pushes later blocks onto pages of
+	 * their own */
+	if (array_room(&out->v, out->n, &out->cap, sizeof *out->v, 1) < 0)
+		return -1;
 	if (compat_examine(root, dir, origin, &out->v[out->n]) < 0)
 		return -1;
 	out->n++;
@@ -391,12 +386,8 @@ static int listing_load(struct listing *l, const char *root, const char *dir, si
 		}
 		if (name[0] == '.')
 			continue;	/* like glob: a wildcard does not match a leading dot */
-		if (l->n == cap) {
-			char **v = realloc(l->names, (cap = cap ? cap * 2 : 16) * sizeof *v);
-			if (!v)
-				return -1;
-			l->names = v;
-		}
+		if (array_room(&l->names, l->n, &cap, sizeof *l->names, 16) < 0)
+			return -1;
 		l->names[l->n++] = name;
 	}
 	/* sorted, so equal versions keep a stable order */

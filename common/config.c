@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "diag.h"
 #include "elfread.h"
 #include "version.h"
@@ -83,42 +84,31 @@ void settings_warn(struct settings *s, const char *fmt, ...)
 		s->n_warnings++;
 }
 
-/* Room for one more entry of elem bytes in the array *v, which holds n
- * (grown 8 at a time); false when out of memory. */
-static bool room(void *v, int n, size_t elem)
-{
-	void **array = v;
-	if (n % 8)
-		return true;
-	void *grown = realloc(*array, (size_t)(n + 8) * elem);
-	if (grown)
-		*array = grown;
-	return grown != NULL;
-}
-
-/* Add the first len bytes of value to list. */
-static void add_n(char ***list, int *n, const char *value, size_t len, const char *what)
+/* Add the first len bytes of value to list, which has room for *cap. */
+static void add_n(char ***list, int *n, size_t *cap, const char *value, size_t len,
+		  const char *what)
 {
 	if (*n >= CONFIG_MAX_LIST) {
 		diag("too many %s entries, '%.*s' ignored", what, (int)len, value);
 		return;
 	}
-	char *copy = room(list, *n, sizeof **list) ? strndup(value, len) : NULL;
+	char *copy = array_room(list, (size_t)*n, cap, sizeof **list, 8) == 0 ? strndup(value, len) : NULL;
 	if (copy)
 		(*list)[(*n)++] = copy;
 }
 
-static void add(char ***list, int *n, const char *value, const char *what)
+static void add(char ***list, int *n, size_t *cap, const char *value, const char *what)
 {
-	add_n(list, n, value, strlen(value), what);
+	add_n(list, n, cap, value, strlen(value), what);
 }
 
 /* A compat entry and the CUDA version stated for it (0 none). */
 static void add_compat(struct settings *s, const char *value, int cuda)
 {
 	int before = s->n_compat;
-	if (room(&s->compat_cuda, before, sizeof *s->compat_cuda))
-		add(&s->compat, &s->n_compat, value, "compat");
+	if (array_room(&s->compat_cuda, (size_t)before, &s->cap_compat_cuda,
+			sizeof *s->compat_cuda, 8) == 0)
+		add(&s->compat, &s->n_compat, &s->cap_compat, value, "compat");
 	if (s->n_compat > before)
 		s->compat_cuda[before] = cuda;
 }
@@ -170,7 +160,8 @@ void settings_from_env(struct settings *s, char *const *envp, bool secure)
 		while (*p) {
 			size_t n = strcspn(p, ":");
 			if (n > 0 && n < CL_PATH_MAX)
-				add_n(&s->compat_env, &s->n_compat_env, p, n, "CUDALOAD_COMPAT_PATH");
+				add_n(&s->compat_env, &s->n_compat_env, &s->cap_compat_env, p, n,
+				      "CUDALOAD_COMPAT_PATH");
 			p += n;
 			if (*p == ':')
 				p++;
@@ -272,12 +263,13 @@ static void parse_text(struct settings *s, char *text, const char *name)
 				s->compat = NULL;
 				s->compat_cuda = NULL;
 				s->n_compat = 0;
+				s->cap_compat = s->cap_compat_cuda = 0;
 				s->compat_from_config = true;
 			}
 			if (compat) {
 				add_compat(s, value, cuda);
 			} else
-				add(&s->driver_dirs, &s->n_driver_dirs, value, "driver_dir");
+				add(&s->driver_dirs, &s->n_driver_dirs, &s->cap_driver_dirs, value, "driver_dir");
 		} else if (strncmp(key, "ldso.", 5) == 0 && key[5]) {
 			if (strlen(key + 5) >= sizeof s->ldso[0].machine || value[0] != '/') {
 				bad_line(s, name, lineno, "ldso.<machine> needs a machine name and an absolute path; skipped");

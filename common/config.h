@@ -48,6 +48,7 @@ struct settings {
 	bool compat_from_config;
 	char **driver_dirs;
 	int n_driver_dirs;
+	size_t cap_compat_env, cap_compat, cap_compat_cuda, cap_driver_dirs;	/* room, array_room() */
 	struct ldso_entry ldso[CONFIG_MAX_LDSO];
 	int n_ldso;
 	char *warnings[CONFIG_MAX_WARNINGS];	/* what was printed about the settings */

@@ -35,6 +35,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "../common/array.h"
 #include "../common/elfread.h"
 #include "elfpatch.h"
 #include "patchlist.h"
@@ -480,15 +481,9 @@ static int walk_entry(const char *path, const struct stat *st, int type, struct 
 	}
 	if (type != FTW_F || is_our_temporary(path))
 		return 0;	/* symlinks (FTW_SL) are skipped: their targets are walked or named */
-	if (walked.n == walked.cap) {
-		size_t cap = walked.cap ? walked.cap * 2 : 256;
-		char **v = realloc(walked.v, cap * sizeof *v);
-		if (!v) {
-			walked.oom = true;
-			return 1;
-		}
-		walked.v = v;
-		walked.cap = cap;
+	if (array_room(&walked.v, walked.n, &walked.cap, sizeof *walked.v, 256) < 0) {
+		walked.oom = true;
+		return 1;
 	}
 	if (!(walked.v[walked.n] = strdup(path))) {
 		walked.oom = true;

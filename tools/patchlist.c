@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "patchlist.h"
 
+#include "../common/array.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -26,14 +28,8 @@ long patchlist_find(const struct patchlist *pl, const char *path)
 static int append(struct patchlist *pl, const char *interp, size_t ilen,
 		  const char *path, size_t plen)
 {
-	if (pl->n == pl->cap) {
-		size_t cap = pl->cap ? pl->cap * 2 : 16;
-		struct patchlist_entry *v = realloc(pl->v, cap * sizeof *v);
-		if (!v)
-			return -1;
-		pl->v = v;
-		pl->cap = cap;
-	}
+	if (array_room(&pl->v, pl->n, &pl->cap, sizeof *pl->v, 16) < 0)
+		return -1;
 	char *i = strndup(interp, ilen), *p = strndup(path, plen);
 	if (!i || !p) {
 		free(i);

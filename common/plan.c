@@ -60,9 +60,7 @@ static bool listed(const struct list *l, const char *dir, size_t n)
 
 static bool append_dir(struct list *l, const char *root, const char *dir)
 {
-	size_t rl = root ? strlen(root) : 0, dl = strlen(dir);
-	while (rl > 0 && root[rl - 1] == '/')
-		rl--;	/* as path_join: "/" and "dir/" must not double the slash */
+	size_t rl = root_len(root), dl = strlen(dir);
 	if (rl + dl + 1 > CL_PATH_MAX) {
 		diag("%s: path too long, left out of the search list", dir);
 		return true;

@@ -16,11 +16,17 @@ int open_ro(const char *path, int extra)
 	return fd < 0 ? -errno : (int)fd;
 }
 
-int path_join(char *out, size_t cap, const char *root, const char *path)
+size_t root_len(const char *root)
 {
 	size_t rl = root ? strlen(root) : 0;
 	while (rl > 0 && root[rl - 1] == '/')
 		rl--;	/* "/" and "dir/" must not double the slash */
+	return rl;
+}
+
+int path_join(char *out, size_t cap, const char *root, const char *path)
+{
+	size_t rl = root_len(root);
 	size_t pl = strlen(path);
 	if (rl + pl + 1 > cap)
 		return -1;

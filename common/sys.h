@@ -17,6 +17,9 @@
 
 #define CL_PATH_MAX 4096
 
+/* How much of root goes before an absolute path: its length without
+ * trailing slashes (0 for "" and "/"). */
+size_t root_len(const char *root);
 /* Join root and an absolute path into out.  Returns 0, or -1 if it does not fit. */
 int path_join(char *out, size_t cap, const char *root, const char *path);
 

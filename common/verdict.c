@@ -371,16 +371,11 @@ int verdict_load(const char *root, bool secure, const struct host *h,
 		 struct candidates *c, struct verdict *system)
 {
 	memset(system, 0, sizeof *system);
-	/* joined on the heap, and only under a root */
-	char *joined = NULL;
-	const char *path = VERDICT_STORE_PATH;
-	if (root && *root) {
-		size_t cap = strlen(root) + sizeof VERDICT_STORE_PATH;
-		if (cap > CL_PATH_MAX || !(joined = malloc(cap)))
-			return 0;
-		path_join(joined, cap, root, VERDICT_STORE_PATH);
-		path = joined;
-	}
+	if ((root ? strlen(root) : 0) + sizeof VERDICT_STORE_PATH > CL_PATH_MAX)
+		return 0;
+	char *path = rooted_path(root, VERDICT_STORE_PATH);
+	if (!path)
+		return 0;
 	int r = -1;
 	int fd = open_ro(path, O_NONBLOCK);
 	if (fd < 0) {
@@ -412,6 +407,6 @@ int verdict_load(const char *root, bool secure, const struct host *h,
 	}
 	free(text);
 out:
-	free(joined);
+	rooted_path_free(path, VERDICT_STORE_PATH);
 	return r;
 }

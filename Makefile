@@ -19,6 +19,8 @@ SYSTEMD_UNIT_DIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/systemd/system,/etc/s
 # cudaload --verify looks for its helper in ../libexec/cudaload beside its
 # own binary, so this one follows BINDIR's prefix.
 VERIFYDIR  := $(PREFIX)/libexec/cudaload
+# Where cudaload finds its pin directories (common/pin.h): beside its binary.
+PINDIR     := $(BINDIR)/../lib/cudaload/pin
 STRIP      ?= strip
 
 # Compiler lines are shown only when a command fails, or with V=1.
@@ -180,6 +182,8 @@ e2e: all $(BUILD)/asan/cudaload-patch
 	@set -e; for a in $(E2E_ARCHES); do for m in exec chain; do \
 		sh tests/e2e/run.sh $(BUILD) $$a $$m; done; done
 	@set -e; for a in $(E2E_ARCHES); do sh tests/e2e/verify.sh $(BUILD) $$a; done
+	@set -e; for a in $(E2E_ARCHES); do for m in exec chain; do \
+		sh tests/e2e/hold.sh $(BUILD) $$a $$m; done; done
 	sh tests/e2e/glibc231.sh $(BUILD)
 	sh tests/e2e/cudart.sh $(BUILD)
 	sh tests/device/real-driver.sh $(BUILD)
@@ -269,6 +273,7 @@ install: $(INSTALL_CUDALOAD) $(INSTALL_PATCH) $(INSTALL_VERIFY) $(INSTALL_A64)
 		$(DESTDIR)$(DATADIR)/bash-completion/completions \
 		$(DESTDIR)$(VERIFYDIR) $(DESTDIR)$(SYSTEMD_UNIT_DIR)
 	install -m 755 $(INSTALL_CUDALOAD) $(DESTDIR)$(BINDIR)/cudaload
+	sh scripts/mkpin.sh $(DESTDIR)$(PINDIR)
 	install -m 755 $(INSTALL_PATCH) $(DESTDIR)$(BINDIR)/cudaload-patch
 	install -m 755 $(INSTALL_VERIFY) $(DESTDIR)$(VERIFYDIR)/cudaload-verify
 	$(STRIP) --strip-all --remove-section=.comment $(DESTDIR)$(BINDIR)/cudaload \
@@ -283,6 +288,7 @@ install: $(INSTALL_CUDALOAD) $(INSTALL_PATCH) $(INSTALL_VERIFY) $(INSTALL_A64)
 		-e 's|^default_config=.*|default_config=$(DATADIR)/cudaload/cudaload.conf|' \
 		scripts/patch-image.sh >$(DESTDIR)$(DATADIR)/cudaload/patch-image.sh
 	chmod 755 $(DESTDIR)$(DATADIR)/cudaload/patch-image.sh
+	install -m 755 scripts/mkpin.sh $(DESTDIR)$(DATADIR)/cudaload/mkpin.sh
 	install -m 644 etc/cudaload.conf $(DESTDIR)$(DATADIR)/cudaload/cudaload.conf
 	@# an existing config is the admin's: never overwritten
 	test -e $(DESTDIR)$(SYSCONFDIR)/cudaload.conf || \
@@ -304,7 +310,8 @@ uninstall:
 		$(DESTDIR)$(DATADIR)/bash-completion/completions/cudaload-patch \
 		$(DESTDIR)$(SYSCONFDIR)/apt/apt.conf.d/80cudaload \
 		$(DESTDIR)$(SYSTEMD_UNIT_DIR)/cudaload-verify.service
-	rm -rf $(DESTDIR)$(DATADIR)/cudaload $(DESTDIR)$(LIBDIR)/cudaload $(DESTDIR)$(VERIFYDIR)
+	rm -rf $(DESTDIR)$(DATADIR)/cudaload $(DESTDIR)$(LIBDIR)/cudaload $(DESTDIR)$(VERIFYDIR) \
+		$(DESTDIR)$(PINDIR)
 	@if cmp -s etc/cudaload.conf $(DESTDIR)$(SYSCONFDIR)/cudaload.conf; then \
 		rm -f $(DESTDIR)$(SYSCONFDIR)/cudaload.conf; \
 	elif [ -e $(DESTDIR)$(SYSCONFDIR)/cudaload.conf ]; then \

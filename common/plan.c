@@ -84,15 +84,20 @@ static bool append_dir(struct list *l, const char *root, const char *dir)
 
 char *plan_library_path(const char *root, const struct decision *d,
 			const struct candidates *c, const struct host *h,
-			const char *user_llp, bool secure)
+			const char *system_pin, const char *user_llp, bool secure)
 {
 	struct list l = { 0 };
 
-	if (!d->use_compat || d->chosen < 0 || (size_t)d->chosen >= c->n)
+	bool ok;
+	if (d->use_compat && d->chosen >= 0 && (size_t)d->chosen < c->n) {
+		ok = append_dir(&l, root, c->v[d->chosen].dir);
+		for (int i = 0; ok && i < h->n_driver_dirs; i++)
+			ok = append_dir(&l, root, h->driver_dirs[i]);
+	} else if (!d->use_compat && system_pin) {
+		ok = append_dir(&l, "", system_pin);	/* already as ld.so sees it */
+	} else {
 		return NULL;
-	bool ok = append_dir(&l, root, c->v[d->chosen].dir);
-	for (int i = 0; ok && i < h->n_driver_dirs; i++)
-		ok = append_dir(&l, root, h->driver_dirs[i]);
+	}
 	/* The user's list keeps its syntax (empty entries mean "."); only entries
 	 * already listed are dropped: the earlier one wins anyway. */
 	const char *p = secure || !user_llp ? "" : user_llp;

@@ -4,8 +4,9 @@
  *
  * With a compat package: its directory, then the host driver directories it
  * needs, then the user's LD_LIBRARY_PATH (dropped in secure mode), all as
- * seen from the real root (CUDALOAD_ROOT prefixed).  With the system driver
- * there is no list: ld.so runs exactly as it would without cudaload.
+ * seen from the real root (CUDALOAD_ROOT prefixed).  With the system driver:
+ * its pin (pin.h) and then the user's list, or, without a pin, no list at
+ * all: ld.so runs exactly as it would without cudaload.
  * A directory containing ':' or ';' cannot be written in the list and is
  * skipped with a message.
  */
@@ -18,10 +19,11 @@
 #include "decide.h"
 #include "probe.h"
 
-/* malloc'd list, or NULL when the system driver is chosen (or on ENOMEM). */
+/* malloc'd list, or NULL when the system driver is chosen without a pin
+ * (system_pin: the pin's directory as ld.so sees it, or NULL), or on ENOMEM. */
 char *plan_library_path(const char *root, const struct decision *d,
 			const struct candidates *c, const struct host *h,
-			const char *user_llp, bool secure);
+			const char *system_pin, const char *user_llp, bool secure);
 
 /* Can this directory be written into a search list? */
 bool plan_dir_expressible(const char *dir);

@@ -320,6 +320,7 @@ static void probe_dgpu(const char *root, struct host *h)
 	if (!h->discrete_on_tegra)
 		probe_gpus(root, h);
 	add_dir(h, root, "/run/opengl-driver/lib");	/* NixOS */
+	add_dir(h, root, "/usr/local/nvidia/lib64");	/* NVIDIA's container toolkit, Kubernetes */
 }
 
 /* Every Tegra is an ARM SoC: an x86_64 machine's own root has none to read

@@ -105,6 +105,25 @@ static const char *compat_dir(const struct report *r)
 	return d->use_compat ? r->candidates->v[d->chosen].dir : NULL;
 }
 
+/* What holds the decision against other places that name a driver (pin.h):
+ * the directory, or NULL with why. */
+static const char *pin_of(const struct report *r, const char **why, const char **what)
+{
+	*why = *what = NULL;
+	if (r->decision->use_compat) {
+		*what = "the compat directory, first in the search list";
+		return compat_dir(r);
+	}
+	if (r->pin && r->pin->dir) {
+		*what = r->pin->links ? "links to the system driver's files"
+				      : "the system driver's own directory";
+		return r->pin->dir;
+	}
+	*why = r->pin && r->pin->why[0] ? r->pin->why
+	       : "not needed: no compat package for this program's machine";
+	return NULL;
+}
+
 static const char *const vstate_names[] = { "none", "applies", "changed", "inconclusive" };
 
 static bool have_store(const struct report *r)
@@ -258,6 +277,11 @@ void report_json(FILE *f, const struct report *r)
 	fputs(r->ldso && !r->ldso_problem && r->ldso->argv0 ? "true" : "false", f);
 	fputs(",\"library_path\":", f);
 	json_str(f, r->library_path);
+	const char *pin_why, *pin_what, *pin = pin_of(r, &pin_why, &pin_what);
+	fputs(",\"pin\":", f);
+	json_str(f, pin);
+	fputs(",\"pin_why\":", f);
+	json_str(f, pin ? pin_what : pin_why);
 	fputs(",\"mode\":", f);
 	json_str(f, mode_of(r));
 	fputs(",\"mode_why\":", f);
@@ -362,6 +386,11 @@ void report_text(FILE *f, const struct report *r)
 	else if (r->program)
 		fprintf(f, "loader:       none\n");
 	fprintf(f, "library path: %s\n", r->library_path ? r->library_path : "(unchanged)");
+	const char *pin_why, *pin_what, *pin = pin_of(r, &pin_why, &pin_what);
+	if (pin)
+		fprintf(f, "pin:          %s (%s)\n", pin, pin_what);
+	else
+		fprintf(f, "pin:          none: %s\n", pin_why);
 	fprintf(f, "mode:         %s%s%s%s\n", mode_of(r), r->mode_why ? " (" : "",
 		r->mode_why ? r->mode_why : "", r->mode_why ? ")" : "");
 	fprintf(f, "tables:       NVIDIA's, CUDA %s edition, checked %s\n",

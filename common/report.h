@@ -13,6 +13,7 @@
 #include "config.h"
 #include "decide.h"
 #include "ldso.h"
+#include "pin.h"
 #include "probe.h"
 #include "verdict.h"
 
@@ -29,6 +30,7 @@ struct report {
 	long long now;			/* for the age of verdicts */
 	const char *mode;		/* "chain", "exec", "direct"; NULL: the settings' */
 	const char *mode_why;		/* why that mode, or NULL */
+	const struct pin *pin;		/* the system driver's pin; NULL: not looked for */
 };
 
 /* Version of the JSON layout; raised when a key changes meaning. */

@@ -27,6 +27,7 @@
 #include "../common/diag.h"
 #include "../common/identity.h"
 #include "../common/ldso.h"
+#include "../common/pin.h"
 #include "../common/plan.h"
 #include "../common/probe.h"
 #include "../common/report.h"
@@ -425,8 +426,11 @@ int main(int argc, char **argv, char **envp)
 	struct decision d;
 	probe_host(s.root, (const char *const *)s.driver_dirs, s.n_driver_dirs,
 		   o.explain || diag_on, &host);
-	if (!o.explain && !diag_on && !decide_may_use_compat(&host, s.policy))
-		memset(&cands, 0, sizeof cands);	/* none could be chosen: not looked for */
+	/* Looked for when one could be chosen, and wherever a GPU is: a package
+	 * the policy refuses can still be named by a RUNPATH (pin.h). */
+	if (!o.explain && !diag_on && !decide_may_use_compat(&host, s.policy) &&
+	    host.platform == PLATFORM_NONE)
+		memset(&cands, 0, sizeof cands);	/* nothing to choose or to hold against */
 	else if (compat_discover(s.root, (const char *const *)s.compat_env, s.n_compat_env,
 				 (const char *const *)s.compat, s.n_compat,
 				 s.compat_from_config ? "config" : "default", &cands) < 0)
@@ -445,7 +449,16 @@ int main(int argc, char **argv, char **envp)
 		     cands.v[i].usable ? "usable" : "refused", cands.v[i].reason);
 	diag("decision: %s", d.reason);
 
-	char *llp = plan_library_path(s.root, &d, &cands, &host,
+	struct pin pin = { 0 };
+	if (!d.use_compat && pin_needed(&cands, t.cls, t.machine)) {
+		pin_system(s.root, self, &host, &cands, t.machine, s.secure, &pin);
+		if (pin.dir)
+			diag("pin %s (%s)", pin.dir, pin.links ? "links to the driver's files"
+							       : "the driver's own directory");
+		else
+			diag("system driver not pinned: %s", pin.why);
+	}
+	char *llp = plan_library_path(s.root, &d, &cands, &host, pin.dir,
 				      env_get(envp, "LD_LIBRARY_PATH"), s.secure);
 	if (d.use_compat && !llp) {
 		d.use_compat = false;
@@ -459,7 +472,7 @@ int main(int argc, char **argv, char **envp)
 		struct report r = { &s, &host, &cands, &d, have_program ? t.path : NULL,
 				    have_program && !is_static ? &ldso : NULL,
 				    ldso_status ? ldso_problem : NULL, llp, &system_verdict,
-				    (long long)time(NULL), mode, mode_why };
+				    (long long)time(NULL), mode, mode_why, &pin };
 		(o.json ? report_json : report_text)(stdout, &r);
 		if (fflush(stdout) != 0)
 			return 1;
@@ -469,9 +482,9 @@ int main(int argc, char **argv, char **envp)
 	/* ---- hand over ---- */
 	if (s.secure)
 		secure_env_filter(envp);
-	/* Run as a command with the system driver and the program's own loader:
+	/* Run as a command with the system driver, nothing to pin, and the program's own loader:
 	 * exec the program itself, exactly as without cudaload. */
-	if (!as_interp && !d.use_compat && strcmp(ldso.from, "PT_INTERP") == 0)
+	if (!as_interp && !llp && strcmp(ldso.from, "PT_INTERP") == 0)
 		exec_or_die(t.path, t.argv, envp);
 
 	if (s.mode == MODE_CHAIN) {

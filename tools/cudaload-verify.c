@@ -36,6 +36,7 @@
 #include "../common/decide.h"
 #include "../common/diag.h"
 #include "../common/elfread.h"
+#include "../common/pin.h"
 #include "../common/plan.h"
 #include "../common/probe.h"
 #include "../common/verdict.h"
@@ -411,8 +412,24 @@ int main(int argc, char **argv)
 
 	char text[VERDICT_STORE_MAX], hosttxt[160], tok[32];
 	host_text(&h, hosttxt, sizeof hosttxt);
+	/* The system driver as the loader would hand it over: pinned where a
+	 * package could beat it (an ld.so.conf.d entry reaches this child too). */
+	const char *user_llp = getenv("LD_LIBRARY_PATH");
+	struct pin pin = { 0 };
+	char *base_llp = NULL;
+	if (pin_needed(&cands, ELFCLASS64, SELF_MACHINE)) {
+		char *cl_self = malloc(strlen(cl_dir ? cl_dir : ".") + sizeof "/cudaload");
+		if (cl_self)
+			strcat(strcpy(cl_self, cl_dir ? cl_dir : "."), "/cudaload");
+		pin_system(s.root, cl_self, &h, &cands, SELF_MACHINE, false, &pin);
+		free(cl_self);
+		struct decision sys = { false, -1, "" };
+		base_llp = plan_library_path(s.root, &sys, &cands, &h, pin.dir, user_llp, false);
+	}
 	struct outcome base, o;
-	run_child(self, NULL, timeout_s, &base);
+	run_child(self, base_llp, timeout_s, &base);
+	free(base_llp);
+	pin_free(&pin);
 	int len = snprintf(text, sizeof text, VERDICT_MAGIC "\nhost %016llx %s\nsystem %s %lld\n",
 			   (unsigned long long)verdict_host_key(&h), hosttxt,
 			   verdict_token(&base.v, tok, sizeof tok), base.v.when);
@@ -430,7 +447,6 @@ int main(int argc, char **argv)
 			     : "the system driver fails too: failing compat verdicts will not be applied");
 	}
 
-	const char *user_llp = getenv("LD_LIBRARY_PATH");
 	for (size_t i = 0; i < cands.n; i++) {
 		struct candidate *c = &cands.v[i];
 		char skip[256] = "", lib[CL_PATH_MAX + 16];
@@ -448,7 +464,7 @@ int main(int argc, char **argv)
 			snprintf(skip, sizeof skip, "its path has a newline");
 		else {
 			struct decision d = { true, (int)i, "" };
-			llp = plan_library_path(s.root, &d, &cands, &h, user_llp, false);
+			llp = plan_library_path(s.root, &d, &cands, &h, NULL, user_llp, false);
 			if (!llp)
 				snprintf(skip, sizeof skip, "no search list can name it");
 		}

@@ -26,12 +26,12 @@ Test(plan_happy, order_and_root)
 	struct candidate v;
 	struct decision d;
 	setup(&h, &c, &v, &d);
-	char *l = plan_library_path("", &d, &c, &h, "/home/u/lib::/opt/x:/run/opengl-driver/lib:", false);
+	char *l = plan_library_path("", &d, &c, &h, NULL, "/home/u/lib::/opt/x:/run/opengl-driver/lib:", false);
 	cr_assert_str_eq(l, "/usr/local/cuda-12.9/compat:/usr/lib/aarch64-linux-gnu/nvidia:"
 			    "/run/opengl-driver/lib:/home/u/lib::/opt/x:",
 			 "user entries kept with their empty ones, duplicates dropped");
 	free(l);
-	l = plan_library_path("/fixture/", &d, &c, &h, NULL, false);
+	l = plan_library_path("/fixture/", &d, &c, &h, NULL, NULL, false);
 	cr_assert_str_eq(l, "/fixture/usr/local/cuda-12.9/compat:/fixture/usr/lib/aarch64-linux-gnu/nvidia:"
 			    "/fixture/run/opengl-driver/lib");
 	free(l);
@@ -45,7 +45,7 @@ Test(plan_happy, secure_drops_user_path)
 	struct decision d;
 	setup(&h, &c, &v, &d);
 	h.n_driver_dirs = 0;
-	char *l = plan_library_path("", &d, &c, &h, "/tmp/evil", true);
+	char *l = plan_library_path("", &d, &c, &h, NULL, "/tmp/evil", true);
 	cr_assert_str_eq(l, "/usr/local/cuda-12.9/compat");
 	free(l);
 }
@@ -59,14 +59,14 @@ Test(plan_sad, system_and_unlistable)
 	setup(&h, &c, &v, &d);
 	d.use_compat = false;
 	d.chosen = -1;
-	cr_assert_null(plan_library_path("", &d, &c, &h, "/x", false));
+	cr_assert_null(plan_library_path("", &d, &c, &h, NULL, "/x", false));
 	d.use_compat = true;
 	d.chosen = 5;
-	cr_assert_null(plan_library_path("", &d, &c, &h, "/x", false), "index out of range");
+	cr_assert_null(plan_library_path("", &d, &c, &h, NULL, "/x", false), "index out of range");
 
 	d.chosen = 0;
 	h.driver_dirs[0] = "/usr/lib/odd:dir";
-	char *l = plan_library_path("", &d, &c, &h, NULL, false);
+	char *l = plan_library_path("", &d, &c, &h, NULL, NULL, false);
 	cr_assert_str_eq(l, "/usr/local/cuda-12.9/compat:/run/opengl-driver/lib");
 	free(l);
 	cr_assert(!plan_dir_expressible("/a;b"));
@@ -77,7 +77,7 @@ Test(plan_sad, system_and_unlistable)
 	memset(big, 'a', 65536);
 	big[0] = '/';
 	big[65536] = '\0';
-	l = plan_library_path("", &d, &c, &h, big, false);
+	l = plan_library_path("", &d, &c, &h, NULL, big, false);
 	cr_assert(l && strlen(l) > 65536);
 	free(l);
 	free(big);

@@ -543,6 +543,52 @@ int elf_glibc_minor(const struct elf_file *ef, const struct elf_phdr *phs, unsig
 	return best;
 }
 
+int elf_search_paths(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n,
+		     char *rpath, char *runpath, size_t cap)
+{
+	rpath[0] = runpath[0] = '\0';
+	const struct elf_phdr *dyn = NULL;
+	for (unsigned i = 0; i < n; i++)
+		if (phs[i].type == PT_DYNAMIC)
+			dyn = &phs[i];
+	if (!dyn)
+		return 0;
+	const unsigned char *d = read_section(ef, dyn->offset, dyn->filesz, MAX_DYNAMIC);
+	if (!d)
+		return -1;
+	size_t w = ef->cls == ELFCLASS64 ? 8 : 4;
+	uint64_t strtab = 0, strsz = 0, rp = UINT64_MAX, rn = UINT64_MAX;
+	for (uint64_t p = 0; p + 2 * w <= dyn->filesz; p += 2 * w) {
+		uint64_t tag = getword(ef, d + p), val = getword(ef, d + p + w);
+		if (tag == DT_NULL)
+			break;
+		if (tag == DT_STRTAB)
+			strtab = val;
+		else if (tag == DT_STRSZ)
+			strsz = val;
+		else if (tag == DT_RPATH)
+			rp = val;
+		else if (tag == DT_RUNPATH)
+			rn = val;
+	}
+	release(ef, d);
+	uint64_t str_off;
+	if (rp == UINT64_MAX && rn == UINT64_MAX)
+		return 0;
+	if (!strtab || strsz > MAX_SHSTRTAB || !vaddr_to_offset(phs, n, strtab, &str_off))
+		return -1;
+	const unsigned char *strs = read_section(ef, str_off, strsz, MAX_SHSTRTAB);
+	if (!strs)
+		return -1;
+	const char *a = rp != UINT64_MAX ? string_at(strs, strsz, rp) : "";
+	const char *b = rn != UINT64_MAX ? string_at(strs, strsz, rn) : "";
+	int r = a && b ? 0 : -1;
+	snprintf(rpath, cap, "%s", a ? a : "");
+	snprintf(runpath, cap, "%s", b ? b : "");
+	release(ef, strs);
+	return r;
+}
+
 bool elf_has_segment_note(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n,
 			  const char *owner, uint32_t type)
 {

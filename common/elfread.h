@@ -89,6 +89,10 @@ long elf_find_note(const struct elf_file *ef, const char *section,
  * DT_VERDEF; 0 when it defines none, -1 on a malformed file. */
 int elf_glibc_minor(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n);
 
+/* The DT_RPATH and DT_RUNPATH strings ("" when absent), each cut to cap-1
+ * bytes.  0, or -1 on a malformed file. */
+int elf_search_paths(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n,
+		     char *rpath, char *runpath, size_t cap);
 /* PT_INTERP bytes (len of them, not necessarily NUL-terminated), read in
  * place: *interp the string up to the first NUL, *recorded the original
  * interpreter cudaload-patch recorded after it, or "".  -1 if there is no

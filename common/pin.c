@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 #include "pin.h"
 
+#include <dirent.h>
 #include <elf.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "diag.h"
+#include "elfread.h"
 #include "secure.h"
 
 /* libcuda.so.1 and what it dlopens itself (the JIT compiler, NVVM, the
@@ -124,4 +127,205 @@ void pin_free(struct pin *p)
 {
 	free(p->dir);
 	p->dir = NULL;
+}
+
+/* ---- what the pin holds against, for --explain and the trace ---- */
+
+#define MAX_RIVALS 16
+
+struct rivals {
+	const char *root;
+	char *chosen;		/* real path of the chosen libcuda.so.1, or NULL */
+	char **lines;
+	int n;
+};
+
+/* The real path of dir/libcuda.so.1 under root, as on the target; NULL when
+ * there is none. */
+static char *libcuda_in(const char *root, const char *dir, size_t dl)
+{
+	size_t rl = root_len(root);
+	char *full = malloc(rl + dl + sizeof "/libcuda.so.1");
+	if (!full)
+		return NULL;
+	memcpy(full, root, rl);
+	memcpy(full + rl, dir, dl);
+	strcpy(full + rl + dl, "/libcuda.so.1");
+	char *real = realpath(full, NULL);
+	free(full);
+	if (real && rl) {
+		memmove(real, real + rl, strlen(real + rl) + 1);
+	}
+	return real;
+}
+
+__attribute__((format(printf, 2, 3)))
+static void rival(struct rivals *r, const char *fmt, ...)
+{
+	if (r->n >= MAX_RIVALS)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int len = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *line = len >= 0 ? malloc((size_t)len + 1) : NULL;
+	if (!line)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, (size_t)len + 1, fmt, ap);
+	va_end(ap);
+	r->lines[r->n++] = line;
+}
+
+/* Does the directory (len bytes at dir) give another libcuda.so.1? */
+static bool other_driver(struct rivals *r, const char *dir, size_t len)
+{
+	if (!len || dir[0] != '/')
+		return false;
+	char *real = libcuda_in(r->root, dir, len);
+	bool other = real && (!r->chosen || strcmp(real, r->chosen) != 0);
+	free(real);
+	return other;
+}
+
+/* Each entry of a search-path string that gives another driver.  $ORIGIN is
+ * the program's directory. */
+static void path_rivals(struct rivals *r, const char *list, const char *origin, size_t ol,
+			const char *what, bool held)
+{
+	for (const char *p = list; *p;) {
+		size_t n = strcspn(p, ":;");
+		char dir[512];
+		size_t dn = 0;
+		if (n < sizeof dir) {
+			const char *tail = NULL;
+			if (strncmp(p, "$ORIGIN", 7) == 0)
+				tail = p + 7;
+			else if (strncmp(p, "${ORIGIN}", 9) == 0)
+				tail = p + 9;
+			if (tail && ol + (size_t)(p + n - tail) < sizeof dir) {
+				memcpy(dir, origin, ol);
+				memcpy(dir + ol, tail, (size_t)(p + n - tail));
+				dn = ol + (size_t)(p + n - tail);
+			} else if (!tail) {
+				memcpy(dir, p, n);
+				dn = n;
+			}
+			dir[dn] = '\0';
+		}
+		if (dn && other_driver(r, dir, dn))
+			rival(r, held ? "over %s %s" : "not held: %s %s gives its libcuda.so.1 first",
+			      what, dir);
+		p += n;
+		if (*p)
+			p++;
+	}
+}
+
+static void program_rivals(struct rivals *r, const char *program, bool held)
+{
+	/* the program is a path on this machine, not under the root */
+	int fd = open_ro(program, 0);
+	if (fd < 0)
+		return;
+	struct elf_file ef;
+	struct elf_phdr *phs = malloc(ELF_MAX_PHDRS * sizeof *phs);
+	char *rp = malloc(2 * 1024), why[96];
+	unsigned n = 0;
+	if (phs && rp && elf_open_fd(&ef, fd, why, sizeof why) == 0) {
+		if (elf_read_phdrs(&ef, phs, ELF_MAX_PHDRS, &n, why, sizeof why) == 0 &&
+		    elf_search_paths(&ef, phs, n, rp, rp + 1024, 1024) == 0) {
+			const char *slash = strrchr(program, '/');
+			size_t ol = slash ? (size_t)(slash - program) : 0;
+			/* DT_RPATH counts only without a DT_RUNPATH, and then comes
+			 * before the library path: nothing can hold against it. */
+			if (!rp[1024])
+				path_rivals(r, rp, program, ol, "the program's DT_RPATH", false);
+			path_rivals(r, rp + 1024, program, ol, "the program's RUNPATH", held);
+		}
+		elf_release(&ef);
+	}
+	free(rp);
+	free(phs);
+	close(fd);
+}
+
+/* ld.so.cache is made from these: an entry naming a directory with another
+ * driver is one the cache will hold. */
+static void ldconf_rivals(struct rivals *r, bool held)
+{
+	char *full = rooted_path(r->root, "/etc/ld.so.conf.d");
+	DIR *d = full ? opendir(full) : NULL;
+	rooted_path_free(full, "/etc/ld.so.conf.d");
+	char *text = d ? malloc(4096) : NULL;
+	char *name = d ? malloc(CL_PATH_MAX) : NULL;
+	for (struct dirent *e; d && text && name && (e = readdir(d));) {
+		size_t el = strlen(e->d_name);
+		if (el < 6 || strcmp(e->d_name + el - 5, ".conf") != 0)
+			continue;
+		snprintf(name, CL_PATH_MAX, "/etc/ld.so.conf.d/%s", e->d_name);
+		if (read_small(r->root, name, text, 4096) <= 0)
+			continue;
+		for (char *line = text, *next; *line; line = next) {
+			size_t len = strcspn(line, "\n");
+			next = line + len + (line[len] ? 1 : 0);
+			line[len] = '\0';
+			line += strspn(line, " \t");
+			len = strcspn(line, " \t#");
+			if (other_driver(r, line, len)) {
+				line[len] = '\0';
+				rival(r, held ? "over ld.so.cache's entry %s, from %s"
+					      : "not held: ld.so.cache's entry %s, from %s, gives its libcuda.so.1",
+				      line, name);
+			}
+		}
+	}
+	free(name);
+	free(text);
+	if (d)
+		closedir(d);
+}
+
+/* NUMBA_CUDA_DRIVER=/usr/local/cuda/compat/libcuda.so.1 and the like: a
+ * program that opens a path gets that file, whatever the search list. */
+static void env_rivals(struct rivals *r, char *const *envp)
+{
+	for (; envp && *envp; envp++) {
+		const char *v = strchr(*envp, '=');
+		if (!v || v[1] != '/' || !strstr(v, "/libcuda.so") || strchr(v, ':'))
+			continue;
+		const char *slash = strrchr(v + 1, '/');
+		if (other_driver(r, v + 1, (size_t)(slash - v - 1)))
+			rival(r, "not held: %.*s names a driver file by its path, which a program opens as it is",
+			      (int)(v - *envp), *envp);
+	}
+}
+
+int pin_rivals(const char *root, const char *program, const char *chosen_dir, bool held,
+	       const char *user_llp, char *const *envp, bool secure, char **libcuda,
+	       char ***lines)
+{
+	struct rivals r = { root, NULL, calloc(MAX_RIVALS, sizeof(char *)), 0 };
+	if (chosen_dir)
+		r.chosen = libcuda_in(root, chosen_dir, strlen(chosen_dir));
+	*libcuda = r.chosen;
+	*lines = r.lines;
+	if (!r.lines)
+		return 0;
+	if (program)
+		program_rivals(&r, program, held);
+	if (user_llp && !secure)
+		path_rivals(&r, user_llp, "", 0, "LD_LIBRARY_PATH's", held);
+	ldconf_rivals(&r, held);
+	if (!secure)
+		env_rivals(&r, envp);
+	return r.n;
+}
+
+void pin_rivals_free(char *libcuda, char **lines, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
+	free(libcuda);
 }

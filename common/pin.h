@@ -64,6 +64,19 @@ bool pin_needed(const struct candidates *c, int prog_class, int prog_machine);
 void pin_system(const char *root, const char *self, const struct host *h,
 		const struct candidates *c, int machine, bool secure, struct pin *out);
 
+/* For --explain and the trace: the libcuda.so.1 the program will load
+ * (*libcuda, a malloc'd real path, or NULL when unknown) and every other
+ * place that names one for it, each said with what becomes of it ("over
+ * LD_LIBRARY_PATH's /usr/local/cuda/compat", or "not held: ..." for a
+ * DT_RPATH or an absolute path in the environment, which come before any
+ * search list).  chosen_dir: the chosen driver's directory as on the
+ * target; held: a search list puts it first.  Returns the count of lines
+ * in *lines (malloc'd, each malloc'd). */
+int pin_rivals(const char *root, const char *program, const char *chosen_dir, bool held,
+	       const char *user_llp, char *const *envp, bool secure, char **libcuda,
+	       char ***lines);
+void pin_rivals_free(char *libcuda, char **lines, int n);
+
 void pin_free(struct pin *p);
 
 #endif

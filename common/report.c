@@ -282,6 +282,10 @@ void report_json(FILE *f, const struct report *r)
 	json_str(f, pin);
 	fputs(",\"pin_why\":", f);
 	json_str(f, pin ? pin_what : pin_why);
+	fputs(",\"libcuda\":", f);
+	json_str(f, r->libcuda);
+	fputs(",\"pin_over\":", f);
+	json_strs(f, r->rivals, r->n_rivals);
 	fputs(",\"mode\":", f);
 	json_str(f, mode_of(r));
 	fputs(",\"mode_why\":", f);
@@ -391,6 +395,10 @@ void report_text(FILE *f, const struct report *r)
 		fprintf(f, "pin:          %s (%s)\n", pin, pin_what);
 	else
 		fprintf(f, "pin:          none: %s\n", pin_why);
+	if (r->libcuda)
+		fprintf(f, "libcuda:      %s\n", r->libcuda);
+	for (int i = 0; i < r->n_rivals; i++)
+		fprintf(f, "              %s\n", r->rivals[i]);
 	fprintf(f, "mode:         %s%s%s%s\n", mode_of(r), r->mode_why ? " (" : "",
 		r->mode_why ? r->mode_why : "", r->mode_why ? ")" : "");
 	fprintf(f, "tables:       NVIDIA's, CUDA %s edition, checked %s\n",

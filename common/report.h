@@ -31,6 +31,9 @@ struct report {
 	const char *mode;		/* "chain", "exec", "direct"; NULL: the settings' */
 	const char *mode_why;		/* why that mode, or NULL */
 	const struct pin *pin;		/* the system driver's pin; NULL: not looked for */
+	const char *libcuda;		/* the file the program will load, or NULL */
+	char *const *rivals;		/* pin_rivals() lines */
+	int n_rivals;
 };
 
 /* Version of the JSON layout; raised when a key changes meaning. */

@@ -464,6 +464,17 @@ int main(int argc, char **argv, char **envp)
 		d.use_compat = false;
 		snprintf(d.reason, sizeof d.reason, "system driver: no memory for the search list");
 	}
+	char *libcuda = NULL, **rivals = NULL;
+	int n_rivals = 0;
+	if (o.explain || diag_on) {
+		n_rivals = pin_rivals(s.root, have_program ? t.path : NULL,
+				      d.use_compat ? cands.v[d.chosen].dir : pin.system_dir, llp != NULL,
+				      env_get(envp, "LD_LIBRARY_PATH"), envp, s.secure, &libcuda, &rivals);
+		if (libcuda)
+			diag("libcuda %s", libcuda);
+		for (int i = 0; i < n_rivals; i++)
+			diag("%s", rivals[i]);
+	}
 
 	if (o.explain) {
 		const char *mode_why = NULL;
@@ -472,7 +483,7 @@ int main(int argc, char **argv, char **envp)
 		struct report r = { &s, &host, &cands, &d, have_program ? t.path : NULL,
 				    have_program && !is_static ? &ldso : NULL,
 				    ldso_status ? ldso_problem : NULL, llp, &system_verdict,
-				    (long long)time(NULL), mode, mode_why, &pin };
+				    (long long)time(NULL), mode, mode_why, &pin, libcuda, rivals, n_rivals };
 		(o.json ? report_json : report_text)(stdout, &r);
 		if (fflush(stdout) != 0)
 			return 1;

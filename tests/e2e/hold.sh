@@ -103,7 +103,9 @@ prog() { # prog NAME RUNPATH
 mkdir -p "$L/link"
 cp "$L/via.so" "$L/link/libvia.so" && cp "$L/bundle.so" "$L/link/libbundle.so"
 prog probe /opt/app/lib && prog probe-rp /opt/app/lib:/usr/local/cuda/compat &&
-	prog probe-librp /opt/app/lib-rp:/opt/app/lib ||
+	prog probe-librp /opt/app/lib-rp:/opt/app/lib &&
+	$TCC -O1 -o "$L/probe-rpath" "$here/holdprobe.c" -L"$L/link" -lvia -lbundle -ldl \
+		-Wl,--disable-new-dtags,-rpath,/opt/app/lib:/usr/local/cuda/compat ||
 	{ bad "build the test programs"; finish; exit; }
 
 # ---- a host: a chroot with a libc, the driver, a compat package, cudaload ----
@@ -148,7 +150,7 @@ mkhost() {
 	cp "$L/bundle.so" "$R/opt/app/lib/libbundle.so.1"
 	cp "$L/via.so" "$R/opt/app/lib/libvia.so.1"
 	cp "$L/via-rp.so" "$R/opt/app/lib-rp/libvia.so.1"
-	for p in probe probe-rp probe-librp; do
+	for p in probe probe-rp probe-librp probe-rpath; do
 		cp "$L/$p" "$R/opt/app/bin/$p.orig"
 		cp "$L/$p" "$R/opt/app/bin/$p"
 		"$B/cudaload-patch" --no-record --interp /usr/bin/cudaload --machine "$arch" "$R/opt/app/bin/$p" >/dev/null 2>&1 ||
@@ -237,6 +239,25 @@ EOF
 	if mkhost h200; then
 		rows h200 "$sysdir" "$compatdir"
 		explain h200 "/usr/bin/../lib/cudaload/pin/usr/lib/$triplet (links to the system driver's files)"
+		# what the pin holds against, and what it cannot
+		R=$W/h200
+		printf '%s\n' "$compatdir" >"$R/etc/ld.so.conf.d/00-compat-2f1c9a4e.conf"
+		out=$(env -i PATH=/usr/bin:/bin LD_LIBRARY_PATH=/usr/local/cuda/compat \
+			NUMBA_CUDA_DRIVER=/usr/local/cuda/compat/libcuda.so.1 \
+			"$CHROOT" "$R" /usr/bin/cudaload --explain /opt/app/bin/probe-rp 2>&1)
+		has "h200 --explain: the file" "$out" "libcuda:      /usr/lib/$triplet/$sysfile"
+		has "h200 --explain: over RUNPATH" "$out" "              over the program's RUNPATH /usr/local/cuda/compat"
+		has "h200 --explain: over LD_LIBRARY_PATH" "$out" "              over LD_LIBRARY_PATH's /usr/local/cuda/compat"
+		has "h200 --explain: over ld.so.conf.d" "$out" \
+			"              over ld.so.cache's entry $compatdir, from /etc/ld.so.conf.d/00-compat-2f1c9a4e.conf"
+		has "h200 --explain: an absolute path is said" "$out" \
+			"              not held: NUMBA_CUDA_DRIVER names a driver file by its path, which a program opens as it is"
+		rm "$R/etc/ld.so.conf.d/00-compat-2f1c9a4e.conf"
+		out=$(env -i PATH=/usr/bin:/bin "$CHROOT" "$R" /usr/bin/cudaload --explain /opt/app/bin/probe-rpath 2>&1)
+		has "h200 --explain: a DT_RPATH is said" "$out" \
+			"              not held: the program's DT_RPATH /usr/local/cuda/compat gives its libcuda.so.1 first"
+		out=$(run "$R" probe-rpath)
+		contains "h200 DT_RPATH: loads what --explain says (compat)" "$out" "libcuda=$compat_real"
 		# the links, and pin_names[] of common/pin.c, name the same files
 		names=$(sed -n '/^const char \*const pin_names/,/};/p' "$top/common/pin.c" |
 			grep -o '"lib[^"]*"' | tr -d '"' | sort | tr '\n' ' ')

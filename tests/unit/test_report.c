@@ -49,7 +49,7 @@ Test(report_happy, json_is_valid_and_complete)
 	struct ldso_info l;
 	fixture(&s, &h, &v, &d, &l);
 	struct candidates c = { .v = &v, .n = 1, .cap = 1 };
-	struct report r = { &s, &h, &c, &d, "/usr/bin/app", &l, NULL, "/usr/local/cuda-12.2/compat", NULL, 0, NULL, NULL, NULL };
+	struct report r = { &s, &h, &c, &d, "/usr/bin/app", &l, NULL, "/usr/local/cuda-12.2/compat", NULL, 0, NULL, NULL, NULL, NULL, NULL, 0 };
 	char *out = render(&r, true);
 	struct compat_note n;
 	char why[128];
@@ -79,7 +79,7 @@ Test(report_happy, text)
 	struct ldso_info l;
 	fixture(&s, &h, &v, &d, &l);
 	struct candidates c = { .v = &v, .n = 1, .cap = 1 };
-	struct report r = { &s, &h, &c, &d, NULL, &l, NULL, NULL, NULL, 0, NULL, NULL, NULL };
+	struct report r = { &s, &h, &c, &d, NULL, &l, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0 };
 	char *out = render(&r, false);
 	cr_assert(strstr(out, "decision:     compat\n") != NULL, "%s", out);
 	cr_assert(strstr(out, "soc:          tegra234 (Orin)\nmodel:        Jetson \"AGX\" Orin\n") != NULL, "%s", out);
@@ -100,7 +100,7 @@ Test(report_sad, nothing_known, .init = cr_redirect_stderr)
 	struct candidates c = { .v = NULL, .n = 0, .cap = 0 };
 	settings_warn(&s, "%s", "x.conf:3: unknown key 'bogus'; skipped");
 	struct report r = { &s, &h, &c, &d, "/bin/static", NULL, NULL, NULL, NULL, 0, "direct",
-			    "statically linked: it runs directly, without a loader", NULL };
+			    "statically linked: it runs directly, without a loader", NULL, NULL, NULL, 0 };
 	char *out = render(&r, true);
 	struct compat_note n;
 	char why[128];
@@ -131,7 +131,7 @@ Test(report_happy, verdicts_and_their_age)
 	v.verdict = (struct verdict){ VERDICT_CU, VSTATE_APPLIES, 804, 1000 };
 	struct verdict sys = { VERDICT_CU, 0, 0, 1000 };
 	struct candidates c = { .v = &v, .n = 1, .cap = 1 };
-	struct report r = { &s, &h, &c, &d, NULL, &l, NULL, NULL, &sys, 1000 + 3 * 60, NULL, NULL, NULL };
+	struct report r = { &s, &h, &c, &d, NULL, &l, NULL, NULL, &sys, 1000 + 3 * 60, NULL, NULL, NULL, NULL, NULL, 0 };
 	char *out = render(&r, false);
 	cr_assert(strstr(out, "              verified 3 min ago: cuInit returned 804 (CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: a GPU here does not support forward compatibility)\n") != NULL, "%s", out);
 	cr_assert(strstr(out, "system driver verified 3 min ago: cuInit returned 0 (CUDA_SUCCESS: works)\n") != NULL, "%s", out);

@@ -91,6 +91,21 @@ printf '#!/bin/sh\nexport LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH
 	"$LIST" "$O/bin/trivial" >"$O/bin/trivial-wrapper"
 chmod +x "$O/bin/trivial-wrapper"
 
+# The decision held (common/pin.h): JetPack 5 with cuda-compat-12-4, which
+# it refuses, so the system driver is pinned first in the list (the driver's
+# own tegra/ directory).  Its twin is the same tree with that package's
+# libcuda built for another machine: examined the same way, nothing to pin.
+sh "$E/mkroot.sh" "$top/tests/fixtures/orin-jp5-compat124.profile" "$O/pinned" "$O/libs"
+rm -rf "$O/unpinned"
+cp -a "$O/pinned" "$O/unpinned"
+other=aarch64-linux-gnu-gcc
+[ "$(uname -m)" != aarch64 ] || other=x86_64-linux-gnu-gcc
+$other -shared -fPIC -Wl,-soname,libcuda.so.1 -DFAKE_CUDA_VERSION=12040 \
+	-o "$O/unpinned/usr/local/cuda-12.4/compat/libcuda.so.1.1" "$E/fakecuda.c"
+PN="CUDALOAD_ROOT=$O/pinned" UN="CUDALOAD_ROOT=$O/unpinned"
+env "$PN" "$B/cudaload" --explain "$O/bin/trivial" | grep -q '^pin:          /' ||
+	{ echo "bench: the pinned fixture has no pin" >&2; exit 1; }
+
 $CC -O2 -o "$O/startup" "$top/tests/bench/startup.c"
 T=$O/bin/trivial
 "$O/startup" "$rounds" "$per" \
@@ -105,7 +120,11 @@ T=$O/bin/trivial
 	"jetson/cudaload-chain=$J $T-chain" \
 	"jetson/floor-exec+list=$L $T-floor-exec" \
 	"jetson/cudaload-exec=$J $T-exec" \
-	"jetson/sh-wrapper=$T-wrapper" >"$O/trivial.csv"
+	"jetson/sh-wrapper=$T-wrapper" \
+	"held/unpinned-chain=$UN $T-chain" \
+	"held/pinned-chain=$PN $T-chain" \
+	"held/unpinned-exec=$UN $T-exec" \
+	"held/pinned-exec=$PN $T-exec" >"$O/trivial.csv"
 P=$O/bin/python3
 "$O/startup" "$rounds" "$py_per" \
 	"nogpu/direct=$P -c pass" \
@@ -141,6 +160,10 @@ syscalls() { # syscalls NAME MODE [VAR=VALUE] PROGRAM
 		printf 'nogpu/%s,%s\n' "$n" "$(syscalls "nogpu-$n" "$m" "$prog")"
 		case $n in floor-*) a=$L; jn=$n+list ;; *) a=$J; jn=$n ;; esac
 		printf 'jetson/%s,%s\n' "$jn" "$(syscalls "jetson-$n" "$m" "$a" "$prog")"
+	done
+	for m in chain exec; do
+		printf 'held/unpinned-%s,%s\n' "$m" "$(syscalls "unpinned-$m" "$m" "$UN" "$T-$m")"
+		printf 'held/pinned-%s,%s\n' "$m" "$(syscalls "pinned-$m" "$m" "$PN" "$T-$m")"
 	done
 } >"$O/syscalls.csv"
 

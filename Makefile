@@ -273,7 +273,7 @@ install: $(INSTALL_CUDALOAD) $(INSTALL_PATCH) $(INSTALL_VERIFY) $(INSTALL_A64)
 		$(DESTDIR)$(DATADIR)/bash-completion/completions \
 		$(DESTDIR)$(VERIFYDIR) $(DESTDIR)$(SYSTEMD_UNIT_DIR)
 	install -m 755 $(INSTALL_CUDALOAD) $(DESTDIR)$(BINDIR)/cudaload
-	sh scripts/mkpin.sh $(DESTDIR)$(PINDIR)
+	sh scripts/mkpin.sh $(DESTDIR)$(PINDIR) $(PINDIR)
 	install -m 755 $(INSTALL_PATCH) $(DESTDIR)$(BINDIR)/cudaload-patch
 	install -m 755 $(INSTALL_VERIFY) $(DESTDIR)$(VERIFYDIR)/cudaload-verify
 	$(STRIP) --strip-all --remove-section=.comment $(DESTDIR)$(BINDIR)/cudaload \

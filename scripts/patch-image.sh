@@ -82,7 +82,7 @@ fi
 install -d "$rootfs/usr/bin" "$rootfs/etc"
 install -m 755 "$cudaload" "$rootfs/usr/bin/cudaload"
 # its pin directories (cudaload(1), PINNING): beside it, as make install puts them
-sh "$(dirname "$0")/mkpin.sh" "$rootfs/usr/lib/cudaload/pin"
+sh "$(dirname "$0")/mkpin.sh" "$rootfs/usr/lib/cudaload/pin" /usr/lib/cudaload/pin
 [ -e "$rootfs/etc/cudaload.conf" ] || install -m 644 "$default_config" "$rootfs/etc/cudaload.conf"
 
 dirs=

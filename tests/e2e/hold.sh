@@ -160,7 +160,7 @@ mkhost() {
 	chmod 4755 "$R/opt/app/bin/probe-rp-suid"
 	# cudaload as make install lays it out: the binary, its pin directories
 	cp "$CL" "$R/usr/bin/cudaload"
-	sh "$top/scripts/mkpin.sh" "$R/usr/lib/cudaload/pin"
+	sh "$top/scripts/mkpin.sh" "$R/usr/lib/cudaload/pin" /usr/lib/cudaload/pin
 	printf 'mode = %s\n' "$mode" >"$R/etc/cudaload.conf"
 	chmod -R go-w "$R"
 	ldcache "$R"

@@ -6,11 +6,10 @@
 # PINBASE is BINDIR/../lib/cudaload/pin of the cudaload they serve.  The
 # names are pin_names[] of common/pin.c (tests/e2e/hold.sh checks both agree).
 # INSTALLED is where PINBASE will be on the target (default PINBASE): the
-# links are relative, up to the target's root (Debian policy 10.5).
+# links are relative and as short as can be (Debian policy 10.5).
 set -eu
 base=$1
 installed=$(realpath -m "${2:-$1}")
-up=$(printf '%s' "$installed" | tr -cd / | sed 's|/|../|g')
 # The general library dirs, then the driver dirs of common/probe.c (a
 # driver's own directory may lack a name: JetPack's tegra/ has no libcuda.so).
 for d in /usr/lib/x86_64-linux-gnu /usr/lib/aarch64-linux-gnu /usr/lib64 /usr/lib \
@@ -25,6 +24,6 @@ for d in /usr/lib/x86_64-linux-gnu /usr/lib/aarch64-linux-gnu /usr/lib64 /usr/li
 		# the system has the unversioned link
 		t=$n
 		[ "$n" != libcuda.so ] || t=libcuda.so.1
-		ln -sfn "$up$(printf '%s' "$d" | tr -cd / | sed 's|/|../|g')${d#/}/$t" "$base$d/$n"
+		ln -sfn "$(realpath -m --relative-to="$installed$d" "$d/$t")" "$base$d/$n"
 	done
 done

@@ -24,6 +24,10 @@ for d in /usr/lib/x86_64-linux-gnu /usr/lib/aarch64-linux-gnu /usr/lib64 /usr/li
 		# the system has the unversioned link
 		t=$n
 		[ "$n" != libcuda.so ] || t=libcuda.so.1
-		ln -sfn "$(realpath -m --relative-to="$installed$d" "$d/$t")" "$base$d/$n"
+		# relative within one top-level directory, absolute across (policy 10.5)
+		l=$d/$t
+		[ "${installed#/*/}" = "$installed" ] || [ "${installed%%/${installed#/*/}}" != "${d%%/${d#/*/}}" ] ||
+			l=$(realpath -m --relative-to="$installed$d" "$d/$t")
+		ln -sfn "$l" "$base$d/$n"
 	done
 done

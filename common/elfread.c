@@ -474,7 +474,11 @@ static bool vaddr_to_offset(const struct elf_phdr *phs, unsigned n, uint64_t vad
 	return false;
 }
 
-int elf_glibc_minor(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n)
+/* The values of the dynamic tags asked for: vals[i] for tags[i], the last
+ * entry of that tag winning, left as it was when there is none.  1 when
+ * read, 0 without a PT_DYNAMIC, -1 when it cannot be read. */
+static int read_dynamic(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n,
+			const uint64_t *tags, uint64_t *vals, unsigned ntags)
 {
 	const struct elf_phdr *dyn = NULL;
 	for (unsigned i = 0; i < n; i++)
@@ -482,26 +486,30 @@ int elf_glibc_minor(const struct elf_file *ef, const struct elf_phdr *phs, unsig
 			dyn = &phs[i];
 	if (!dyn)
 		return 0;
-
 	const unsigned char *d = read_section(ef, dyn->offset, dyn->filesz, MAX_DYNAMIC);
 	if (!d)
 		return -1;
 	size_t w = ef->cls == ELFCLASS64 ? 8 : 4;
-	uint64_t verdef = 0, verdefnum = 0, strtab = 0, strsz = 0;
 	for (uint64_t p = 0; p + 2 * w <= dyn->filesz; p += 2 * w) {
 		uint64_t tag = getword(ef, d + p), val = getword(ef, d + p + w);
 		if (tag == DT_NULL)
 			break;
-		if (tag == DT_VERDEF)
-			verdef = val;
-		else if (tag == DT_VERDEFNUM)
-			verdefnum = val;
-		else if (tag == DT_STRTAB)
-			strtab = val;
-		else if (tag == DT_STRSZ)
-			strsz = val;
+		for (unsigned k = 0; k < ntags; k++)
+			if (tag == tags[k])
+				vals[k] = val;
 	}
 	release(ef, d);
+	return 1;
+}
+
+int elf_glibc_minor(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n)
+{
+	static const uint64_t tags[] = { DT_VERDEF, DT_VERDEFNUM, DT_STRTAB, DT_STRSZ };
+	uint64_t v[4] = { 0 };
+	int r = read_dynamic(ef, phs, n, tags, v, 4);
+	if (r <= 0)
+		return r;
+	uint64_t verdef = v[0], verdefnum = v[1], strtab = v[2], strsz = v[3];
 	uint64_t vd_off, str_off;
 	if (!verdef || !strtab)
 		return 0;
@@ -547,31 +555,12 @@ int elf_search_paths(const struct elf_file *ef, const struct elf_phdr *phs, unsi
 		     char *rpath, char *runpath, size_t cap)
 {
 	rpath[0] = runpath[0] = '\0';
-	const struct elf_phdr *dyn = NULL;
-	for (unsigned i = 0; i < n; i++)
-		if (phs[i].type == PT_DYNAMIC)
-			dyn = &phs[i];
-	if (!dyn)
-		return 0;
-	const unsigned char *d = read_section(ef, dyn->offset, dyn->filesz, MAX_DYNAMIC);
-	if (!d)
-		return -1;
-	size_t w = ef->cls == ELFCLASS64 ? 8 : 4;
-	uint64_t strtab = 0, strsz = 0, rp = UINT64_MAX, rn = UINT64_MAX;
-	for (uint64_t p = 0; p + 2 * w <= dyn->filesz; p += 2 * w) {
-		uint64_t tag = getword(ef, d + p), val = getword(ef, d + p + w);
-		if (tag == DT_NULL)
-			break;
-		if (tag == DT_STRTAB)
-			strtab = val;
-		else if (tag == DT_STRSZ)
-			strsz = val;
-		else if (tag == DT_RPATH)
-			rp = val;
-		else if (tag == DT_RUNPATH)
-			rn = val;
-	}
-	release(ef, d);
+	static const uint64_t tags[] = { DT_STRTAB, DT_STRSZ, DT_RPATH, DT_RUNPATH };
+	uint64_t v[4] = { 0, 0, UINT64_MAX, UINT64_MAX };
+	int got = read_dynamic(ef, phs, n, tags, v, 4);
+	if (got <= 0)
+		return got;
+	uint64_t strtab = v[0], strsz = v[1], rp = v[2], rn = v[3];
 	uint64_t str_off;
 	if (rp == UINT64_MAX && rn == UINT64_MAX)
 		return 0;

@@ -21,7 +21,6 @@ const char *const pin_names[] = {
 	"libcuda.so.1", "libcuda.so", "libnvidia-ptxjitcompiler.so.1",
 	"libnvidia-nvvm.so.4", "libcudadebugger.so.1",
 };
-const int pin_names_n = sizeof pin_names / sizeof pin_names[0];
 
 bool pin_needed(const struct candidates *c, int prog_class, int prog_machine)
 {
@@ -33,7 +32,7 @@ bool pin_needed(const struct candidates *c, int prog_class, int prog_machine)
 }
 
 /* Where a distribution puts the driver with every other library: the
- * shipped pin directories are for these (Makefile, PIN_DIRS). */
+ * shipped pin directories are for these (scripts/mkpin.sh). */
 static const char *const *general_dirs(int machine)
 {
 	static const char *const x86_64[] = { "/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", NULL };
@@ -50,17 +49,24 @@ static bool is_candidate_dir(const struct candidates *c, const char *dir)
 	return false;
 }
 
+/* a (al bytes), b (bl bytes) and c joined, malloc'd; NULL when out of memory. */
+static char *joined(const char *a, size_t al, const char *b, size_t bl, const char *c)
+{
+	size_t cl = strlen(c);
+	char *out = malloc(al + bl + cl + 1);
+	if (out) {
+		memcpy(out, a, al);
+		memcpy(out + al, b, bl);
+		memcpy(out + al + bl, c, cl + 1);
+	}
+	return out;
+}
+
 /* Does dir (as on the target) hold a libcuda.so.1?  One system call. */
 static bool has_libcuda(const char *root, const char *dir)
 {
-	size_t rl = root_len(root), dl = strlen(dir);
-	char *full = malloc(rl + dl + sizeof "/libcuda.so.1");
-	if (!full)
-		return false;
-	memcpy(full, root, rl);
-	memcpy(full + rl, dir, dl);
-	strcpy(full + rl + dl, "/libcuda.so.1");
-	bool there = access(full, F_OK) == 0;
+	char *full = joined(root, root_len(root), dir, strlen(dir), "/libcuda.so.1");
+	bool there = full && access(full, F_OK) == 0;
 	free(full);
 	return there;
 }
@@ -70,10 +76,9 @@ void pin_system(const char *root, const char *self, const struct host *h,
 {
 	memset(out, 0, sizeof *out);
 	for (int i = 0; i < h->n_driver_dirs && !out->system_dir; i++)
-		if (!is_candidate_dir(c, h->driver_dirs[i]) && has_libcuda(root, h->driver_dirs[i])) {
+		if (!is_candidate_dir(c, h->driver_dirs[i]) && has_libcuda(root, h->driver_dirs[i]))
 			out->system_dir = h->driver_dirs[i];
-			out->driver_only = true;
-		}
+	bool driver_only = out->system_dir != NULL;	/* a host driver dir holds nothing else */
 	for (const char *const *g = general_dirs(machine); *g && !out->system_dir; g++)
 		if (has_libcuda(root, *g))
 			out->system_dir = *g;
@@ -88,13 +93,10 @@ void pin_system(const char *root, const char *self, const struct host *h,
 	 * the target's own root: a test root (CUDALOAD_ROOT) has none. */
 	const char *slash = self ? strrchr(self, '/') : NULL;
 	if (slash && !root_len(root)) {
-		size_t sl = (size_t)(slash - self);
-		out->dir = malloc(sl + sizeof PIN_SHIPPED_BASE + strlen(out->system_dir));
+		out->dir = joined(self, (size_t)(slash - self), PIN_SHIPPED_BASE,
+				  sizeof PIN_SHIPPED_BASE - 1, out->system_dir);
 		if (!out->dir)
 			return;
-		memcpy(out->dir, self, sl);
-		strcpy(out->dir + sl, PIN_SHIPPED_BASE);
-		strcat(out->dir, out->system_dir);
 		if (access(out->dir, F_OK) == 0) {
 			out->links = true;
 		} else {
@@ -106,14 +108,11 @@ void pin_system(const char *root, const char *self, const struct host *h,
 			 slash ? "no pin directories under CUDALOAD_ROOT"
 			       : "cannot tell where cudaload lives, so not where its pin directories are");
 	}
-	if (!out->dir && out->driver_only) {
+	if (!out->dir && driver_only) {
 		/* secure_filter has kept only trusted driver dirs */
-		size_t rl = root_len(root), dl = strlen(out->system_dir);
-		out->dir = malloc(rl + dl + 1);
+		out->dir = joined(root, root_len(root), "", 0, out->system_dir);
 		if (!out->dir)
 			return;
-		memcpy(out->dir, root, rl);
-		memcpy(out->dir + rl, out->system_dir, dl + 1);
 		out->why[0] = '\0';
 	}
 	if (out->dir && secure && !secure_path_trusted(out->dir)) {
@@ -145,17 +144,11 @@ struct rivals {
 static char *libcuda_in(const char *root, const char *dir, size_t dl)
 {
 	size_t rl = root_len(root);
-	char *full = malloc(rl + dl + sizeof "/libcuda.so.1");
-	if (!full)
-		return NULL;
-	memcpy(full, root, rl);
-	memcpy(full + rl, dir, dl);
-	strcpy(full + rl + dl, "/libcuda.so.1");
-	char *real = realpath(full, NULL);
+	char *full = joined(root, rl, dir, dl, "/libcuda.so.1");
+	char *real = full ? realpath(full, NULL) : NULL;
 	free(full);
-	if (real && rl) {
+	if (real && rl)
 		memmove(real, real + rl, strlen(real + rl) + 1);
-	}
 	return real;
 }
 
@@ -320,12 +313,4 @@ int pin_rivals(const char *root, const char *program, const char *chosen_dir, bo
 	if (!secure)
 		env_rivals(&r, envp);
 	return r.n;
-}
-
-void pin_rivals_free(char *libcuda, char **lines, int n)
-{
-	for (int i = 0; i < n; i++)
-		free(lines[i]);
-	free(lines);
-	free(libcuda);
 }

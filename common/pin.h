@@ -38,7 +38,6 @@
 /* The driver's files a program or libcuda opens by soname; a shipped pin
  * directory holds one link of each name (libcuda.so to libcuda.so.1). */
 extern const char *const pin_names[];
-extern const int pin_names_n;
 
 /* Where the shipped pin directories live, from cudaload's own directory. */
 #define PIN_SHIPPED_BASE "/../lib/cudaload/pin"
@@ -47,7 +46,6 @@ struct pin {
 	/* The system libcuda.so.1's directory, as on the target: a host driver
 	 * dir (a constant or the config's) or a standard one; NULL: none found. */
 	const char *system_dir;
-	bool driver_only;	/* system_dir holds only the driver (a host driver dir) */
 	bool links;		/* dir is a shipped pin directory, else system_dir itself */
 	char *dir;		/* first in the search list, as ld.so sees it (malloc'd); NULL: none */
 	char why[192];		/* why there is no pin, or "" */
@@ -71,11 +69,10 @@ void pin_system(const char *root, const char *self, const struct host *h,
  * DT_RPATH or an absolute path in the environment, which come before any
  * search list).  chosen_dir: the chosen driver's directory as on the
  * target; held: a search list puts it first.  Returns the count of lines
- * in *lines (malloc'd, each malloc'd). */
+ * in *lines (malloc'd, each malloc'd; kept until exit, like the report). */
 int pin_rivals(const char *root, const char *program, const char *chosen_dir, bool held,
 	       const char *user_llp, char *const *envp, bool secure, char **libcuda,
 	       char ***lines);
-void pin_rivals_free(char *libcuda, char **lines, int n);
 
 void pin_free(struct pin *p);
 

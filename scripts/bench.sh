@@ -103,8 +103,11 @@ other=aarch64-linux-gnu-gcc
 $other -shared -fPIC -Wl,-soname,libcuda.so.1 -DFAKE_CUDA_VERSION=12040 \
 	-o "$O/unpinned/usr/local/cuda-12.4/compat/libcuda.so.1.1" "$E/fakecuda.c"
 PN="CUDALOAD_ROOT=$O/pinned" UN="CUDALOAD_ROOT=$O/unpinned"
-env "$PN" "$B/cudaload" --explain "$O/bin/trivial" | grep -q '^pin:          /' ||
-	{ echo "bench: the pinned fixture has no pin" >&2; exit 1; }
+PIN=$(env "$PN" "$B/cudaload" --explain --json "$O/bin/trivial" |
+	sed -n 's/.*"pin": *"\([^"]*\)".*/\1/p')
+[ -n "$PIN" ] || { echo "bench: the pinned fixture has no pin" >&2; exit 1; }
+# The pin's directory alone, without cudaload: what ld.so's search of it costs.
+LP="LD_LIBRARY_PATH=$PIN"
 
 $CC -O2 -o "$O/startup" "$top/tests/bench/startup.c"
 T=$O/bin/trivial
@@ -121,6 +124,9 @@ T=$O/bin/trivial
 	"jetson/floor-exec+list=$L $T-floor-exec" \
 	"jetson/cudaload-exec=$J $T-exec" \
 	"jetson/sh-wrapper=$T-wrapper" \
+	"held/direct=$T" \
+	"held/direct+pin=$LP $T" \
+	"held/floor-chain+pin=$LP $T-floor-chain" \
 	"held/unpinned-chain=$UN $T-chain" \
 	"held/pinned-chain=$PN $T-chain" \
 	"held/unpinned-exec=$UN $T-exec" \
@@ -166,6 +172,18 @@ syscalls() { # syscalls NAME MODE [VAR=VALUE] PROGRAM
 		printf 'held/pinned-%s,%s\n' "$m" "$(syscalls "pinned-$m" "$m" "$PN" "$T-$m")"
 	done
 } >"$O/syscalls.csv"
+# What the pin adds to the whole run, ld.so's search included: every system
+# call from exec to exit.
+total_syscalls() { # total_syscalls [VAR=VALUE] PROGRAM
+	env "$@" >/dev/null 2>&1 || true	# warm
+	if [ $# -eq 2 ]; then set -- -E "$1" "$2"; fi
+	strace -f -o "$O/strace-total.txt" "$@" >/dev/null 2>&1 || true
+	grep -vc -e '^[0-9]* +++ exited' -e '^[0-9]* --- ' "$O/strace-total.txt"
+}
+held_total="direct $(total_syscalls "$T"), direct+pin $(total_syscalls "$LP" "$T")"
+for m in chain exec; do
+	held_total="$held_total, unpinned-$m $(total_syscalls "$UN" "$T-$m"), pinned-$m $(total_syscalls "$PN" "$T-$m")"
+done
 
 strip -o "$O/cudaload.stripped" "$B/cudaload"
 size=$(stat -c %s "$O/cudaload.stripped")
@@ -197,7 +215,7 @@ printf 'start-up, %d rounds of %d runs (python3: %d), order rotated each round, 
 printf 'x floor: against floor-chain of the same fixture (with the list on the Jetson)\n'
 awk -F, -v out="$O/results.json" -v size="$size" -v size_a64="$size_a64" \
     -v copies="$copies" -v patch_s="$patch_s" -v patchelf_s="$patchelf_s" \
-    -v rounds="$rounds" -v per="$per" -v py_per="$py_per" '
+    -v rounds="$rounds" -v per="$per" -v py_per="$py_per" -v held_total="$held_total" '
 FILENAME ~ /syscalls/ { sc[$1] = $2; next }
 FNR == 1 { prog = FILENAME; sub(/.*\//, "", prog); sub(/\.csv$/, "", prog); progs[++np] = prog }
 {
@@ -225,11 +243,13 @@ END {
 		}
 		printf "}" >> out
 	}
+	printf "\nheld, system calls from exec to exit: %s\n", held_total
 	printf "\ncudaload stripped size: %d bytes (%.1f KiB); aarch64: %d bytes (%.1f KiB)\n", \
 		size, size / 1024, size_a64, size_a64 / 1024
 	printf "patching %d copies of env(1): cudaload-patch %.3f s, patchelf loop %.3f s (%.1fx)\n", \
 		copies, patch_s, patchelf_s, patchelf_s / (patch_s > 0 ? patch_s : 0.001)
-	printf "},\"stripped_size\":{\"host\":%d,\"aarch64\":%d},", size, size_a64 >> out
+	printf "},\"held_total_syscalls\":\"%s\"", held_total >> out
+	printf ",\"stripped_size\":{\"host\":%d,\"aarch64\":%d},", size, size_a64 >> out
 	printf "\"patch\":{\"copies\":%d,\"cudaload_patch_s\":%s,\"patchelf_s\":%s}}\n", copies, patch_s, patchelf_s >> out
 }' "$O/syscalls.csv" "$O/trivial.csv" "$O/python3.csv"
 echo "figures: $O/results.json"

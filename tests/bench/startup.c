@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_CMDS 16
+#define MAX_CMDS 24
 #define MAX_ARGS 32
 #define MAX_ENV 512
 
@@ -69,8 +69,10 @@ int main(int argc, char **argv)
 	if (argc < 4)
 		return 100;
 	int rounds = atoi(argv[1]), per = atoi(argv[2]), n = argc - 3;
-	if (rounds < 1 || per < 1 || n > MAX_CMDS)
+	if (rounds < 1 || per < 1 || n > MAX_CMDS) {
+		fprintf(stderr, "startup: rounds and runs must be positive, at most %d commands\n", MAX_CMDS);
 		return 100;
+	}
 	static struct cmd cmds[MAX_CMDS];
 	size_t samples = (size_t)rounds * (size_t)per;
 	for (int c = 0; c < n; c++) {

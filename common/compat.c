@@ -205,14 +205,19 @@ static void read_lib(int fd, struct candidate *c)
 			n = -1, snprintf(why, sizeof why, "out of memory");
 	}
 	if (n < 0 || n >= NOTE_DESC_MAX) {
-		diag("compat %s: note unreadable: %s", c->dir,
-		     n < 0 ? why : "descriptor too long");
+		snprintf(c->note_problem, sizeof c->note_problem, "%s",
+			 n < 0 ? why : "descriptor too long");
 	} else if (n > 0) {
 		if (notejson_parse(desc, (size_t)n, &c->note, why, sizeof why) == 0)
 			c->has_note = true;
-		else
-			diag("compat %s: %s", c->dir, why);
+		else {
+			memset(&c->note, 0, sizeof c->note);
+			snprintf(c->note_problem, sizeof c->note_problem, "%s", why);
+		}
 	}
+	if (c->note_problem[0])
+		diag("compat %s: note unreadable, judged as a package without one: %s", c->dir,
+		     c->note_problem);
 	if (desc != small)
 		free(desc);
 }

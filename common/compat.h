@@ -34,6 +34,8 @@ struct candidate {
 	int elf_class, elf_machine;
 	bool has_note;
 	struct compat_note note;
+	char note_problem[128];		/* a note there but unreadable: why, or "";
+					 * the package is then judged as one without */
 	bool has_lib_driver;		/* driver version from the file name */
 	struct driver_version lib_driver;
 	bool has_ptxjit;		/* libnvidia-ptxjitcompiler.so.1 beside libcuda */

@@ -58,20 +58,82 @@ static int driver_cmp(const struct driver_version *a, const struct driver_versio
 	return pa < pb ? -1 : pa > pb;
 }
 
-static const char *driver_str(const struct driver_version *d, char *buf, size_t cap)
+/* The tables do not know a CUDA newer than their edition: say which row
+ * is missing. */
+static bool unknown_release(const struct host *h, struct candidate *c)
 {
-	if (d->patch >= 0)
-		snprintf(buf, cap, "%d.%d.%02d", d->major, d->minor, d->patch);
+	char v[16], w[16], row[48];
+	if (h->platform == PLATFORM_TEGRA)
+		snprintf(row, sizeof row, "L4T r%d", h->l4t.major);
 	else
-		snprintf(buf, cap, "%d.%d", d->major, d->minor);
-	return buf;
+		snprintf(row, sizeof row, "branch %d", h->driver.major);
+	return unknown(c, "CUDA %s is newer than cudaload's tables (CUDA %s edition): unknown; the %s table needs a row for %s",
+		       cuda_format(c->cuda, v, sizeof v), cuda_format(tables_edition, w, sizeof w),
+		       h->platform == PLATFORM_TEGRA ? "CUDA for Tegra" : "forward-compatibility",
+		       row);
+}
+
+/* 803 comes when the compat driver is not newer than the kernel's. */
+static bool driver_newer(const struct host *h, struct candidate *c)
+{
+	char a[32];
+	if (driver_cmp(&c->lib_driver, &h->driver) > 0)
+		return true;
+	return refuse(c, "its driver %s is not newer than the host's %s (cuInit would fail with 803)",
+		      driver_format(&c->lib_driver, a, sizeof a), h->driver_str);
+}
+
+/* The note is NVIDIA's statement of the hosts its package supports (the
+ * container toolkit decides from it first): where it lists driver
+ * branches, the host's branch in the list and a compat driver newer than
+ * the host's make the package usable, with no table, so a CUDA newer than
+ * the tables is taken on it.  1 usable, 0 refused, -1 the note does not
+ * speak (none, unreadable, or no driver list, as on Orin). */
+static int note_decides(const struct host *h, struct candidate *c)
+{
+	char v[16], w[16], b[32];
+	int branch = h->driver.major;
+
+	if (!c->has_note || !c->note.has_drivers || !h->have_driver)
+		return -1;
+	char list[160] = "";
+	bool listed = false;
+	for (int i = 0; i < c->note.n_drivers; i++) {
+		listed |= c->note.drivers[i] == branch;
+		size_t n = strlen(list);
+		snprintf(list + n, sizeof list - n, "%s%d", i ? "," : "", c->note.drivers[i]);
+	}
+	if (!listed)
+		return refuse(c, "its note lists driver branches %s, not the host's %d", list, branch);
+	if (!c->has_lib_driver)
+		return refuse(c, "its note lists the host branch %d, but its file name has no driver version to compare with the host's %s",
+			      branch, h->driver_str);
+	if (!driver_newer(h, c))
+		return 0;
+	int n = snprintf(c->reason, sizeof c->reason,
+			 "its note lists the host branch %d and its driver %s is newer than the host's %s",
+			 branch, driver_format(&c->lib_driver, b, sizeof b), h->driver_str);
+	if (c->cuda > tables_edition && n > 0 && (size_t)n < sizeof c->reason)
+		snprintf(c->reason + n, sizeof c->reason - (size_t)n,
+			 "; taken on the package's own note: the tables (CUDA %s edition) do not know CUDA %s",
+			 cuda_format(tables_edition, w, sizeof w), cuda_format(c->cuda, v, sizeof v));
+	return 1;
 }
 
 static bool tegra_allows(const struct host *h, struct candidate *c)
 {
-	char v[16];
+	char v[16], w[16];
 	bool orin = strcmp(h->soc, "tegra234") == 0, thor = strcmp(h->soc, "tegra264") == 0;
 
+	/* Thor's r39.2 repository ships cuda-compat-13-2 595.58.03, older than
+	 * its own 595.78 driver: the 803 rule holds on Thor as anywhere. */
+	if (thor && c->has_lib_driver && h->have_driver && !driver_newer(h, c))
+		return false;
+	if (!h->cuda)
+		return unknown(c, "host driver unknown: %s", h->problem);
+	if (c->cuda <= h->cuda)
+		return refuse(c, "CUDA %s is not newer than the host driver's %s",
+			      cuda_format(c->cuda, v, sizeof v), cuda_format(h->cuda, w, sizeof w));
 	/* On Thor NVIDIA ships the data-center package (cuda-compat-13-4 with
 	 * libcuda.so.615.31); on Xavier and Orin such a package is not theirs. */
 	if (c->has_lib_driver && !thor)
@@ -82,7 +144,12 @@ static bool tegra_allows(const struct host *h, struct candidate *c)
 	if (!c->orin_only && orin && c->cuda >= 13000)
 		return refuse(c, "CUDA %s compat for Orin ships as compat_orin; this one is for Thor",
 			      cuda_format(c->cuda, v, sizeof v));
-	switch (tables_jetson_compat(h->l4t.major, c->cuda)) {
+	/* The application note's explicit answers first: it is written for
+	 * Jetson, where a note's driver list is the data-center one's.  Where
+	 * it is silent (a release or a CUDA it does not know), Thor's
+	 * data-center package is taken on its note. */
+	int known = c->cuda > tables_edition ? -1 : tables_jetson_compat(h->l4t.major, c->cuda);
+	switch (known) {
 	case 1:
 		snprintf(c->reason, sizeof c->reason, "CUDA %s is supported on L4T r%d",
 			 cuda_format(c->cuda, v, sizeof v), h->l4t.major);
@@ -90,9 +157,13 @@ static bool tegra_allows(const struct host *h, struct candidate *c)
 	case 0:
 		return refuse(c, "NVIDIA does not support CUDA %s compat on L4T r%d",
 			      cuda_format(c->cuda, v, sizeof v), h->l4t.major);
-	default:
-		return unknown(c, "L4T r%d is not in the compat table", h->l4t.major);
 	}
+	int note = thor ? note_decides(h, c) : -1;
+	if (note >= 0)
+		return note;
+	if (c->cuda > tables_edition)
+		return unknown_release(h, c);
+	return unknown(c, "L4T r%d is not in the compat table", h->l4t.major);
 }
 
 /* 804 comes if any visible GPU is of a brand without forward compatibility;
@@ -120,37 +191,19 @@ static bool devices_allow(const struct host *h, struct candidate *c)
 
 static bool dgpu_allows(const struct host *h, struct candidate *c)
 {
-	char v[16], w[16], a[32], b[32];
+	char v[16], w[16];
 	int branch = h->driver.major;
 
 	if (!devices_allow(h, c))
 		return false;
-	/* With a note, the note decides, and the compat driver must be newer
-	 * than the kernel's (NVIDIA Container Toolkit, enable-cuda-compat):
-	 * that needs no table, so it holds for a branch newer than the table. */
-	if (c->has_note && c->note.has_drivers) {
-		char list[160] = "";
-		bool listed = false;
-		for (int i = 0; i < c->note.n_drivers; i++) {
-			listed |= c->note.drivers[i] == branch;
-			size_t n = strlen(list);
-			snprintf(list + n, sizeof list - n, "%s%d", i ? "," : "", c->note.drivers[i]);
-		}
-		if (!listed)
-			return refuse(c, "its note lists driver branches %s, not the host's %d", list, branch);
-		if (!c->has_lib_driver)
-			return refuse(c, "its note lists the host branch %d, but its file name has no driver version to compare with the host's %s",
-				      branch, h->driver_str);
-		if (driver_cmp(&c->lib_driver, &h->driver) <= 0)
-			return refuse(c, "its driver %s is not newer than the host's %s (cuInit would fail with 803)",
-				      driver_str(&c->lib_driver, a, sizeof a), h->driver_str);
-		snprintf(c->reason, sizeof c->reason,
-			 "its note lists the host branch %d and its driver %s is newer than the host's %s",
-			 branch, driver_str(&c->lib_driver, b, sizeof b), h->driver_str);
-		return true;
-	}
+	int note = note_decides(h, c);
+	if (note >= 0)
+		return note;
+	/* Without a note, the tables decide. */
 	if (!h->cuda)
 		return unknown(c, "host driver unknown: %s", h->problem);
+	if (c->cuda > tables_edition)
+		return unknown_release(h, c);
 	if (c->cuda <= h->cuda)
 		return refuse(c, "CUDA %s is not newer than the host driver's %s",
 			      cuda_format(c->cuda, v, sizeof v), cuda_format(h->cuda, w, sizeof w));
@@ -173,33 +226,14 @@ static bool dgpu_allows(const struct host *h, struct candidate *c)
 
 static bool auto_allows(const struct host *h, struct candidate *c)
 {
-	char v[16], w[16];
-
 	if (h->platform == PLATFORM_NONE)
 		return refuse(c, "no NVIDIA GPU");
 	if (!c->cuda)
 		return unknown(c, "no CUDA version (no note, no cuda-X.Y directory, no version file, no versioned file name)");
-	/* A release NVIDIA's tables do not cover yet is unknown, never refused in silence. */
-	if (c->cuda > tables_edition) {
-		char row[48];
-		if (h->platform == PLATFORM_TEGRA)
-			snprintf(row, sizeof row, "L4T r%d", h->l4t.major);
-		else
-			snprintf(row, sizeof row, "branch %d", h->driver.major);
-		return unknown(c, "CUDA %s is newer than cudaload's tables (CUDA %s edition): unknown; the %s table needs a row for %s",
-			      cuda_format(c->cuda, v, sizeof v), cuda_format(tables_edition, w, sizeof w),
-			      h->platform == PLATFORM_TEGRA ? "CUDA for Tegra" : "forward-compatibility",
-			      row);
-	}
 	if (!c->has_ptxjit)
 		return refuse(c, "incomplete package: no libnvidia-ptxjitcompiler.so.1 beside libcuda (a partial install; the system's JIT compiler does not go with it)");
 	if (h->platform == PLATFORM_DGPU)
 		return dgpu_allows(h, c);
-	if (!h->cuda)
-		return unknown(c, "host driver unknown: %s", h->problem);
-	if (c->cuda <= h->cuda)
-		return refuse(c, "CUDA %s is not newer than the host driver's %s",
-			      cuda_format(c->cuda, v, sizeof v), cuda_format(h->cuda, w, sizeof w));
 	return tegra_allows(h, c);
 }
 

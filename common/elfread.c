@@ -311,7 +311,7 @@ int elf_read_program(const struct elf_file *ef, struct elf_program *out,
 
 struct shdr {
 	uint32_t name, type;
-	uint64_t offset, size;
+	uint64_t offset, size, align;
 };
 
 static struct shdr shdr_at(const struct elf_file *ef, const unsigned char *p)
@@ -322,43 +322,47 @@ static struct shdr shdr_at(const struct elf_file *ef, const unsigned char *p)
 	if (ef->cls == ELFCLASS64) {
 		s.offset = get64(ef, p + 24);
 		s.size = get64(ef, p + 32);
+		s.align = get64(ef, p + 48);
 	} else {
 		s.offset = get32(ef, p + 16);
 		s.size = get32(ef, p + 20);
+		s.align = get32(ef, p + 32);
 	}
 	return s;
 }
 
-/* Walk the notes in buf; copy the descriptor of the first one owned by `owner`. */
+/* Walk the notes in buf; copy the descriptor of the first one owned by
+ * `owner`.  The descriptor starts at the note's 12-byte header plus its
+ * name rounded up to the section's alignment, 4, or 8 where the section is
+ * aligned to 8 (as readelf reads them); NVIDIA has shipped both paddings.
+ * The last descriptor may lack its final padding. */
 static long scan_notes(const struct elf_file *ef, const unsigned char *buf, uint64_t len,
-		       const char *owner, char *desc, size_t cap, char *why, size_t whycap)
+		       uint64_t align, const char *owner, char *desc, size_t cap,
+		       char *why, size_t whycap)
 {
 	size_t ol = strlen(owner) + 1;
-	uint64_t pos = 0;
+	uint64_t mask = align == 8 ? 7 : 3;
 
-	while (len - pos >= 12) {
+	for (uint64_t pos = 0; len - pos >= 12;) {
 		uint64_t namesz = get32(ef, buf + pos);
 		uint64_t descsz = get32(ef, buf + pos + 4);
-		uint64_t name_pad = (namesz + 3) & ~(uint64_t)3;
-		uint64_t desc_pad = (descsz + 3) & ~(uint64_t)3;
-		pos += 12;
-		if (name_pad > len - pos || desc_pad > len - pos - name_pad) {
-			/* the descriptor may lack its final padding */
-			if (name_pad > len - pos || descsz > len - pos - name_pad) {
-				say(why, whycap, "note runs past the end of its section");
-				return -1;
-			}
-			desc_pad = descsz;
+		/* offsets from the note's start; 32-bit sizes cannot overflow them */
+		uint64_t desc_at = (12 + namesz + mask) & ~mask;
+		uint64_t next = (desc_at + descsz + mask) & ~mask;
+		if (desc_at > len - pos || descsz > len - pos - desc_at) {
+			say(why, whycap, "note runs past the end of its section");
+			return -1;
 		}
-		const unsigned char *name = buf + pos;
-		const unsigned char *d = name + name_pad;
+		const unsigned char *name = buf + pos + 12;
 		if (namesz == ol && memcmp(name, owner, ol) == 0) {
 			size_t n = descsz < cap - 1 ? (size_t)descsz : cap - 1;
-			memcpy(desc, d, n);
+			memcpy(desc, buf + pos + desc_at, n);
 			desc[n] = '\0';
 			return (long)descsz;
 		}
-		pos += name_pad + desc_pad;
+		if (next >= len - pos)
+			break;
+		pos += next;
 	}
 	return 0;
 }
@@ -450,7 +454,7 @@ long elf_find_note(const struct elf_file *ef, const char *section,
 			result = -1;
 			break;
 		}
-		result = scan_notes(ef, notes, s.size, owner, desc, cap, why, whycap);
+		result = scan_notes(ef, notes, s.size, s.align, owner, desc, cap, why, whycap);
 		release_in(ef, &w, notes);
 		break;
 	}

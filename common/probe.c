@@ -125,6 +125,47 @@ static int read_release(const char *root, struct host *h)
 	return r;
 }
 
+/* The nvidia kernel module's version: 0, or -1 with h->problem set when
+ * it is there and cannot be read. */
+static int read_driver(const char *root, struct host *h)
+{
+	char buf[512];
+	if (read_small(root, "/sys/module/nvidia/version", buf, sizeof buf) > 0 &&
+	    driver_parse(buf, &h->driver) == 0) {
+		h->have_driver = true;
+	} else if (read_small(root, "/proc/driver/nvidia/version", buf, sizeof buf) > 0) {
+		if (nvrm_parse(buf, &h->driver) == 0)
+			h->have_driver = true;
+		else
+			snprintf(h->problem, sizeof h->problem,
+				 "/proc/driver/nvidia/version: no driver version on its first line");
+	}
+	if (!h->have_driver)
+		return -1;
+	driver_format(&h->driver, h->driver_str, sizeof h->driver_str);
+	return 0;
+}
+
+/* r39 names the GPU driver it booted with in /run/nvidia-gpu-driver-active
+ * (nv-load-display-modules writes it): "nvgpu-l4t" or "openrm-l4t".  Orin
+ * loads the nvidia module too, for display, so the module alone does not
+ * say which directory holds the libcuda.  Without the file, the SoC does. */
+static const char *active_gpu_libs(const char *root, const struct host *h)
+{
+	static const char nvgpu[] = "/opt/nvidia/l4t-gpu-libs/nvgpu",
+			  openrm[] = "/opt/nvidia/l4t-gpu-libs/openrm";
+	char buf[64];
+	if (read_small(root, "/run/nvidia-gpu-driver-active", buf, sizeof buf) > 0) {
+		buf[strcspn(buf, " \t\n")] = '\0';
+		if (strcmp(buf, "nvgpu-l4t") == 0)
+			return nvgpu;
+		if (strcmp(buf, "openrm-l4t") == 0)
+			return openrm;
+		diag("/run/nvidia-gpu-driver-active: '%.20s' is neither nvgpu-l4t nor openrm-l4t", buf);
+	}
+	return strcmp(h->soc, "tegra234") == 0 ? nvgpu : openrm;
+}
+
 static void probe_tegra(const char *root, struct host *h)
 {
 	int rel = read_release(root, h);
@@ -144,6 +185,15 @@ static void probe_tegra(const char *root, struct host *h)
 	} else {
 		gpu_problem_words(g, h->gpu.node, h->gpu_problem, sizeof h->gpu_problem);
 		diag("%s (CUDA needs one; device tree used)", h->gpu_problem);
+	}
+
+	/* Thor's GPU runs on OpenRM, a module named nvidia: its version is the
+	 * driver a data-center compat package must be newer than (803).  One
+	 * that cannot be read leaves the application note's rules. */
+	if (strcmp(h->soc, "tegra264") == 0) {
+		if (read_driver(root, h) == 0)
+			diag("driver %s (branch %d)", h->driver_str, h->driver.major);
+		h->problem[0] = '\0';
 	}
 
 	if (rel < 0) {
@@ -174,11 +224,8 @@ static void probe_tegra(const char *root, struct host *h)
 	/* Driver libraries the compat libcuda needs (libnvrm_gpu.so, ...). */
 	if (h->l4t.lib_dir[0])
 		add_dir(h, root, h->l4t.lib_dir);
-	if (h->have_l4t && h->l4t.major >= 39) {
-		add_dir(h, root, strcmp(h->soc, "tegra234") == 0
-					 ? "/opt/nvidia/l4t-gpu-libs/nvgpu"
-					 : "/opt/nvidia/l4t-gpu-libs/openrm");
-	}
+	if (h->have_l4t && h->l4t.major >= 39)
+		add_dir(h, root, active_gpu_libs(root, h));
 	if (h->have_l4t && h->l4t.major >= 36)
 		add_dir(h, root, "/usr/lib/aarch64-linux-gnu/nvidia");
 	add_dir(h, root, "/usr/lib/aarch64-linux-gnu/tegra");
@@ -288,26 +335,9 @@ static int probe_gpus(const char *root, struct host *h)
 
 static void probe_dgpu(const char *root, struct host *h)
 {
-	char buf[512];
-	if (read_small(root, "/sys/module/nvidia/version", buf, sizeof buf) > 0 &&
-	    driver_parse(buf, &h->driver) == 0) {
-		h->have_driver = true;
-	} else if (read_small(root, "/proc/driver/nvidia/version", buf, sizeof buf) > 0) {
-		if (nvrm_parse(buf, &h->driver) == 0)
-			h->have_driver = true;
-		else
-			snprintf(h->problem, sizeof h->problem,
-				 "/proc/driver/nvidia/version: no driver version on its first line");
-	}
-	if (!h->have_driver)
+	if (read_driver(root, h) < 0)
 		return;
 	h->platform = PLATFORM_DGPU;
-	if (h->driver.patch >= 0)
-		snprintf(h->driver_str, sizeof h->driver_str, "%d.%d.%02d", h->driver.major,
-			 h->driver.minor, h->driver.patch);
-	else
-		snprintf(h->driver_str, sizeof h->driver_str, "%d.%d", h->driver.major,
-			 h->driver.minor);
 	h->cuda = tables_branch_cuda(h->driver.major);
 	if (!h->cuda && h->driver.major > tables_branch_newest())
 		snprintf(h->problem, sizeof h->problem,

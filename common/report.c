@@ -207,12 +207,7 @@ void report_json(FILE *f, const struct report *r)
 		json_str(f, c->cuda_from);
 		fputs(",\"driver\":", f);
 		char dv[32];
-		if (c->has_lib_driver && c->lib_driver.patch >= 0)
-			snprintf(dv, sizeof dv, "%d.%d.%02d", c->lib_driver.major, c->lib_driver.minor,
-				 c->lib_driver.patch);
-		else if (c->has_lib_driver)
-			snprintf(dv, sizeof dv, "%d.%d", c->lib_driver.major, c->lib_driver.minor);
-		json_str(f, c->has_lib_driver ? dv : NULL);
+		json_str(f, c->has_lib_driver ? driver_format(&c->lib_driver, dv, sizeof dv) : NULL);
 		fputs(",\"note_drivers\":", f);
 		if (c->has_note && c->note.has_drivers)
 			json_ints(f, c->note.drivers, c->note.n_drivers);
@@ -223,6 +218,8 @@ void report_json(FILE *f, const struct report *r)
 			json_ints(f, c->note.devices, c->note.n_devices);
 		else
 			fputs("null", f);
+		fputs(",\"note_problem\":", f);
+		json_str(f, or_null(c->note_problem));
 		fprintf(f, ",\"complete\":%s", c->has_lib && !c->has_ptxjit ? "false" : "true");
 		fputs(",\"machine\":", f);
 		json_str(f, c->has_lib ? elf_machine_name(c->elf_machine) : NULL);
@@ -298,6 +295,8 @@ void report_json(FILE *f, const struct report *r)
 	json_str(f, cuda_format(tables_edition, v, sizeof v));
 	fputs(",\"checked\":", f);
 	json_str(f, tables_checked);
+	fputs(",\"also\":", f);
+	json_str(f, tables_also);
 	fputs("}}\n", f);
 }
 
@@ -323,6 +322,8 @@ void report_text(FILE *f, const struct report *r)
 				(unsigned)h->gpu.arch, (unsigned)h->gpu.impl);
 		else
 			fprintf(f, "gpu:          %s\n", h->gpu_problem);
+		if (h->have_driver)	/* Thor: OpenRM, the module named nvidia */
+			fprintf(f, "driver:       %s\n", h->driver_str);
 	}
 	if (h->platform == PLATFORM_DGPU) {
 		fprintf(f, "driver:       %s\n", h->driver_str);
@@ -375,6 +376,9 @@ void report_text(FILE *f, const struct report *r)
 				fprintf(f, "%s%d", k ? "," : " ", c->note.devices[k]);
 			fprintf(f, "%s\n", c->note.has_devices ? "" : " not listed");
 		}
+		if (c->note_problem[0])
+			fprintf(f, "              note: unreadable (%s); judged as a package without one\n",
+				c->note_problem);
 	}
 	if (have_store(r))
 		verdict_text(f, r, "system driver ", r->system_verdict);
@@ -401,6 +405,6 @@ void report_text(FILE *f, const struct report *r)
 		fprintf(f, "              %s\n", r->rivals[i]);
 	fprintf(f, "mode:         %s%s%s%s\n", mode_of(r), r->mode_why ? " (" : "",
 		r->mode_why ? r->mode_why : "", r->mode_why ? ")" : "");
-	fprintf(f, "tables:       NVIDIA's, CUDA %s edition, checked %s\n",
-		cuda_format(tables_edition, v, sizeof v), tables_checked);
+	fprintf(f, "tables:       NVIDIA's, CUDA %s edition, checked %s; also %s\n",
+		cuda_format(tables_edition, v, sizeof v), tables_checked, tables_also);
 }

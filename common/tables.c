@@ -11,14 +11,22 @@
 /* Checked against NVIDIA's CUDA Compatibility guide and its
  * forward-compatibility table, and the CUDA for Tegra application note,
  * both in their CUDA 13.4 editions, and NVIDIA Container Toolkit's
- * enable-cuda-compat hook (cmd/nvidia-cdi-hook/cudacompat). */
-const char tables_checked[] = "2026-11-30";
+ * enable-cuda-compat hook (cmd/nvidia-cdi-hook/cudacompat, which decides
+ * from the note first since PR #1784).  Newer than those documents, from
+ * NVIDIA's release manifests and notes: the R620 branch and CUDA 13.5
+ * (redistrib_13.5.0.json, redistrib_620.70.06.json), JetPack 7.2 = Jetson
+ * Linux r39.2 on Orin and Thor.  Neither says which host branches take a
+ * CUDA 13.5 package without a note, nor which L4T release takes a 13.5
+ * compat_orin: those stay unknown (a note or --verify settles them). */
+const char tables_checked[] = "2026-12-01";
 const int tables_edition = V(13, 4);
+const char tables_also[] = "driver branches to R620 (CUDA 13.5), Jetson Linux to r39.2";
 
 /* L4T release -> bundled CUDA.  Source: JetPack release notes
  * (JetPack 4.2-4.3 = r32.1-32.3 CUDA 10.0; JetPack 4.4-4.6 = r32.4+ CUDA 10.2; JetPack 5 = r34/r35 CUDA 11.4;
  * JetPack 6.0 = r36.0-36.3 CUDA 12.2; JetPack 6.1/6.2 = r36.4+ CUDA 12.6;
- * JetPack 7.0 = r38 CUDA 13.0; JetPack 7.2 = r39 CUDA 13.2).
+ * JetPack 7.0 = r38 CUDA 13.0; JetPack 7.2 = r39 CUDA 13.2: Jetson Linux
+ * r39.2 release notes, Orin and Thor, driver 595.78).
  * A row applies from (major, minor) up to the next row of the same major. */
 static const struct {
 	int major, minor, cuda;
@@ -36,7 +44,9 @@ static const struct {
 /* Driver branch -> newest CUDA.  Source: CUDA Toolkit release notes,
  * "CUDA Toolkit and Corresponding Driver Versions"; 610 and 615 from the
  * forward-compatibility table's column heads "610+ (CUDA 13.3)" and
- * "615+ (CUDA 13.4)".  A branch between two rows supports what the lower
+ * "615+ (CUDA 13.4)"; 620 from redistrib_620.70.06.json, whose cuda_compat
+ * 620.70.06 is CUDA 13.5's (CUDA 13.5 release notes: R620, long-term
+ * support to September 2029).  A branch between two rows supports what the lower
  * row says; a branch newer than the last row is unknown (a guess would
  * hand a newer driver the compat package of an older one). */
 static const struct {
@@ -48,6 +58,7 @@ static const struct {
 	{ 545, V(12, 3) }, { 550, V(12, 4) }, { 555, V(12, 5) }, { 560, V(12, 6) },
 	{ 565, V(12, 7) }, { 570, V(12, 8) }, { 575, V(12, 9) }, { 580, V(13, 0) },
 	{ 590, V(13, 1) }, { 595, V(13, 2) }, { 610, V(13, 3) }, { 615, V(13, 4) },
+	{ 620, V(13, 5) },
 };
 
 /* Jetson forward compatibility.  Source: NVIDIA "CUDA for Tegra" application

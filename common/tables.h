@@ -16,6 +16,8 @@
  * checked (cudaload --version prints both). */
 extern const char tables_checked[];	/* "2026-11-30" */
 extern const int tables_edition;	/* CUDA release of the documents: 13040 */
+/* What the rows know beyond that edition, from NVIDIA's release manifests. */
+extern const char tables_also[];
 
 /* CUDA bundled with an L4T release; 0 if the release is unknown. */
 int tables_l4t_cuda(int l4t_major, int l4t_minor);
@@ -24,7 +26,7 @@ int tables_l4t_cuda(int l4t_major, int l4t_minor);
  * than the table, or newer than its last row (never guessed). */
 int tables_branch_cuda(int branch);
 
-/* The newest branch the driver table knows (615). */
+/* The newest branch the driver table knows (620). */
 int tables_branch_newest(void);
 
 /* Does NVIDIA support compat CUDA `cuda` on L4T release `l4t_major`?

@@ -56,6 +56,15 @@ const char *cuda_format(int cuda, char *buf, size_t cap)
 	return buf;
 }
 
+const char *driver_format(const struct driver_version *d, char *buf, size_t cap)
+{
+	if (d->patch >= 0)
+		snprintf(buf, cap, "%d.%d.%02d", d->major, d->minor, d->patch);
+	else
+		snprintf(buf, cap, "%d.%d", d->major, d->minor);
+	return buf;
+}
+
 /* Driver version at *s; advances *s past it. */
 static int driver_at(const char **s, struct driver_version *out)
 {

@@ -30,6 +30,9 @@ int cuda_parse(const char *s, bool allow_tail);
 /* 12020 -> "12.2" into buf. */
 const char *cuda_format(int cuda, char *buf, size_t cap);
 
+/* {580, 65, 6} -> "580.65.06", {535, 104, -1} -> "535.104" into buf. */
+const char *driver_format(const struct driver_version *d, char *buf, size_t cap);
+
 /* "580.65.06" or "535.104" (whole string, trailing whitespace allowed). */
 int driver_parse(const char *s, struct driver_version *out);
 

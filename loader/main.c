@@ -117,8 +117,9 @@ static void parse_options(int argc, char **argv, struct settings *s, struct opti
 			s->policy_locked = true;
 		} else if (strcmp(a, "--version") == 0) {
 			char v[16];
-			printf("cudaload %s\nNVIDIA tables: CUDA %s edition, checked %s\n", CUDALOAD_VERSION,
-			       cuda_format(tables_edition, v, sizeof v), tables_checked);
+			printf("cudaload %s\nNVIDIA tables: CUDA %s edition, checked %s; also %s\n",
+			       CUDALOAD_VERSION, cuda_format(tables_edition, v, sizeof v), tables_checked,
+			       tables_also);
 			exit(0);
 		} else if (strcmp(a, "--help") == 0) {
 			fputs(usage, stdout);

@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* mknote OWNER DESC: write one ELF note (namesz, descsz, type 1, name, desc,
- * each padded to 4 bytes) to stdout, for objcopy --add-section. */
+/* mknote OWNER DESC [ALIGN]: write one ELF note (namesz, descsz, type 1,
+ * name, desc) to stdout, for objcopy --add-section.  ALIGN 4 (the default)
+ * pads name and desc to 4 bytes; 8 places the descriptor and the end at
+ * multiples of 8 from the note's start, as in a section aligned to 8 (the
+ * padding NVIDIA's Orin compat libraries shipped with). */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void put32(uint32_t v)
@@ -10,24 +14,30 @@ static void put32(uint32_t v)
 	fwrite(&v, sizeof v, 1, stdout);	/* host order = target order here */
 }
 
-static void padded(const char *s, size_t n)
+static void pad_to(size_t *at, size_t align)
 {
-	static const char zeros[4];
-	fwrite(s, 1, n, stdout);
-	fwrite(zeros, 1, (4 - n % 4) % 4, stdout);
+	static const char zeros[8];
+	size_t n = (align - *at % align) % align;
+	fwrite(zeros, 1, n, stdout);
+	*at += n;
 }
 
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		fprintf(stderr, "usage: mknote OWNER DESC\n");
+	size_t align = argc == 4 ? strtoul(argv[3], NULL, 10) : 4;
+	if ((argc != 3 && argc != 4) || (align != 4 && align != 8)) {
+		fprintf(stderr, "usage: mknote OWNER DESC [4|8]\n");
 		return 100;
 	}
-	size_t nl = strlen(argv[1]) + 1, dl = strlen(argv[2]);
+	size_t nl = strlen(argv[1]) + 1, dl = strlen(argv[2]), at = 12;
 	put32((uint32_t)nl);
 	put32((uint32_t)dl);
 	put32(1);
-	padded(argv[1], nl);
-	padded(argv[2], dl);
+	fwrite(argv[1], 1, nl, stdout);
+	at += nl;
+	pad_to(&at, align);
+	fwrite(argv[2], 1, dl, stdout);
+	at += dl;
+	pad_to(&at, align);
 	return fflush(stdout) == 0 ? 0 : 1;
 }

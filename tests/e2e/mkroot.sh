@@ -16,8 +16,10 @@
 # version, NOTE JSON or -), partial (compat dirs left without their
 # companion libraries), links ("LINK TARGET" a line: symlinked dirs),
 # cuinit (one a line: "DIR ANSWER", what the fake libcuda in DIR answers
-# cuInit: a CUresult, crash or hang; 0 when not said).  A /run directory is
-# made for the verdict store.
+# cuInit: a CUresult, crash or hang; 0 when not said), note_align (4, or 8
+# for notes padded as in a section aligned to 8), driver_active
+# (/run/nvidia-gpu-driver-active).  A /run directory is made for the
+# verdict store.
 # Each compat dir ships the companions the real packages carry:
 # libnvidia-ptxjitcompiler.so.1 and libnvidia-nvvm.so.4 (data-center ones as
 # links to the driver-versioned files).
@@ -26,6 +28,7 @@ profile=$1 root=$2 libdir=$3
 
 compatible= model= soc_family= soc_id= release= driver_dir= host_cuda=
 nvidia_version= proc_version= gpu_node= compat= cuinit= gpus= partial= links=
+note_align=4 driver_active=
 # shellcheck disable=SC1090
 . "$profile"
 
@@ -48,6 +51,8 @@ fi
 "
 [ -z "$release" ] || put /etc/nv_tegra_release "$release
 "
+[ -z "$driver_active" ] || put /run/nvidia-gpu-driver-active "$driver_active
+"
 [ -z "$nvidia_version" ] || put /sys/module/nvidia/version "$nvidia_version
 "
 [ -z "$proc_version" ] || put /proc/driver/nvidia/version "$proc_version
@@ -58,16 +63,16 @@ fi
 
 # lib_for CUDA NOTE: path of a fake libcuda built for that version and note.
 lib_for() {
-	key="$1-$(printf '%s' "$2" | cksum | cut -d' ' -f1)"
+	key="$1-$note_align-$(printf '%s' "$2" | cksum | cut -d' ' -f1)"
 	out="$libdir/libcuda-$key.so"
 	if [ ! -f "$out" ]; then
 		${CC:-cc} -shared -fPIC -o "$out.tmp" -Wl,-soname,libcuda.so.1 \
 			-DFAKE_CUDA_VERSION="$1" "$(dirname "$0")/fakecuda.c"
 		if [ "$2" != - ]; then
-			"$libdir/mknote" "NVIDIA Corporation" "$2" >"$out.note"
+			"$libdir/mknote" "NVIDIA Corporation" "$2" "$note_align" >"$out.note"
 			${OBJCOPY:-objcopy} --add-section .note.cuda.fwd_compatibility="$out.note" \
 				--set-section-flags .note.cuda.fwd_compatibility=readonly \
-				--set-section-alignment .note.cuda.fwd_compatibility=4 \
+				--set-section-alignment .note.cuda.fwd_compatibility="$note_align" \
 				"$out.tmp" "$out.tmp2"
 			mv "$out.tmp2" "$out.tmp"
 		fi

@@ -239,7 +239,7 @@ out=$("$CL" --bogus x 2>&1)
 status "usage: unknown option is 100" 100 $? "$out"
 out=$("$CL" --version)
 has "version" "$out" "cudaload 0.1.0"
-has "version: the tables' edition and date" "$out" "NVIDIA tables: CUDA 13.4 edition, checked 2026-11-30"
+has "version: the tables' edition and date" "$out" "NVIDIA tables: CUDA 13.4 edition, checked 2026-12-01; also driver branches to R620 (CUDA 13.5), Jetson Linux to r39.2"
 out=$("$CL" "$CL" --version 2>&1)
 has "cudaload cudaload runs the inner one" "$out" "cudaload 0.1.0"
 

@@ -86,6 +86,8 @@ struct test_elf_spec {
 	const char *note_section;	/* default .note.cuda.fwd_compatibility */
 	uint32_t note_type;		/* default 1 */
 	bool note_segment;		/* also a PT_NOTE over it */
+	unsigned note_align;		/* 4 (default) or 8: the section's alignment and padding */
+	uint32_t note_descsz;		/* 0: strlen(note_desc); more: a descriptor cut short */
 };
 
 static inline size_t te_put(struct test_elf *e, const void *p, size_t n)
@@ -121,15 +123,19 @@ static inline void test_elf_build(struct test_elf *e, const struct test_elf_spec
 	char note[1024];
 	size_t nlen = 0;
 	if (s->note_owner) {
+		/* padded from the note's start, as readelf reads a section of
+		 * that alignment */
+		size_t mask = s->note_align == 8 ? 7 : 3;
 		uint32_t namesz = (uint32_t)strlen(s->note_owner) + 1;
 		uint32_t descsz = (uint32_t)strlen(s->note_desc);
-		uint32_t hdr[3] = { namesz, descsz, s->note_type ? s->note_type : 1 };
+		uint32_t hdr[3] = { namesz, s->note_descsz ? s->note_descsz : descsz,
+				    s->note_type ? s->note_type : 1 };
+		memset(note, 0, sizeof note);
 		memcpy(note, hdr, 12);
-		nlen = 12;
-		memcpy(note + nlen, s->note_owner, namesz);
-		nlen += (namesz + 3) & ~3u;
+		memcpy(note + 12, s->note_owner, namesz);
+		nlen = (12 + namesz + mask) & ~mask;
 		memcpy(note + nlen, s->note_desc, descsz);
-		nlen += (descsz + 3) & ~3u;
+		nlen = (nlen + descsz + mask) & ~mask;
 		e->note_off = te_put(e, note, nlen);
 	}
 	const char *secname = s->note_section ? s->note_section : ".note.cuda.fwd_compatibility";
@@ -176,6 +182,7 @@ static inline void test_elf_build(struct test_elf *e, const struct test_elf_spec
 		sh[nsh].sh_type = SHT_NOTE;
 		sh[nsh].sh_offset = e->note_off;
 		sh[nsh].sh_size = nlen;
+		sh[nsh].sh_addralign = s->note_align ? s->note_align : 4;
 		nsh++;
 	}
 	e->shoff = te_put(e, sh, sizeof(Elf64_Shdr) * (size_t)nsh);

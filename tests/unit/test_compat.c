@@ -178,6 +178,7 @@ Test(compat_sad, broken_packages)
 	cr_assert(!c.v[2].has_note);
 	cr_assert_eq(c.v[2].cuda, 12060);
 	cr_assert_str_eq(c.v[2].cuda_from, "directory");
+	cr_assert(strstr(c.v[2].note_problem, "note JSON") != NULL, "said, not dropped: %s", c.v[2].note_problem);
 	cr_assert(!c.v[3].has_lib);
 	compat_free(&c);
 
@@ -341,6 +342,39 @@ Test(compat_happy, long_note)
 	cr_assert(c.v[0].has_note);
 	cr_assert_eq(c.v[0].cuda, 12090);
 	cr_assert_eq(c.v[0].note.n_drivers, 3);
+	compat_free(&c);
+	rm_rf(root);
+	free(root);
+}
+
+/* Issue: the malformed shapes NVIDIA has shipped (toolkit PR #1804): the
+ * Orin note padded as in a section aligned to 8, bad JSON, a descriptor
+ * longer than its section.  Each is read or reported, never dropped. */
+Test(compat_sad, malformed_notes)
+{
+	char *root = scratch_dir();
+	const char *orin = "{\"format\":1,\"CUDA version\":\"13.4\"}";
+	struct test_elf_spec pad8 = { .note_owner = "NVIDIA Corporation", .note_desc = orin, .note_align = 8 },
+			     comma = { .note_owner = "NVIDIA Corporation",
+				       .note_desc = "{\"format\":1,\"CUDA version\":\"13.2\",}" },
+			     cut = { .note_owner = "NVIDIA Corporation", .note_desc = orin, .note_descsz = 400 };
+	put_lib(root, "/usr/local/cuda-13.4/compat_orin", "libcuda.so.1.1", &pad8);
+	put_lib(root, "/usr/local/cuda-13.2/compat_orin", "libcuda.so.1.1", &comma);
+	put_lib(root, "/usr/local/cuda-13.3/compat_orin", "libcuda.so.1.1", &cut);
+	const char *dirs[] = { "/usr/local/cuda-13.4/compat_orin", "/usr/local/cuda-13.2/compat_orin",
+			       "/usr/local/cuda-13.3/compat_orin" };
+	struct candidates c;
+	cr_assert_eq(compat_discover(root, dirs, 3, NULL, 0, "default", &c), 0);
+	cr_assert_eq(c.n, 3);
+	cr_assert(c.v[0].has_note, "8-byte padding is read: %s", c.v[0].note_problem);
+	cr_assert_eq(c.v[0].cuda, 13040);
+	cr_assert_str_eq(c.v[0].note_problem, "");
+	cr_assert(!c.v[1].has_note);
+	cr_assert_str_eq(c.v[1].cuda_from, "directory");
+	cr_assert(strstr(c.v[1].note_problem, "note JSON") != NULL, "%s", c.v[1].note_problem);
+	cr_assert(!c.v[2].has_note);
+	cr_assert_str_eq(c.v[2].note_problem, "note runs past the end of its section");
+	cr_assert_eq(c.v[2].cuda, 13030, "judged as a package without a note");
 	compat_free(&c);
 	rm_rf(root);
 	free(root);

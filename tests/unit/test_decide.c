@@ -475,18 +475,18 @@ Test(decide_happy, same_branch_newer_compat)
 Test(decide_sad, branch_newer_than_the_table)
 {
 	cr_assert_eq(tables_branch_cuda(615), V(13, 4));
-	struct host h = dgpu(620);
+	struct host h = dgpu(625);
 	cr_assert_eq(h.cuda, 0);
-	snprintf(h.problem, sizeof h.problem, "driver branch 620 is newer than the driver table");
+	snprintf(h.problem, sizeof h.problem, "driver branch 625 is newer than the driver table");
 	struct candidate v[] = { cand("/usr/local/cuda-13.4/compat", V(13, 4)) };
-	lib_driver(&v[0], 625, 1, 1);
+	lib_driver(&v[0], 630, 1, 1);
 	struct decision d = run(&h, v, 1, POLICY_AUTO);
 	cr_assert(!d.use_compat);
-	cr_assert(strstr(v[0].reason, "host driver unknown: driver branch 620 is newer") != NULL, "%s", v[0].reason);
+	cr_assert(strstr(v[0].reason, "host driver unknown: driver branch 625 is newer") != NULL, "%s", v[0].reason);
 	cr_assert(strstr(d.reason, "newer than the driver table") != NULL, "%s", d.reason);
 
 	/* a note that lists the branch needs no table */
-	static const int b[] = { 615, 620 };
+	static const int b[] = { 620, 625 };
 	note_drivers(&v[0], b, 2);
 	d = run(&h, v, 1, POLICY_AUTO);
 	cr_assert(d.use_compat, "%s", v[0].reason);
@@ -599,4 +599,74 @@ Test(decide_verdict, success_lifts_a_cuda_newer_than_the_tables)
 	cr_assert(d.use_compat, "%s", v[0].reason);
 	cr_assert(strstr(v[0].reason, "verified: cuInit returned 0 (tables: CUDA 13.5 is newer than cudaload's tables") != NULL,
 		  "%s", v[0].reason);
+}
+
+/* Issue: a package newer than the tables whose note lists the host's
+ * branch, with a newer driver, is taken on its note and says so. */
+Test(decide_happy, note_first_for_a_cuda_the_tables_do_not_know)
+{
+	struct host h = dgpu_full(580, 95, 5);
+	struct candidate v[] = { cand("/usr/local/cuda-13.5/compat", V(13, 5)) };
+	v[0].elf_machine = EM_AARCH64;
+	lib_driver(&v[0], 620, 70, 6);
+	static const int b[] = { 535, 570, 580, 590, 595, 610, 615, 620 };
+	note_drivers(&v[0], b, 8);
+	struct decision d = run(&h, v, 1, POLICY_AUTO);
+	cr_assert(d.use_compat, "%s", v[0].reason);
+	cr_assert_str_eq(v[0].reason, "its note lists the host branch 580 and its driver 620.70.06 is newer than the host's 580.95.05; taken on the package's own note: the tables (CUDA 13.4 edition) do not know CUDA 13.5");
+	/* the note speaks both ways: a branch it leaves out is refused, known or not */
+	struct host old = dgpu_full(550, 1, 2);
+	run(&old, v, 1, POLICY_AUTO);
+	cr_assert(!v[0].usable && !v[0].unknown, "%s", v[0].reason);
+	cr_assert(strstr(v[0].reason, "not the host's 550") != NULL, "%s", v[0].reason);
+	/* without a note the tables decide, and do not know 13.5 */
+	v[0].has_note = false;
+	run(&h, v, 1, POLICY_AUTO);
+	cr_assert(v[0].unknown, "%s", v[0].reason);
+}
+
+static struct host thor(int l4t_major, int cuda, int branch, int minor, int patch)
+{
+	struct host h = jetson(l4t_major, 0, cuda, "tegra264");
+	h.have_driver = true;
+	h.driver.major = branch;
+	h.driver.minor = minor;
+	h.driver.patch = patch;
+	snprintf(h.driver_str, sizeof h.driver_str, "%d.%d.%02d", branch, minor, patch);
+	return h;
+}
+
+/* Issue: on r39.2 Thor's own repository carries cuda-compat-13-2 595.58.03,
+ * older than the 595.78 driver: 803, refused; a 13.5 package whose note
+ * lists 595 is taken on its note; r38's explicit "none" still wins. */
+Test(decide_sad, thor_r39_driver_and_note)
+{
+	static const int b13_2[] = { 535, 570, 580, 590, 595 }, b13_5[] = { 535, 570, 580, 590, 595, 610, 615, 620 };
+	struct host h = thor(39, V(13, 2), 595, 78, 0);
+	struct candidate v[] = { cand("/usr/local/cuda-13.2/compat", V(13, 2)),
+				 cand("/usr/local/cuda-13.5/compat", V(13, 5)) };
+	lib_driver(&v[0], 595, 58, 3);
+	note_drivers(&v[0], b13_2, 5);
+	lib_driver(&v[1], 620, 70, 6);
+	note_drivers(&v[1], b13_5, 8);
+	struct decision d = run(&h, v, 2, POLICY_AUTO);
+	cr_assert_str_eq(v[0].reason, "its driver 595.58.03 is not newer than the host's 595.78.00 (cuInit would fail with 803)");
+	cr_assert(d.use_compat && d.chosen == 1, "%s", d.reason);
+	cr_assert(strstr(v[1].reason, "taken on the package's own note") != NULL, "%s", v[1].reason);
+
+	/* without the module's version the note cannot be checked: unknown */
+	h.have_driver = false;
+	run(&h, v, 2, POLICY_AUTO);
+	cr_assert(v[1].unknown, "%s", v[1].reason);
+	cr_assert(strstr(v[1].reason, "needs a row for L4T r39") != NULL, "%s", v[1].reason);
+
+	/* JetPack 7.0: the application note says none, whatever a note says */
+	struct host r38 = thor(38, V(13, 0), 580, 0, -1);
+	snprintf(r38.driver_str, sizeof r38.driver_str, "580.00");
+	struct candidate w[] = { cand("/usr/local/cuda-13.2/compat", V(13, 2)) };
+	lib_driver(&w[0], 595, 45, 4);
+	note_drivers(&w[0], b13_2, 5);
+	d = run(&r38, w, 1, POLICY_AUTO);
+	cr_assert(!d.use_compat);
+	cr_assert_str_eq(w[0].reason, "NVIDIA does not support CUDA 13.2 compat on L4T r38");
 }

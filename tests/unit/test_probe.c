@@ -258,15 +258,69 @@ Test(probe_happy, igx_discrete_gpu)
 	free(root);
 }
 
+/* Issue: JetPack 7.2 (r39.2) on Orin loads the nvidia module for display;
+ * /run/nvidia-gpu-driver-active names the driver CUDA runs on.  Orin stays
+ * a Tegra; Thor's OpenRM version is read (the 803 rule needs it). */
+Test(probe_happy, r39_active_driver)
+{
+	static const char r39_orin[] = "nvidia,p3701-0005\0nvidia,tegra234";
+	static const char release[] = "# R39 (release), REVISION: 2.0, GCID: 0, BOARD: generic, EABI: aarch64\n";
+	char *root = scratch_dir();
+	put_file(root, "/proc/device-tree/compatible", r39_orin, sizeof r39_orin);
+	put_text(root, "/etc/nv_tegra_release", release);
+	put_text(root, "/sys/module/nvidia/version", "595.78.00\n");
+	put_text(root, "/run/nvidia-gpu-driver-active", "nvgpu-l4t\n");
+	put_text(root, "/opt/nvidia/l4t-gpu-libs/nvgpu/libcuda.so.1", "");
+	put_text(root, "/opt/nvidia/l4t-gpu-libs/openrm/libcuda.so.1", "");
+	struct host h;
+	probe_host(root, NULL, 0, true, &h);
+	cr_assert_eq(h.platform, PLATFORM_TEGRA);
+	cr_assert(!h.discrete_on_tegra);
+	cr_assert(!h.have_driver, "Orin's display module is not its CUDA driver");
+	cr_assert_eq(h.cuda, 13020);
+	cr_assert_eq(h.n_driver_dirs, 1);
+	cr_assert_str_eq(h.driver_dirs[0], "/opt/nvidia/l4t-gpu-libs/nvgpu");
+
+	/* the file wins over the SoC; a word it does not know leaves the SoC's */
+	put_text(root, "/run/nvidia-gpu-driver-active", "openrm-l4t\n");
+	probe_host(root, NULL, 0, true, &h);
+	cr_assert_str_eq(h.driver_dirs[0], "/opt/nvidia/l4t-gpu-libs/openrm");
+	put_text(root, "/run/nvidia-gpu-driver-active", "something-else\n");
+	probe_host(root, NULL, 0, true, &h);
+	cr_assert_str_eq(h.driver_dirs[0], "/opt/nvidia/l4t-gpu-libs/nvgpu");
+	rm_rf(root);
+	free(root);
+
+	static const char thor_compatible[] = "nvidia,p3834-0008\0nvidia,tegra264";
+	root = scratch_dir();
+	put_file(root, "/proc/device-tree/compatible", thor_compatible, sizeof thor_compatible);
+	put_text(root, "/etc/nv_tegra_release", release);
+	put_text(root, "/sys/module/nvidia/version", "595.78.00\n");
+	put_text(root, "/opt/nvidia/l4t-gpu-libs/openrm/libcuda.so.1", "");
+	probe_host(root, NULL, 0, true, &h);
+	cr_assert_eq(h.platform, PLATFORM_TEGRA);
+	cr_assert(h.have_driver);
+	cr_assert_str_eq(h.driver_str, "595.78.00");
+	cr_assert_str_eq(h.driver_dirs[0], "/opt/nvidia/l4t-gpu-libs/openrm");
+	/* an unreadable version leaves no problem: the application note's rules */
+	put_text(root, "/sys/module/nvidia/version", "garbage\n");
+	probe_host(root, NULL, 0, true, &h);
+	cr_assert(!h.have_driver);
+	cr_assert_str_eq(h.problem, "");
+	cr_assert_eq(h.cuda, 13020);
+	rm_rf(root);
+	free(root);
+}
+
 Test(probe_sad, driver_branch_newer_than_the_table)
 {
 	char *root = scratch_dir();
-	put_text(root, "/sys/module/nvidia/version", "620.10.01\n");
+	put_text(root, "/sys/module/nvidia/version", "625.10.01\n");
 	struct host h;
 	probe_host(root, NULL, 0, true, &h);
 	cr_assert_eq(h.platform, PLATFORM_DGPU);
 	cr_assert_eq(h.cuda, 0);
-	cr_assert(strstr(h.problem, "branch 620 is newer than the driver table (last row 615)") != NULL, "%s", h.problem);
+	cr_assert(strstr(h.problem, "branch 625 is newer than the driver table (last row 620)") != NULL, "%s", h.problem);
 	rm_rf(root);
 	free(root);
 }

@@ -35,12 +35,13 @@ Test(tables_happy, branch_cuda)
 	cr_assert_eq(tables_branch_cuda(572), V(12, 8));
 	cr_assert_eq(tables_branch_cuda(610), V(13, 3));
 	cr_assert_eq(tables_branch_cuda(615), V(13, 4));
-	cr_assert_eq(tables_branch_newest(), 615);
+	cr_assert_eq(tables_branch_cuda(620), V(13, 5));
+	cr_assert_eq(tables_branch_newest(), 620);
 }
 
 Test(tables_sad, branch_newer_than_the_table)
 {
-	cr_assert_eq(tables_branch_cuda(620), 0, "unknown, never the last row");
+	cr_assert_eq(tables_branch_cuda(625), 0, "unknown, never the last row");
 	cr_assert_eq(tables_branch_cuda(700), 0);
 }
 
@@ -72,7 +73,7 @@ Test(tables_happy, gpu_brands)
 	}
 	cr_assert_str_eq(tables_brand_name(15), "GeForce RTX");
 	cr_assert_null(tables_brand_name(99));
-	cr_assert_str_eq(tables_checked, "2026-11-30");
+	cr_assert_str_eq(tables_checked, "2026-12-01");
 	cr_assert_eq(tables_edition, V(13, 4));
 }
 

@@ -34,17 +34,23 @@ int compat_dir_cuda(const char *dir)
 	return found;
 }
 
+/* NVIDIA's redistributable names: cuda_compat, and cuda_compat_orin for
+ * Orin's CUDA 13 packages (13.2.44429113 ... 13.5.47659993). */
+static const char *const store_tags[] = { "-cuda_compat-", "-cuda_compat_orin-" };
+
 int compat_store_cuda(const char *dir)
 {
-	static const char tag[] = "-cuda_compat-";
 	int found = 0;
-	for (const char *p = dir; (p = strstr(p, tag)); p++) {
-		const char *v = p + sizeof tag - 1;
-		int cuda = cuda_parse(v, true);
-		size_t n = strspn(v, "0123456789.");
-		/* a store name ends at '/', or at '-' before an output name ("-lib") */
-		if (cuda > 0 && (v[n] == '/' || v[n] == '\0' || v[n] == '-'))
-			found = cuda;
+	for (size_t t = 0; t < sizeof store_tags / sizeof *store_tags; t++) {
+		size_t tl = strlen(store_tags[t]);
+		for (const char *p = dir; (p = strstr(p, store_tags[t])); p++) {
+			const char *v = p + tl;
+			int cuda = cuda_parse(v, true);
+			size_t n = strspn(v, "0123456789.");
+			/* a store name ends at '/', or at '-' before an output name ("-lib") */
+			if (cuda > 0 && (v[n] == '/' || v[n] == '\0' || v[n] == '-'))
+				found = cuda;
+		}
 	}
 	return found;
 }
@@ -268,7 +274,8 @@ int compat_examine(const char *root, const char *dir, const char *origin,
 		return -1;
 	c->origin = origin;
 	const char *base = strrchr(dir, '/');
-	c->orin_only = base && strcmp(base + 1, "compat_orin") == 0;
+	c->orin_only = (base && strcmp(base + 1, "compat_orin") == 0) ||
+		       strstr(dir, store_tags[1]) != NULL;
 	examine_lib(root, c);
 	compat_settle_cuda(root, c);
 	return 0;

@@ -219,6 +219,9 @@ Test(compat_happy, nix_store_names)
 	cr_assert_eq(compat_store_cuda("/nix/store/0c8vb4q6s9k2-cuda_compat-/compat"), 0);
 	cr_assert_eq(compat_store_cuda("/nix/store/0c8vb4q6s9k2-cuda_compatible-12.2/compat"), 0);
 	cr_assert_eq(compat_store_cuda("/usr/local/cuda-12.2/compat"), 0);
+	/* Orin's CUDA 13 redistributable, as NVIDIA's manifests name it */
+	cr_assert_eq(compat_store_cuda("/nix/store/0c8vb4q6s9k2-cuda_compat_orin-13.4.47145772/compat"), 13040);
+	cr_assert_eq(compat_store_cuda("/nix/store/0c8vb4q6s9k2-cuda_compat_orin-13.5.47659993/compat"), 13050);
 
 	char *root = scratch_dir();
 	put_lib(root, "/nix/store/0c8vb4q6s9k2-cuda_compat-12.2.34086978/compat", "libcuda.so.1.1", &plain);
@@ -228,6 +231,16 @@ Test(compat_happy, nix_store_names)
 	cr_assert_eq(c.n, 1);
 	cr_assert_eq(c.v[0].cuda, 12020);
 	cr_assert_str_eq(c.v[0].cuda_from, "store name");
+	cr_assert(!c.v[0].orin_only);
+	compat_free(&c);
+
+	/* a store path of Orin's package is Orin's, like a compat_orin directory */
+	put_lib(root, "/nix/store/1d9wc5r7t0l3-cuda_compat_orin-13.4.47145772/compat", "libcuda.so.1.1", &plain);
+	const char *orin[] = { "/nix/store/*-cuda_compat_orin-*/compat" };
+	cr_assert_eq(compat_discover(root, NULL, 0, orin, 1, "config", &c), 0);
+	cr_assert_eq(c.n, 1);
+	cr_assert_eq(c.v[0].cuda, 13040);
+	cr_assert(c.v[0].orin_only);
 	compat_free(&c);
 	rm_rf(root);
 	free(root);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "alloc.h"
 #include "array.h"
 #include "diag.h"
 #include "elfread.h"

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "alloc.h"
 #include "record.h"
 
 /* Bounds for tables read whole: far above any real file, low enough that a
@@ -296,11 +297,18 @@ int elf_read_program(const struct elf_file *ef, struct elf_program *out,
 			say(why, whycap, "PT_INTERP has a bad size or offset");
 			return -1;
 		}
-		char buf[CL_PATH_MAX];
-		if (ef_read(ef, buf, ph->filesz, ph->offset) < 0 ||
-		    buf[ph->filesz - 1] != '\0' ||
-		    elf_split_interp(buf, ph->filesz, out->interp, sizeof out->interp,
-				     out->recorded, sizeof out->recorded) < 0) {
+		/* on the heap, and given back at once (alloc.h) */
+		char *buf = malloc(ph->filesz);
+		if (!buf) {
+			say(why, whycap, "out of memory");
+			return -1;
+		}
+		int bad = ef_read(ef, buf, ph->filesz, ph->offset) < 0 ||
+			  buf[ph->filesz - 1] != '\0' ||
+			  elf_split_interp(buf, ph->filesz, out->interp, sizeof out->interp,
+					   out->recorded, sizeof out->recorded) < 0;
+		free(buf);
+		if (bad) {
 			say(why, whycap, "PT_INTERP is not NUL-terminated");
 			return -1;
 		}

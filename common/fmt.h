@@ -5,7 +5,7 @@
  * musl's printf carries long double formatting, which on aarch64 pulls in
  * 128-bit float routines from libgcc: a fifth of the loader.  cudaload
  * prints only text and integers, so the loader's printf family
- * (loader/printf.c) is this formatter.  It takes the flags - 0 + space #,
+ * (loader/libc/stdio.c) is this formatter.  It takes the flags - 0 + space #,
  * a width and a precision (numbers or *), the lengths hh h l ll z j t, and
  * the conversions d i u o x X c s p %.  A floating-point conversion prints
  * "?" (its argument is consumed); %n and anything unknown print as written.

@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "alloc.h"
+
 static bool is_exec_file(const char *path)
 {
 	struct stat st;
@@ -170,6 +172,60 @@ void target_init(struct target *t)
 	t->interp = t->recorded = "";
 }
 
+/* A #! script: argv becomes interp [arg] script args[1..], or through env:
+ * NAME [ARGS] script args[1..]; path (CL_PATH_MAX) becomes the interpreter.
+ * The two path buffers come from the heap (alloc.h); the copies made after
+ * them are newer, so that block is kept until exit: once per script. */
+static int follow_shebang(struct target *t, const char *head, size_t n, const char *pathenv,
+			  char *path, char *why, size_t whycap)
+{
+	char arg[256], argcopy[sizeof arg], *words[ENV_MAX_WORDS];
+	char *interp = malloc(2 * CL_PATH_MAX);
+	if (!interp)
+		return fail(why, whycap, -ENOMEM, NULL);
+	char *found = interp + CL_PATH_MAX;
+	int r = 0;
+	if (parse_shebang(head, n, interp, CL_PATH_MAX, arg, sizeof arg) < 0) {
+		r = fail(why, whycap, -ENOEXEC, "bad #! line");
+		goto out;
+	}
+	memcpy(argcopy, arg, sizeof arg);
+	int nw = env_words(interp, argcopy, words);
+	if (nw && target_search_path(words[0], pathenv, found, CL_PATH_MAX) < 0)
+		nw = 0;	/* not found: env says so itself */
+	int extra = nw ? nw + 1 : arg[0] ? 2 : 1;
+	char **nv = calloc((size_t)(t->argc + extra + 1), sizeof *nv);
+	if (!nv) {
+		r = fail(why, whycap, -ENOMEM, NULL);
+		goto out;
+	}
+	int k = 0;
+	if (nw) {
+		for (int i = 0; i < nw; i++)
+			nv[k++] = strdup(words[i]);
+		strcpy(interp, found);
+	} else {
+		nv[k++] = strdup(interp);
+		if (arg[0])
+			nv[k++] = strdup(arg);
+	}
+	nv[k++] = strdup(t->path);
+	for (int i = 1; i < t->argc; i++)
+		nv[k++] = strdup(t->argv[i]);
+	free_argv(t);
+	t->owned_argv = t->argv = nv;
+	t->argc = k;
+	for (int i = 0; i < k; i++)
+		if (!nv[i]) {
+			r = fail(why, whycap, -ENOMEM, NULL);
+			goto out;
+		}
+	strcpy(path, interp);	/* both CL_PATH_MAX */
+out:
+	free(interp);
+	return r;
+}
+
 static int from_command(struct target *t, int argc, char **argv, const char *pathenv,
 			char *why, size_t whycap)
 {
@@ -201,43 +257,11 @@ static int from_command(struct target *t, int argc, char **argv, const char *pat
 		ssize_t n = pread(fd, head, sizeof head, 0);
 		if (n >= 2 && head[0] == '#' && head[1] == '!') {
 			close(fd);
-			char interp[CL_PATH_MAX], arg[256];
 			if (depth >= TARGET_MAX_SCRIPT_DEPTH)
 				return fail(why, whycap, -ELOOP, "too many levels of #! interpreters");
-			if (parse_shebang(head, (size_t)n, interp, sizeof interp, arg, sizeof arg) < 0)
-				return fail(why, whycap, -ENOEXEC, "bad #! line");
-			/* argv becomes: interp [arg] script args[1..], or through
-			 * env: NAME [ARGS] script args[1..] */
-			char *words[ENV_MAX_WORDS], found[CL_PATH_MAX];
-			char argcopy[sizeof arg];
-			memcpy(argcopy, arg, sizeof arg);
-			int nw = env_words(interp, argcopy, words);
-			if (nw && target_search_path(words[0], pathenv, found, sizeof found) < 0)
-				nw = 0;	/* not found: env says so itself */
-			int extra = nw ? nw + 1 : arg[0] ? 2 : 1;
-			char **nv = calloc((size_t)(t->argc + extra + 1), sizeof *nv);
-			if (!nv)
-				return fail(why, whycap, -ENOMEM, NULL);
-			int k = 0;
-			if (nw) {
-				for (int i = 0; i < nw; i++)
-					nv[k++] = strdup(words[i]);
-				strcpy(interp, found);
-			} else {
-				nv[k++] = strdup(interp);
-				if (arg[0])
-					nv[k++] = strdup(arg);
-			}
-			nv[k++] = strdup(t->path);
-			for (int i = 1; i < t->argc; i++)
-				nv[k++] = strdup(t->argv[i]);
-			for (int i = 0; i < k; i++)
-				if (!nv[i])
-					return fail(why, whycap, -ENOMEM, NULL);
-			free_argv(t);
-			t->owned_argv = t->argv = nv;
-			t->argc = k;
-			strcpy(path, interp);	/* both CL_PATH_MAX */
+			int sr = follow_shebang(t, head, (size_t)n, pathenv, path, why, whycap);
+			if (sr < 0)
+				return sr;
 			continue;
 		}
 		char reason[128];

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../common/fmt.h"
+#include "../../common/fmt.h"
 
 int vsnprintf(char *restrict buf, size_t cap, const char *restrict fmt, va_list ap)
 {

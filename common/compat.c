@@ -324,15 +324,9 @@ static void listing_free(struct listing *l)
 	memset(l, 0, sizeof *l);
 }
 
-/* struct linux_dirent64 up to its name. */
-struct dirent64_head {
-	uint64_t ino;
-	int64_t off;
-	unsigned short reclen;
-	unsigned char type;
-};
-#define DIRENT_NAME (offsetof(struct dirent64_head, type) + 1)
-#define DIRENT_MAX (DIRENT_NAME + 256 + 8)	/* a 255-byte name, its NUL, padding */
+/* Room for one more getdents64 record: its head, a 255-byte name, its NUL,
+ * padding. */
+#define DIRENT_MAX (DENT_HEAD + 256 + 8)
 
 /* The records of an open directory, read straight into a heap block grown
  * in place (opendir would add an fcntl and a buffer of its own); *len is
@@ -383,20 +377,18 @@ static int listing_load(struct listing *l, const char *root, const char *dir, si
 	if (!l->raw)
 		return -1;
 	size_t cap = 0;
-	for (size_t pos = 0; pos + DIRENT_NAME <= len;) {
-		struct dirent64_head h;
-		memcpy(&h, l->raw + pos, DIRENT_NAME);	/* not its padding: it may lie past len */
-		if (h.reclen <= DIRENT_NAME || h.reclen > len - pos) {
-			complete = false;
+	for (size_t pos = 0;;) {
+		const char *entry;
+		enum dent_step step = dent_next(l->raw, len, &pos, &entry);
+		if (step == DENT_END)
 			break;
-		}
-		char *name = l->raw + pos + DIRENT_NAME;
-		size_t room = h.reclen - DIRENT_NAME;
-		pos += h.reclen;
-		if (!memchr(name, '\0', room)) {
-			complete = false;	/* a name without its NUL: not one to trust */
+		if (step != DENT_ENTRY) {
+			complete = false;	/* what cannot be read proves nothing absent */
+			if (step == DENT_BROKEN)
+				break;
 			continue;
 		}
+		char *name = (char *)entry;	/* into l->raw, which the listing owns */
 		if (name[0] == '.')
 			continue;	/* like glob: a wildcard does not match a leading dot */
 		if (array_room(&l->names, l->n, &cap, sizeof *l->names, 16) < 0)

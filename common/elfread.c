@@ -633,6 +633,15 @@ const char *elf_machine_name(int machine)
 	}
 }
 
+const char *elf_machine_label(int machine, char *buf, size_t cap)
+{
+	const char *name = elf_machine_name(machine);
+	if (name)
+		return name;
+	snprintf(buf, cap, "machine %d", machine);
+	return buf;
+}
+
 int elf_machine_from_name(const char *name)
 {
 	static const int known[] = { EM_X86_64, EM_AARCH64, EM_386, EM_ARM, EM_PPC64, EM_RISCV };

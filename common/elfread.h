@@ -112,6 +112,10 @@ bool elf_has_segment_note(const struct elf_file *ef, const struct elf_phdr *phs,
 /* Name of an e_machine value ("x86_64", "aarch64", ...) or NULL. */
 const char *elf_machine_name(int machine);
 
+/* The same for a message: the name, or "machine N" written into buf (the
+ * caller's, so two in one message stay two). */
+const char *elf_machine_label(int machine, char *buf, size_t cap);
+
 /* The reverse: EM_* of "x86_64", "aarch64", ...; -1 if unknown. */
 int elf_machine_from_name(const char *name);
 

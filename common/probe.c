@@ -310,20 +310,12 @@ static int probe_gpus(const char *root, struct host *h)
 	if (fd < 0)
 		return 0;
 	while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
-		for (long pos = 0; pos < n;) {
-			struct {
-				uint64_t ino;
-				int64_t off;
-				unsigned short reclen;
-				unsigned char type;
-			} d;
-			memcpy(&d, buf + pos, sizeof d);
-			if (d.reclen == 0 || d.reclen > n - pos)
-				break;
-			const char *name = buf + pos + 19;	/* d_name of struct dirent64 */
-			pos += d.reclen;
+		const char *name;
+		enum dent_step step;
+		for (size_t pos = 0; (step = dent_next(buf, (size_t)n, &pos, &name)) != DENT_END &&
+				     step != DENT_BROKEN;) {
 			bool pci;
-			if (name[0] != '.') {
+			if (step == DENT_ENTRY && name[0] != '.') {
 				read_gpu(root, name, h, &pci);
 				discrete += pci;
 			}

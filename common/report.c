@@ -5,28 +5,8 @@
 #include <string.h>
 
 #include "elfread.h"
+#include "json.h"
 #include "tables.h"
-
-static void json_str(FILE *f, const char *s)
-{
-	if (!s) {
-		fputs("null", f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
 
 static const char *or_null(const char *s)
 {
@@ -36,25 +16,6 @@ static const char *or_null(const char *s)
 static const char *cuda_or_null(int cuda, char *buf, size_t cap)
 {
 	return cuda > 0 ? cuda_format(cuda, buf, cap) : NULL;
-}
-
-static void json_strs(FILE *f, char *const *v, int n)
-{
-	fputc('[', f);
-	for (int i = 0; i < n; i++) {
-		if (i)
-			fputc(',', f);
-		json_str(f, v[i]);
-	}
-	fputc(']', f);
-}
-
-static void json_ints(FILE *f, const int *v, int n)
-{
-	fputc('[', f);
-	for (int i = 0; i < n; i++)
-		fprintf(f, "%s%d", i ? "," : "", v[i]);
-	fputc(']', f);
 }
 
 static const char *mode_of(const struct report *r)
@@ -82,8 +43,7 @@ static void json_gpu(FILE *f, const struct host *h)
 			const struct dgpu *g = &h->gpus[i];
 			fputs(i ? ",{\"bus\":" : "{\"bus\":", f);
 			json_str(f, g->bus);
-			fputs(",\"model\":", f);
-			json_str(f, g->model);
+	json_kstr(f, "model", g->model);
 			fprintf(f, ",\"brand\":%d,\"brand_name\":", g->brand);
 			json_str(f, tables_brand_name(g->brand));
 			fprintf(f, ",\"forward_compat\":%s}",
@@ -140,10 +100,8 @@ static void verdict_json(FILE *f, const struct report *r, const struct verdict *
 	}
 	fputs("{\"result\":", f);
 	json_str(f, verdict_token(v, tok, sizeof tok));
-	fputs(",\"name\":", f);
-	json_str(f, v->kind == VERDICT_CU ? verdict_cu_name(v->code) : NULL);
-	fputs(",\"what\":", f);
-	json_str(f, verdict_describe(v, what, sizeof what));
+	json_kstr(f, "name", v->kind == VERDICT_CU ? verdict_cu_name(v->code) : NULL);
+	json_kstr(f, "what", verdict_describe(v, what, sizeof what));
 	fprintf(f, ",\"ok\":%s,\"age_s\":%lld", verdict_ok(v) ? "true" : "false", r->now - v->when);
 	if (cand)
 		fprintf(f, ",\"state\":\"%s\"", vstate_names[v->state < 4 ? v->state : 0]);
@@ -166,74 +124,68 @@ static void verdict_text(FILE *f, const struct report *r, const char *indent,
 		: "");
 }
 
+/* A list of numbers from a note, or null when the note has none. */
+static void note_list(FILE *f, const char *key, bool has, const int *v, int n)
+{
+	json_key(f, key);
+	if (has)
+		json_ints(f, v, n);
+	else
+		fputs("null", f);
+}
+
+static void json_candidate(FILE *f, const struct report *r, const struct candidate *c)
+{
+	char v[16], dv[32];
+	fputs("{\"dir\":", f);
+	json_str(f, c->dir);
+	json_kstr(f, "cuda", cuda_or_null(c->cuda, v, sizeof v));
+	json_kstr(f, "cuda_source", c->cuda_from);
+	json_kstr(f, "cuda_from", c->cuda_from);	/* the earlier name of cuda_source */
+	json_kstr(f, "driver", c->has_lib_driver ? driver_format(&c->lib_driver, dv, sizeof dv) : NULL);
+	note_list(f, "note_drivers", c->has_note && c->note.has_drivers, c->note.drivers,
+		  c->note.n_drivers);
+	note_list(f, "note_devices", c->has_note && c->note.has_devices, c->note.devices,
+		  c->note.n_devices);
+	json_kstr(f, "note_problem", or_null(c->note_problem));
+	json_kbool(f, "complete", !(c->has_lib && !c->has_ptxjit));
+	json_kstr(f, "machine", c->has_lib ? elf_machine_name(c->elf_machine) : NULL);
+	json_kstr(f, "origin", c->origin);
+	json_kbool(f, "usable", c->usable);
+	json_kstr(f, "reason", c->reason);
+	json_key(f, "verdict");
+	verdict_json(f, r, &c->verdict, true);
+	fputc('}', f);
+}
+
 void report_json(FILE *f, const struct report *r)
 {
 	const struct host *h = r->host;
+	const struct settings *st = r->settings;
 	char v[16];
 
 	fprintf(f, "{\"schema\":%d,\"platform\":", REPORT_SCHEMA);
 	json_str(f, platform_name(h->platform));
-	fputs(",\"soc\":", f);
-	json_str(f, or_null(h->soc));
-	fputs(",\"model\":", f);
-	json_str(f, or_null(h->model));
-	fputs(",\"l4t\":", f);
-	json_str(f, or_null(h->l4t_str));
-	fputs(",\"gpu\":", f);
+	json_kstr(f, "soc", or_null(h->soc));
+	json_kstr(f, "model", or_null(h->model));
+	json_kstr(f, "l4t", or_null(h->l4t_str));
+	json_key(f, "gpu");
 	json_gpu(f, h);
-	fprintf(f, ",\"discrete_gpu_on_tegra\":%s", h->discrete_on_tegra ? "true" : "false");
-	fputs(",\"host_driver\":", f);
-	json_str(f, or_null(h->driver_str));
-	fputs(",\"host_cuda\":", f);
-	json_str(f, cuda_or_null(h->cuda, v, sizeof v));
-	fputs(",\"host_problem\":", f);
-	json_str(f, or_null(h->problem));
-	fputs(",\"driver_dirs\":[", f);
-	for (int i = 0; i < h->n_driver_dirs; i++) {
+	json_kbool(f, "discrete_gpu_on_tegra", h->discrete_on_tegra);
+	json_kstr(f, "host_driver", or_null(h->driver_str));
+	json_kstr(f, "host_cuda", cuda_or_null(h->cuda, v, sizeof v));
+	json_kstr(f, "host_problem", or_null(h->problem));
+	json_key(f, "driver_dirs");
+	json_strs(f, (char *const *)h->driver_dirs, h->n_driver_dirs);
+	json_key(f, "candidates");
+	fputc('[', f);
+	for (size_t i = 0; i < r->candidates->n; i++) {
 		if (i)
 			fputc(',', f);
-		json_str(f, h->driver_dirs[i]);
-	}
-	fputs("],\"candidates\":[", f);
-	for (size_t i = 0; i < r->candidates->n; i++) {
-		const struct candidate *c = &r->candidates->v[i];
-		fputs(i ? ",{\"dir\":" : "{\"dir\":", f);
-		json_str(f, c->dir);
-		fputs(",\"cuda\":", f);
-		json_str(f, cuda_or_null(c->cuda, v, sizeof v));
-		fputs(",\"cuda_source\":", f);
-		json_str(f, c->cuda_from);
-		fputs(",\"cuda_from\":", f);	/* the earlier name of cuda_source */
-		json_str(f, c->cuda_from);
-		fputs(",\"driver\":", f);
-		char dv[32];
-		json_str(f, c->has_lib_driver ? driver_format(&c->lib_driver, dv, sizeof dv) : NULL);
-		fputs(",\"note_drivers\":", f);
-		if (c->has_note && c->note.has_drivers)
-			json_ints(f, c->note.drivers, c->note.n_drivers);
-		else
-			fputs("null", f);
-		fputs(",\"note_devices\":", f);
-		if (c->has_note && c->note.has_devices)
-			json_ints(f, c->note.devices, c->note.n_devices);
-		else
-			fputs("null", f);
-		fputs(",\"note_problem\":", f);
-		json_str(f, or_null(c->note_problem));
-		fprintf(f, ",\"complete\":%s", c->has_lib && !c->has_ptxjit ? "false" : "true");
-		fputs(",\"machine\":", f);
-		json_str(f, c->has_lib ? elf_machine_name(c->elf_machine) : NULL);
-		fputs(",\"origin\":", f);
-		json_str(f, c->origin);
-		fprintf(f, ",\"usable\":%s,\"reason\":", c->usable ? "true" : "false");
-		json_str(f, c->reason);
-		fputs(",\"verdict\":", f);
-		verdict_json(f, r, &c->verdict, true);
-		fputc('}', f);
+		json_candidate(f, r, &r->candidates->v[i]);
 	}
 	/* the places searched: CUDALOAD_COMPAT_PATH, then the config or defaults */
 	fputs("],\"compat_searched\":[", f);
-	const struct settings *st = r->settings;
 	for (int i = 0; i < st->n_compat_env + st->n_compat; i++) {
 		if (i)
 			fputc(',', f);
@@ -244,59 +196,40 @@ void report_json(FILE *f, const struct report *r)
 		const struct compat_miss *m = &r->candidates->miss[i];
 		fputs(i ? ",{\"entry\":" : "{\"entry\":", f);
 		json_str(f, m->entry);
-		fputs(",\"origin\":", f);
-		json_str(f, m->origin);
-		fputs(",\"why\":", f);
-		json_str(f, m->why);
+		json_kstr(f, "origin", m->origin);
+		json_kstr(f, "why", m->why);
 		fputc('}', f);
 	}
-	fputs("]", f);
-	fputs(",\"system_verdict\":", f);
+	fputc(']', f);
+	json_key(f, "system_verdict");
 	if (have_store(r))
 		verdict_json(f, r, r->system_verdict, false);
 	else
 		fputs("null", f);
-	fputs(",\"policy\":", f);
-	json_str(f, policy_name(r->settings->policy));
-	fputs(",\"decision\":", f);
-	json_str(f, r->decision->use_compat ? "compat" : "system");
-	fputs(",\"compat_dir\":", f);
-	json_str(f, compat_dir(r));
-	fputs(",\"reason\":", f);
-	json_str(f, r->decision->reason);
-	fputs(",\"program\":", f);
-	json_str(f, r->program);
-	fputs(",\"ldso\":", f);
-	json_str(f, r->ldso && !r->ldso_problem ? r->ldso->path : NULL);
-	fputs(",\"ldso_problem\":", f);
-	json_str(f, r->ldso_problem);
-	fputs(",\"argv0\":", f);
-	fputs(r->ldso && !r->ldso_problem && r->ldso->argv0 ? "true" : "false", f);
-	fputs(",\"library_path\":", f);
-	json_str(f, r->library_path);
+	json_kstr(f, "policy", policy_name(st->policy));
+	json_kstr(f, "decision", r->decision->use_compat ? "compat" : "system");
+	json_kstr(f, "compat_dir", compat_dir(r));
+	json_kstr(f, "reason", r->decision->reason);
+	json_kstr(f, "program", r->program);
+	json_kstr(f, "ldso", r->ldso && !r->ldso_problem ? r->ldso->path : NULL);
+	json_kstr(f, "ldso_problem", r->ldso_problem);
+	json_kbool(f, "argv0", r->ldso && !r->ldso_problem && r->ldso->argv0);
+	json_kstr(f, "library_path", r->library_path);
 	const char *pin_why, *pin_what, *pin = pin_of(r, &pin_why, &pin_what);
-	fputs(",\"pin\":", f);
-	json_str(f, pin);
-	fputs(",\"pin_why\":", f);
-	json_str(f, pin ? pin_what : pin_why);
-	fputs(",\"libcuda\":", f);
-	json_str(f, r->libcuda);
-	fputs(",\"pin_over\":", f);
+	json_kstr(f, "pin", pin);
+	json_kstr(f, "pin_why", pin ? pin_what : pin_why);
+	json_kstr(f, "libcuda", r->libcuda);
+	json_key(f, "pin_over");
 	json_strs(f, r->rivals, r->n_rivals);
-	fputs(",\"mode\":", f);
-	json_str(f, mode_of(r));
-	fputs(",\"mode_why\":", f);
-	json_str(f, r->mode_why);
-	fputs(",\"config\":", f);
-	json_str(f, r->settings->config_path);
-	fputs(",\"config_warnings\":", f);
-	json_strs(f, r->settings->warnings, r->settings->n_warnings);
+	json_kstr(f, "mode", mode_of(r));
+	json_kstr(f, "mode_why", r->mode_why);
+	json_kstr(f, "config", st->config_path);
+	json_key(f, "config_warnings");
+	json_strs(f, st->warnings, st->n_warnings);
 	fputs(",\"tables\":{\"cuda\":", f);
 	json_str(f, cuda_format(tables_edition, v, sizeof v));
-	fputs(",\"checked\":", f);
-	json_str(f, tables_checked);
-	fputs(",\"also\":", f);
-	json_str(f, tables_also);
+	json_kstr(f, "checked", tables_checked);
+	json_kstr(f, "also", tables_also);
 	fputs("}}\n", f);
 }
 

@@ -2,6 +2,7 @@
 #include "sys.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +106,29 @@ int pread_full(int fd, void *buf, size_t len, off_t off)
 		got += (size_t)n;
 	}
 	return 0;
+}
+
+/* struct linux_dirent64 up to its name. */
+struct dirent64_head {
+	uint64_t ino;
+	int64_t off;
+	unsigned short reclen;
+	unsigned char type;
+};
+#define DIRENT_NAME (offsetof(struct dirent64_head, type) + 1)
+_Static_assert(DIRENT_NAME == DENT_HEAD, "struct linux_dirent64 names start at 19");
+
+enum dent_step dent_next(const char *buf, size_t len, size_t *pos, const char **name)
+{
+	if (*pos > len || len - *pos < DIRENT_NAME)
+		return DENT_END;
+	struct dirent64_head h;
+	memcpy(&h, buf + *pos, DIRENT_NAME);	/* not its padding: it may lie past len */
+	if (h.reclen <= DIRENT_NAME || h.reclen > len - *pos)
+		return DENT_BROKEN;
+	*name = buf + *pos + DIRENT_NAME;
+	*pos += h.reclen;
+	return memchr(*name, '\0', h.reclen - DIRENT_NAME) ? DENT_ENTRY : DENT_UNTERMINATED;
 }
 
 bool rooted_is_dir(const char *root, const char *path)

@@ -43,6 +43,14 @@ int pread_full(int fd, void *buf, size_t len, off_t off);
 /* Is the rooted path a directory? */
 bool rooted_is_dir(const char *root, const char *path);
 
+/* One record of what getdents64 put in buf[0..len): its name in *name and
+ * *pos moved past it.  DENT_UNTERMINATED is a record whose name has no NUL
+ * (skip it: not a name to trust); DENT_BROKEN one that runs past len or is
+ * too short to hold a name (stop: the rest cannot be read). */
+enum dent_step { DENT_END, DENT_ENTRY, DENT_UNTERMINATED, DENT_BROKEN };
+#define DENT_HEAD 19	/* d_ino, d_off, d_reclen, d_type: the bytes before d_name */
+enum dent_step dent_next(const char *buf, size_t len, size_t *pos, const char **name);
+
 /* The hardware seam (see nvgpu.h).  Real implementations call open/ioctl. */
 extern int (*sys_gpu_open)(const char *path);
 extern int (*sys_gpu_ioctl)(int fd, unsigned long request, void *arg);

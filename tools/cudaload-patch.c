@@ -49,21 +49,23 @@
 
 enum action { PATCH, RESTORE, CHECK };
 
+/* What became of a file.  The last two are not counted: a queued file
+ * counts once it is in place, and cudaload itself is no skip. */
 enum outcome {
 	DONE, FAILED, SKIP_NOT_ELF, SKIP_SCRIPT, SKIP_STATIC, SKIP_LIBRARY, SKIP_OBJECT,
 	SKIP_MACHINE, SKIP_PATCHED, SKIP_NO_CUDA, SKIP_LINKS, SKIP_SAME, SKIP_NOT_PATCHED,
-	SKIP_SPECIAL, N_OUTCOMES, QUEUED, SKIP_CUDALOAD	/* not counted */
+	SKIP_SPECIAL, SKIP_CUDALOAD, QUEUED, N_OUTCOMES
 };
 
 static const char *const outcome_names[N_OUTCOMES] = {
 	"done", "failed", "not ELF", "script", "static", "library", "object file",
 	"other machine", "already patched", "no CUDA", "hard links", "already this interpreter",
-	"not patched", "not a regular file",
+	"not patched", "not a regular file", "cudaload itself", "queued",
 };
 
 static const char *outcome_name(enum outcome o)
 {
-	return o == SKIP_CUDALOAD ? "cudaload itself" : o < N_OUTCOMES ? outcome_names[o] : "?";
+	return o < N_OUTCOMES ? outcome_names[o] : "?";
 }
 
 static struct {
@@ -159,6 +161,7 @@ static int copy_xattrs(int src, int dst, char *why, size_t cap)
 struct pending {
 	char *tmp, *path;
 	dev_t dev;			/* the directory's file system */
+	const char *interp;		/* the record's: what it was patched for */
 	char line[CL_PATH_MAX + 64];	/* what to report once it is in place */
 };
 
@@ -169,8 +172,8 @@ static struct {
 
 static void count(int o, const char *path);
 
-/* Keep the record in step with a file just patched or restored. */
-static void record_done(const char *path)
+/* Keep the record in step with a file just patched for interp, or restored. */
+static void record_done(const char *path, const char *interp)
 {
 	if (!opt.recording)
 		return;
@@ -179,7 +182,7 @@ static void record_done(const char *path)
 		return;
 	if (opt.action == RESTORE)
 		patchlist_remove(&opt.record, abs);
-	else if (patchlist_add(&opt.record, opt.interp, abs) < 0)
+	else if (patchlist_add(&opt.record, interp, abs) < 0)
 		complain(abs, "cannot be recorded (a newline in its name?)");
 	free(abs);
 }
@@ -211,7 +214,7 @@ static int flush_batch(void)
 			if (!opt.quiet)
 				puts(p->line);
 			count(DONE, p->path);
-			record_done(p->path);
+			record_done(p->path, p->interp);
 			const char *slash = strrchr(p->path, '/');
 			char dir[CL_PATH_MAX];
 			snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - p->path) : 1,
@@ -241,7 +244,7 @@ static int flush_batch(void)
  * extended attributes, and queue it to replace the original. */
 static int queue_replacement(const char *path, int srcfd, const struct stat *st,
 			     const unsigned char *img, const struct patch_plan *plan,
-			     const char *line, char *why, size_t cap)
+			     const char *interp, const char *line, char *why, size_t cap)
 {
 	char tmp[CL_PATH_MAX];
 	const char *slash = strrchr(path, '/');
@@ -280,19 +283,10 @@ static int queue_replacement(const char *path, int srcfd, const struct stat *st,
 	}
 	snprintf(p->line, sizeof p->line, "%s", line);
 	p->dev = st->st_dev;	/* the temporary sits beside the original */
+	p->interp = interp;
 	if (++batch.n == BATCH_MAX)
 		flush_batch();
 	return 0;
-}
-
-static const char *machine_str(int m)
-{
-	static char buf[24];
-	const char *n = elf_machine_name(m);
-	if (n)
-		return n;
-	snprintf(buf, sizeof buf, "machine %d", m);
-	return buf;
 }
 
 static enum outcome skip_for_kind(const struct elf_facts *f)
@@ -308,7 +302,10 @@ static enum outcome skip_for_kind(const struct elf_facts *f)
 	}
 }
 
-static enum outcome process_file(const char *path, bool named)
+/* One file: patched for interp (a cudaload for machine), restored or
+ * checked as opt.action says.  The interpreter is the caller's: --reapply
+ * gives each recorded program its own. */
+static enum outcome process_file(const char *path, bool named, const char *interp, int machine)
 {
 	char why[512] = "";
 	struct stat st;
@@ -384,13 +381,13 @@ static enum outcome process_file(const char *path, bool named)
 		o = skip_for_kind(&f);
 		if (o == DONE && f.recorded[0])
 			o = SKIP_PATCHED;
-		else if (o == DONE && f.machine != opt.machine)
+		else if (o == DONE && f.machine != machine)
 			o = SKIP_MACHINE;
 		else if (o == DONE && !named && !opt.all && !f.uses_cuda)
 			o = SKIP_NO_CUDA;
-		else if (o == DONE && strcmp(f.interp, opt.interp) == 0)
+		else if (o == DONE && strcmp(f.interp, interp) == 0)
 			o = SKIP_SAME;
-		else if (o == DONE && elfpatch_plan_patch(img, len, opt.interp, &plan, why, sizeof why) < 0) {
+		else if (o == DONE && elfpatch_plan_patch(img, len, interp, &plan, why, sizeof why) < 0) {
 			complain(path, "error: %s", why);
 			o = FAILED;
 		}
@@ -406,12 +403,12 @@ static enum outcome process_file(const char *path, bool named)
 				 forced ? " (not byte-identical: the file was rewritten after patching)" : "");
 		else
 			snprintf(line, sizeof line, "%s: %spatched, interpreter %s (was %s)%s", path,
-				 opt.dry_run ? "would be " : "", opt.interp, f.interp,
+				 opt.dry_run ? "would be " : "", interp, f.interp,
 				 plan.grew ? ", grown" : "");
 		if (opt.dry_run) {
 			progress_clear();
 			puts(line);
-		} else if (queue_replacement(path, fd, &st, img, &plan, line, why, sizeof why) < 0) {
+		} else if (queue_replacement(path, fd, &st, img, &plan, interp, line, why, sizeof why) < 0) {
 			complain(path, "error: %s; left as it was", why);
 			o = FAILED;
 		} else {
@@ -424,14 +421,17 @@ static enum outcome process_file(const char *path, bool named)
 			say(path, "skipped: %s", outcome_name(o));	/* already as asked */
 	} else if (o != FAILED && (named || (f.uses_cuda && (o == SKIP_MACHINE || o == SKIP_LINKS)))) {
 		/* named files, and CUDA programs a walk had to leave out */
-		if (o == SKIP_MACHINE)
-			say(path, "skipped: for %s, cudaload is for %s", machine_str(f.machine),
-			    machine_str(opt.machine));
-		else if (o == SKIP_LINKS)
+		if (o == SKIP_MACHINE) {
+			char a[24], b[24];
+			say(path, "skipped: for %s, cudaload is for %s",
+			    elf_machine_label(f.machine, a, sizeof a),
+			    elf_machine_label(machine, b, sizeof b));
+		} else if (o == SKIP_LINKS) {
 			say(path, "skipped: %lu hard links (--break-links patches this name only)",
 			    (unsigned long)st.st_nlink);
-		else
+		} else {
 			say(path, "skipped: %s", outcome_name(o));
+		}
 		if (named)
 			opt.named_skipped++;
 	}
@@ -508,7 +508,7 @@ static void process(const char *path)
 			count(FAILED, path);
 		}
 		for (size_t i = 0; i < walked.n; i++) {
-			count(process_file(walked.v[i], false), walked.v[i]);
+			count(process_file(walked.v[i], false, opt.interp, opt.machine), walked.v[i]);
 			free(walked.v[i]);
 		}
 		walked.n = 0;
@@ -522,11 +522,11 @@ static void process(const char *path)
 			count(FAILED, path);
 			return;
 		}
-		count(process_file(real, true), real);
+		count(process_file(real, true, opt.interp, opt.machine), real);
 		free(real);
 		return;
 	}
-	count(process_file(path, true), path);
+	count(process_file(path, true, opt.interp, opt.machine), path);
 }
 
 static int interp_machine(const char *path)
@@ -628,17 +628,17 @@ static int from_recorded(bool reapply)
 			patchlist_remove(&opt.record, path);
 			continue;
 		}
+		const char *interp = todo.v[k].interp;
 		if (reapply) {
-			opt.interp = todo.v[k].interp;
-			opt.machine = interp_machine(opt.interp);
-			if (opt.machine < 0) {
-				complain(path, "error: its interpreter %s cannot be read here", opt.interp);
+			int machine = interp_machine(interp);
+			if (machine < 0) {
+				complain(path, "error: its interpreter %s cannot be read here", interp);
 				o = FAILED;
 			} else {
-				o = process_file(path, true);
+				o = process_file(path, true, interp, machine);
 			}
 		} else {
-			o = process_file(path, true);
+			o = process_file(path, true, interp, opt.machine);
 			if (o != DONE && o != QUEUED && o != FAILED)
 				patchlist_remove(&opt.record, path);	/* nothing to restore */
 		}
@@ -669,14 +669,14 @@ static void print_help(FILE *to)
 		else
 			snprintf(head, sizeof head, "    --%s%s%s", o->name, o->arg ? " " : "",
 				 o->arg ? o->arg : "");
-		fprintf(to, "  %-22s", head);
+		fprintf(to, "  %-24s", head);
 		for (const char *h = o->help; *h;) {
 			size_t n = strcspn(h, "\n");
 			fprintf(to, "%.*s\n", (int)n, h);
 			h += n;
 			if (*h) {
 				h++;
-				fprintf(to, "  %-22s", "");
+				fprintf(to, "  %-24s", "");
 			}
 		}
 	}

@@ -36,6 +36,7 @@
 #include "../common/decide.h"
 #include "../common/diag.h"
 #include "../common/elfread.h"
+#include "../common/json.h"
 #include "../common/pin.h"
 #include "../common/plan.h"
 #include "../common/probe.h"
@@ -224,25 +225,6 @@ static void run_child(const char *self, const char *llp, int timeout_s, struct o
 
 /* ---- output ------------------------------------------------------------------ */
 
-static void json_str(const char *s)
-{
-	if (!s) {
-		fputs("null", stdout);
-		return;
-	}
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
-
 static const char *describe(const struct outcome *o, char *buf, size_t cap)
 {
 	if (o->v.kind == VERDICT_SIGNAL && o->v.code == 0)
@@ -258,11 +240,11 @@ static void outcome_json(const struct outcome *o)
 {
 	char tok[32], what[512];
 	fputs("{\"result\":", stdout);
-	json_str(verdict_token(&o->v, tok, sizeof tok));
+	json_str(stdout, verdict_token(&o->v, tok, sizeof tok));
 	fputs(",\"name\":", stdout);
-	json_str(o->v.kind == VERDICT_CU ? verdict_cu_name(o->v.code) : NULL);
+	json_str(stdout, o->v.kind == VERDICT_CU ? verdict_cu_name(o->v.code) : NULL);
 	fputs(",\"what\":", stdout);
-	json_str(describe(o, what, sizeof what));
+	json_str(stdout, describe(o, what, sizeof what));
 	printf(",\"ok\":%s,\"driver_version\":", verdict_ok(&o->v) ? "true" : "false");
 	if (o->version >= 0)
 		printf("%d", o->version);
@@ -274,7 +256,7 @@ static void outcome_json(const struct outcome *o)
 	else
 		fputs("null", stdout);
 	fputs(",\"libcuda\":", stdout);
-	json_str(o->path[0] ? o->path : NULL);
+	json_str(stdout, o->path[0] ? o->path : NULL);
 	putchar('}');
 }
 
@@ -435,9 +417,9 @@ int main(int argc, char **argv)
 			   verdict_token(&base.v, tok, sizeof tok), base.v.when);
 	if (json) {
 		fputs("{\"store\":", stdout);
-		json_str(path);
+		json_str(stdout, path);
 		fputs(",\"host\":", stdout);
-		json_str(hosttxt);
+		json_str(stdout, hosttxt);
 		fputs(",\"system\":", stdout);
 		outcome_json(&base);
 		fputs(",\"candidates\":[", stdout);
@@ -471,11 +453,11 @@ int main(int argc, char **argv)
 		if (json)
 			printf("%s{\"dir\":", i ? "," : "");
 		if (json)
-			json_str(c->dir);
+			json_str(stdout, c->dir);
 		if (skip[0]) {
 			if (json) {
 				fputs(",\"skipped\":", stdout);
-				json_str(skip);
+				json_str(stdout, skip);
 				putchar('}');
 			} else {
 				printf("%s: not verified: %s\n", c->dir, skip);

@@ -88,4 +88,23 @@ else
 	status "--reapply without a record is a usage error" 100 $st "$out"
 	contains "... that says why" "$out" "no record"
 fi
+
+# Programs recorded for two cudaloads, both replaced by an upgrade: each is
+# patched again for its own, and the record keeps each one's (all in one
+# batch of replacements).
+REC=$W/state/two
+export CUDALOAD_PATCH_RECORD=$REC
+mkdir -p "$W/other/bin"
+cp "$B/cudaload" "$W/other/bin/cudaload"
+cp "$prog" "$W/bin/d"
+cp "$prog" "$W/bin/e"
+"$P" --interp "$B/cudaload" "$W/bin/d" >/dev/null
+"$P" --interp "$W/other/bin/cudaload" "$W/bin/e" >/dev/null
+cp "$prog" "$W/bin/d"
+cp "$prog" "$W/bin/e"
+"$P" --reapply --quiet >/dev/null 2>&1
+want=$(printf '%s\t%s\n%s\t%s' "$B/cudaload" "$W/bin/d" "$W/other/bin/cudaload" "$W/bin/e")
+status "--reapply keeps each program's own interpreter in the record" "$want" "$(cat "$REC" 2>&1)" "$(cat "$REC" 2>&1)"
+out=$("$P" --check "$W/bin/e")
+contains "... and patches each for it" "$out" "$W/bin/e: patched, interpreter $W/other/bin/cudaload"
 finish

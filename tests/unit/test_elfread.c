@@ -170,6 +170,11 @@ Test(elfread_happy, machine_names)
 {
 	cr_assert_str_eq(elf_machine_name(EM_AARCH64), "aarch64");
 	cr_assert_null(elf_machine_name(9999));
+	char a[24], b[24];
+	const char *x = elf_machine_label(9999, a, sizeof a), *y = elf_machine_label(9998, b, sizeof b);
+	cr_assert_str_eq(x, "machine 9999");
+	cr_assert_str_eq(y, "machine 9998", "two in one message stay two");
+	cr_assert_str_eq(elf_machine_label(EM_X86_64, a, sizeof a), "x86_64");
 }
 
 /* A small head: what lies beyond it (program headers, a note) is read when

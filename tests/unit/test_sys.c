@@ -66,3 +66,47 @@ Test(sys_happy, diag_off_by_default, .init = cr_redirect_stderr)
 		 (int)getpid(), (int)getpid());
 	cr_assert_stderr_eq_str(want);
 }
+
+/* getdents64 records, as both directory readers take them (dent_next). */
+static size_t put_dent(char *buf, size_t at, unsigned short reclen, const char *name, size_t namelen)
+{
+	memset(buf + at, 0, reclen);
+	memcpy(buf + at + 16, &reclen, sizeof reclen);
+	memcpy(buf + at + DENT_HEAD, name, namelen);
+	return at + reclen;
+}
+
+Test(sys_happy, dent_records)
+{
+	char buf[256];
+	size_t len = put_dent(buf, 0, 24, "a", 2);
+	len = put_dent(buf, len, 32, "gpu0000", 8);
+	size_t pos = 0;
+	const char *name;
+	cr_assert_eq(dent_next(buf, len, &pos, &name), DENT_ENTRY);
+	cr_assert_str_eq(name, "a");
+	cr_assert_eq(dent_next(buf, len, &pos, &name), DENT_ENTRY);
+	cr_assert_str_eq(name, "gpu0000");
+	cr_assert_eq(dent_next(buf, len, &pos, &name), DENT_END);
+}
+
+Test(sys_sad, dent_bad_records)
+{
+	char buf[256];
+	/* a name that fills its record without a NUL: skipped, the next still read */
+	size_t len = put_dent(buf, 0, 24, "abcde", 5);
+	len = put_dent(buf, len, 24, "ok", 3);
+	size_t pos = 0;
+	const char *name;
+	cr_assert_eq(dent_next(buf, len, &pos, &name), DENT_UNTERMINATED);
+	cr_assert_eq(dent_next(buf, len, &pos, &name), DENT_ENTRY);
+	cr_assert_str_eq(name, "ok");
+	/* a record longer than what was read, or too short for a name: stop */
+	pos = 0;
+	cr_assert_eq(dent_next(buf, 20, &pos, &name), DENT_BROKEN);
+	put_dent(buf, 0, DENT_HEAD, "", 0);
+	pos = 0;
+	cr_assert_eq(dent_next(buf, 64, &pos, &name), DENT_BROKEN);
+	pos = 0;
+	cr_assert_eq(dent_next(buf, 10, &pos, &name), DENT_END, "less than a head");
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+#include "json.h"
+
+void json_str(FILE *f, const char *s)
+{
+	if (!s) {
+		fputs("null", f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+void json_strs(FILE *f, char *const *v, int n)
+{
+	fputc('[', f);
+	for (int i = 0; i < n; i++) {
+		if (i)
+			fputc(',', f);
+		json_str(f, v[i]);
+	}
+	fputc(']', f);
+}
+
+void json_ints(FILE *f, const int *v, int n)
+{
+	fputc('[', f);
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%s%d", i ? "," : "", v[i]);
+	fputc(']', f);
+}
+
+void json_key(FILE *f, const char *key)
+{
+	fprintf(f, ",\"%s\":", key);
+}
+
+void json_kstr(FILE *f, const char *key, const char *s)
+{
+	json_key(f, key);
+	json_str(f, s);
+}
+
+void json_kbool(FILE *f, const char *key, bool b)
+{
+	json_key(f, key);
+	fputs(b ? "true" : "false", f);
+}

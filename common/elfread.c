@@ -590,6 +590,53 @@ int elf_search_paths(const struct elf_file *ef, const struct elf_phdr *phs, unsi
 	return r;
 }
 
+int elf_needed(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n,
+	       char *buf, size_t cap, unsigned *count)
+{
+	*count = 0;
+	if (cap == 0)
+		return -1;
+	buf[0] = '\0';
+	static const uint64_t tags[] = { DT_STRTAB, DT_STRSZ };
+	uint64_t v[2] = { 0, 0 };
+	int got = read_dynamic(ef, phs, n, tags, v, 2);
+	if (got <= 0)
+		return got;
+	const struct elf_phdr *dyn = NULL;
+	for (unsigned i = 0; i < n; i++)
+		if (phs[i].type == PT_DYNAMIC)
+			dyn = &phs[i];
+	uint64_t strtab = v[0], strsz = v[1], str_off;
+	if (!strtab || strsz > MAX_SHSTRTAB || !vaddr_to_offset(phs, n, strtab, &str_off))
+		return -1;
+	const unsigned char *d = read_section(ef, dyn->offset, dyn->filesz, MAX_DYNAMIC);
+	const unsigned char *strs = d ? read_section(ef, str_off, strsz, MAX_SHSTRTAB) : NULL;
+	int r = d && strs ? 0 : -1;
+	size_t w = ef->cls == ELFCLASS64 ? 8 : 4, used = 0;
+	for (uint64_t p = 0; r == 0 && p + 2 * w <= dyn->filesz; p += 2 * w) {
+		uint64_t tag = getword(ef, d + p), val = getword(ef, d + p + w);
+		if (tag == DT_NULL)
+			break;
+		if (tag != DT_NEEDED)
+			continue;
+		const char *name = string_at(strs, strsz, val);
+		size_t l = name ? strlen(name) : 0;
+		if (!name || l + 2 > cap - used) {
+			r = -1;
+			break;
+		}
+		memcpy(buf + used, name, l + 1);
+		used += l + 1;
+		buf[used] = '\0';
+		++*count;
+	}
+	if (strs)
+		release(ef, strs);
+	if (d)
+		release(ef, d);
+	return r;
+}
+
 bool elf_has_segment_note(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n,
 			  const char *owner, uint32_t type)
 {

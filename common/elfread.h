@@ -109,6 +109,12 @@ int elf_split_interp(const char *bytes, size_t len, char *interp, size_t icap,
 bool elf_has_segment_note(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n,
 			  const char *owner, uint32_t type);
 
+/* The DT_NEEDED names in order, each NUL-terminated, into buf (cap bytes;
+ * an empty name ends the list), and how many.  0, also without a dynamic
+ * section; -1 when it or its strings cannot be read or do not fit. */
+int elf_needed(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n,
+	       char *buf, size_t cap, unsigned *count);
+
 /* Name of an e_machine value ("x86_64", "aarch64", ...) or NULL. */
 const char *elf_machine_name(int machine);
 

@@ -30,7 +30,8 @@ struct lib {
 	char *rpath, *runpath;	/* "" when none */
 	signed char self;	/* the caller's rule: 1, 0, -1 unreadable */
 	signed char closure;	/* -2 not yet, 2 being walked, 0, 1 */
-	char *why;		/* what says so, when self or closure is 1 */
+	char *why;		/* what says so, when self is 1 */
+	char *via;		/* the way to a CUDA library, when closure is 1 */
 };
 
 struct closure {
@@ -238,6 +239,7 @@ static void lib_free(struct lib *l)
 {
 	if (!l)
 		return;
+	free(l->via);
 	free(l->why);
 	free(l->runpath);
 	free(l->rpath);
@@ -445,7 +447,9 @@ static struct lib *find(struct closure *c, const struct chain *at, const char *n
 	return l;
 }
 
-/* Depth first through the needed names; why gets "a > b (what says so)". */
+/* Through the needed names: first whether one of them is itself a CUDA
+ * library, then, in order, what each one needs, so that the reason names
+ * the shortest way found ("a > b (what says so)"). */
 static int walk(struct closure *c, const struct chain *at, int depth, char *why, size_t cap)
 {
 	struct lib *o = (struct lib *)at->lib;
@@ -454,33 +458,38 @@ static int walk(struct closure *c, const struct chain *at, int depth, char *why,
 	o->closure = 2;
 	int found = 0;
 	bool oom = false;
-	for (const char *name = o->needed; *name && !found && !oom; name += strlen(name) + 1) {
-		struct lib *l = find(c, at, name, &oom);
-		if (!l)
-			continue;
-		char sub[512];
-		if (l->self == 1) {
-			snprintf(sub, sizeof sub, "%s (%s)", name, l->why);
-			found = 1;
-		} else if (l->closure == -2) {
-			struct chain next = { l, at };
-			char inner[512];
-			int r = walk(c, &next, depth + 1, inner, sizeof inner);
-			if (r < 0)
-				return -1;
-			if (r == 1) {
-				snprintf(sub, sizeof sub, "%s > %s", name, inner);
+	char sub[512];
+	for (int pass = 0; pass < 2 && !found && !oom; pass++)
+		for (const char *name = o->needed; *name && !found && !oom; name += strlen(name) + 1) {
+			struct lib *l = find(c, at, name, &oom);
+			if (!l)
+				continue;
+			if (pass == 0) {
+				if (l->self == 1) {
+					snprintf(sub, sizeof sub, "%s (%s)", name, l->why);
+					found = 1;
+				}
+				continue;
+			}
+			if (l->closure == -2) {
+				struct chain next = { l, at };
+				char inner[512];
+				int r = walk(c, &next, depth + 1, inner, sizeof inner);
+				if (r < 0)
+					return -1;
+				if (r == 1) {
+					snprintf(sub, sizeof sub, "%s > %s", name, inner);
+					found = 1;
+				}
+			} else if (l->closure == 1) {
+				snprintf(sub, sizeof sub, "%s > %s", name, l->via);
 				found = 1;
 			}
-		} else if (l->closure == 1) {
-			snprintf(sub, sizeof sub, "%s > %s", name, l->why);
-			found = 1;
 		}
-		if (found) {
-			snprintf(why, cap, "%s", sub);
-			if (!o->why && !(o->why = strdup(sub)))
-				oom = true;
-		}
+	if (found) {
+		snprintf(why, cap, "%s", sub);
+		if (!o->via && !(o->via = strdup(sub)))
+			oom = true;
 	}
 	if (oom)
 		return -1;
@@ -545,6 +554,6 @@ int closure_uses_cuda(struct closure *c, const char *path, char *why, size_t cap
 	}
 	if (prog->closure != 1)
 		return 0;
-	snprintf(why, cap, "through %s", prog->why);
+	snprintf(why, cap, "through %s", prog->via);
 	return 1;
 }

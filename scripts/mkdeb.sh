@@ -4,8 +4,10 @@
 # amd64 or arm64) from a tree staged by `make install PREFIX=/usr`, with
 # dpkg-deb: the same layout as make install, plus what Debian wants (gzipped
 # man pages, copyright, changelog, md5sums, maintainer scripts, conffiles).
-# The arm64 package is cross-built on other machines.  Needs dpkg-dev
-# (dpkg-shlibdeps computes the libraries cudaload-patch depends on).
+# cudaload-patch and cudaload-verify are the glibc 2.31 builds of
+# BUILD/glibc231/ARCH (docs/design.md §11).  The arm64 package is
+# cross-built on other machines.  Needs dpkg-dev (dpkg-shlibdeps computes
+# the libraries the binaries depend on).
 set -eu
 [ $# -eq 3 ] || { echo "usage: mkdeb.sh BUILD VERSION ARCH" >&2; exit 100; }
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,17 +18,21 @@ make=${MAKE:-make}
 maintainer=${DEB_MAINTAINER:-cudaload developers <cudaload@users.noreply.github.com>}
 native=$(dpkg --print-architecture)
 
+G=$B/glibc231/$arch
 case $arch in
 "$native")
-	vars="INSTALL_CUDALOAD=$B/cudaload INSTALL_PATCH=$B/cudaload-patch INSTALL_VERIFY=$B/cudaload-verify" ;;
+	vars="INSTALL_CUDALOAD=$B/cudaload INSTALL_PATCH=$G/cudaload-patch INSTALL_VERIFY=$G/cudaload-verify" ;;
 arm64)
 	# the aarch64 binaries built beside the host ones; no second copy of
 	# the Jetson cudaload, it is the main one here
-	vars="INSTALL_CUDALOAD=$B/aarch64/cudaload INSTALL_PATCH=$B/aarch64/cudaload-patch
-INSTALL_VERIFY=$B/aarch64/cudaload-verify INSTALL_A64= STRIP=aarch64-linux-gnu-strip" ;;
+	vars="INSTALL_CUDALOAD=$B/aarch64/cudaload INSTALL_PATCH=$G/cudaload-patch
+INSTALL_VERIFY=$G/cudaload-verify INSTALL_A64= STRIP=aarch64-linux-gnu-strip" ;;
 *)
 	echo "mkdeb.sh: cannot build for $arch on $native" >&2; exit 1 ;;
 esac
+for f in "$G/cudaload-patch" "$G/cudaload-verify"; do
+	[ -x "$f" ] || { echo "mkdeb.sh: no $f (make $f)" >&2; exit 1; }
+done
 
 W=$B/deb/$arch
 R=$W/root

@@ -85,21 +85,25 @@ for a in $arches; do
 		readelf -h "$x/usr/$f" | grep -q "Machine: *.*$m" || bad "$a: /usr/$f is not for $m"
 		file "$x/usr/$f" | grep -q ', stripped' || bad "$a: /usr/$f is not stripped"
 	done
-	if [ $a = arm64 ]; then
-		# JetPack 5 is glibc 2.31: the verifier must not need more.
-		need=$(objdump -T "$x/usr/libexec/cudaload/cudaload-verify" 2>/dev/null | grep -o 'GLIBC_2\.[0-9]*' | sort -t. -k2 -n | tail -1)
-		if [ "${need#GLIBC_2.}" -le 31 ] 2>/dev/null; then
-			ok "arm64: cudaload-verify needs $need, runs on JetPack 5 (glibc 2.31)"
-		elif [ -e "$B/bullseye-arm64/sysroot/lib/aarch64-linux-gnu/ld-2.31.so" ]; then
-			bad "arm64: cudaload-verify needs $need although the glibc 2.31 sysroot is there"
+	# Debian 11, Ubuntu 20.04 and JetPack 5 are glibc 2.31: nothing shipped
+	# may need more (docs/design.md §11).
+	for f in bin/cudaload-patch libexec/cudaload/cudaload-verify; do
+		need=$(objdump -T "$x/usr/$f" 2>/dev/null | grep -o 'GLIBC_2\.[0-9]*' | sort -t. -k2 -n | tail -1)
+		if [ -n "$need" ] && [ "${need#GLIBC_2.}" -le 31 ]; then
+			ok "$a: /usr/$f needs $need, runs on glibc 2.31 (JetPack 5) and later"
 		else
-			skip "arm64: cudaload-verify for glibc 2.31" "it needs $need: no bullseye sysroot yet (tests/e2e/glibc231.sh fetches it)"
+			bad "$a: /usr/$f needs ${need:-no glibc at all?}, more than glibc 2.31"
 		fi
-	fi
+	done
 	file "$x/usr/bin/cudaload" | grep -q 'static-pie' || bad "$a: cudaload is not static-pie" "$(file "$x/usr/bin/cudaload")"
 	info=$(dpkg-deb -I "$deb")
 	contains "$a: conffiles" "$info" "conffiles"
-	contains "$a: depends on libelf for cudaload-patch" "$(dpkg-deb -f "$deb" Depends)" "libelf1"
+	depends=$(dpkg-deb -f "$deb" Depends)
+	status "$a: Depends names only libc6 and libelf1" "libc6 libelf1" \
+		"$(printf '%s\n' "$depends" | tr ',' '\n' | sed 's/^ *//; s/[ (].*//' | sort | tr '\n' ' ' | sed 's/ $//')" "$depends"
+	libc=$(printf '%s\n' "$depends" | sed -n 's/.*libc6 (>= 2\.\([0-9]*\)).*/\1/p')
+	[ -n "$libc" ] && [ "$libc" -le 31 ] && ok "$a: ... libc6 (>= 2.$libc), which Debian 11's 2.31 satisfies" ||
+		bad "$a: Depends asks for more than Debian 11's libc6 2.31" "$depends"
 	status "$a: architecture" "$a" "$(dpkg-deb -f "$deb" Architecture)"
 	ok "$a: $(printf '%s\n' "$list" | grep -c '^[-l]') files, $(dpkg-deb -f "$deb" Installed-Size) KiB installed"
 done

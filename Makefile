@@ -207,6 +207,7 @@ e2e: all $(BUILD)/asan/cudaload-patch
 	sh tests/e2e/docs.sh $(BUILD)
 	$(MAKE) deb
 	sh tests/e2e/deb.sh $(BUILD) $(VERSION)
+	sh tests/e2e/repro.sh $(BUILD) $(VERSION)
 	sh tests/nix/run.sh $(BUILD)
 
 # On a host with a real NVIDIA driver (skipped elsewhere): the driver's own

@@ -4,7 +4,7 @@
 # (ARCH amd64 or arm64; OUTDIR defaults to BUILD) from a tree staged by
 # `make install PREFIX=/usr`, with dpkg-deb: the same layout as make install,
 # plus what Debian wants (gzipped man pages, copyright, changelog, md5sums,
-# maintainer scripts, conffiles).  cudaload-patch and
+# maintainer scripts, triggers, conffiles).  cudaload-patch and
 # cudaload-verify are the glibc 2.31 builds of BUILD/glibc231/ARCH
 # (docs/design.md §11).  The arm64 package is cross-built on other machines.
 # Reproducible: the same tree gives the same bytes (SOURCE_DATE_EPOCH, by
@@ -89,7 +89,8 @@ sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@SIZE@|$size|" \
 	-e "s|@DEPENDS@|$depends|" -e "s|@MAINTAINER@|$maintainer|" \
 	"$top/packaging/control" >"$R/DEBIAN/control"
 printf '/etc/cudaload.conf\n/etc/apt/apt.conf.d/80cudaload\n' >"$R/DEBIAN/conffiles"
-install -m 755 "$top/packaging/prerm" "$top/packaging/postrm" "$R/DEBIAN/"
+install -m 755 "$top/packaging/postinst" "$top/packaging/prerm" "$top/packaging/postrm" "$R/DEBIAN/"
+install -m 644 "$top/packaging/triggers.$arch" "$R/DEBIAN/triggers"
 (cd "$R" && find . -type f ! -path './DEBIAN/*' ! -path './etc/*' | sed 's|^\./||' | sort |
 	xargs md5sum) >"$R/DEBIAN/md5sums"
 chmod 644 "$R/DEBIAN/control" "$R/DEBIAN/conffiles" "$R/DEBIAN/md5sums"

@@ -208,6 +208,7 @@ e2e: all $(BUILD)/asan/cudaload-patch
 	$(MAKE) deb
 	sh tests/e2e/deb.sh $(BUILD) $(VERSION)
 	sh tests/e2e/repro.sh $(BUILD) $(VERSION)
+	sh tests/e2e/distro.sh $(BUILD) $(VERSION)
 	sh tests/nix/run.sh $(BUILD)
 
 # On a host with a real NVIDIA driver (skipped elsewhere): the driver's own

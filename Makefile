@@ -120,11 +120,6 @@ $(BUILD)/cudaload-patch: $(TOOL_SRC) $(TOOL_HDR) Makefile
 	@mkdir -p $(dir $@)
 	$(QUIET) $(CC) $(BASEFLAGS) -O2 $(TOOL_HARDEN) $(TOOL_SRC) -lelf -o $@
 
-# The arm64 one for the arm64 package, on Debian's libelf-dev:arm64.
-$(BUILD)/aarch64/cudaload-patch: $(TOOL_SRC) $(TOOL_HDR) Makefile
-	@mkdir -p $(dir $@)
-	$(QUIET) $(AARCH64_CC) $(BASEFLAGS) -O2 $(TOOL_HARDEN) $(TOOL_SRC) -lelf -o $@
-
 $(BUILD)/asan/cudaload-patch: $(TOOL_SRC) $(TOOL_HDR) Makefile
 	@mkdir -p $(dir $@)
 	$(QUIET) $(CC) $(BASEFLAGS) -g -O1 $(SAN_FLAGS) $(TOOL_SRC) -lelf -o $@
@@ -135,29 +130,43 @@ $(BUILD)/cudaload-verify: $(VERIFY_SRC) $(COMMON_HDR) Makefile
 	@mkdir -p $(dir $@)
 	$(QUIET) $(CC) $(BASEFLAGS) -O2 $(VERIFY_SRC) -ldl -o $@
 
-# The Jetson one: JetPack 5 is glibc 2.31, and a program linked against a
-# newer glibc does not start there (docs/design.md).  Linked against the
-# bullseye sysroot tests/e2e/glibc231.sh fetches when it is there (rebuilt
-# once it appears), else against the cross toolchain's glibc, with a note.
-A64_GLIBC_SYSROOT ?= $(BUILD)/bullseye-arm64/sysroot
-A64_LD231 := $(wildcard $(A64_GLIBC_SYSROOT)/lib/aarch64-linux-gnu/ld-2.31.so)
-a64_verify_flags = $(if $(A64_LD231),-nostdinc -isystem $(shell $(AARCH64_CC) -print-file-name=include) \
-	-isystem $(A64_GLIBC_SYSROOT)/usr/include/aarch64-linux-gnu -isystem $(A64_GLIBC_SYSROOT)/usr/include -isystem /usr/aarch64-linux-gnu/include \
-	--sysroot=$(A64_GLIBC_SYSROOT) -B$(A64_GLIBC_SYSROOT)/usr/lib/aarch64-linux-gnu/ \
-	-L$(A64_GLIBC_SYSROOT)/usr/lib/aarch64-linux-gnu)
-a64_verify_libdl = $(if $(A64_LD231),$(A64_GLIBC_SYSROOT)/lib/aarch64-linux-gnu/libdl.so.2,-ldl)
-# Which glibc it was linked against, as a stamp: the sysroot's files keep
-# their 2021 dates, so depending on them would never relink a verifier built
-# before the sysroot was fetched.
-A64_VERIFY_LIBC := $(BUILD)/aarch64/verify-libc.$(if $(A64_LD231),2.31,host)
-$(A64_VERIFY_LIBC):
+# The Jetson one for the tests here (under qemu-user); the package's is below.
+$(BUILD)/aarch64/cudaload-verify: $(VERIFY_SRC) $(COMMON_HDR) Makefile
 	@mkdir -p $(dir $@)
-	@rm -f $(BUILD)/aarch64/verify-libc.*
-	@touch $@
-$(BUILD)/aarch64/cudaload-verify: $(VERIFY_SRC) $(COMMON_HDR) Makefile $(A64_VERIFY_LIBC)
+	$(QUIET) $(AARCH64_CC) $(BASEFLAGS) -O2 $(VERIFY_SRC) -ldl -o $@
+
+# ---- what the Debian packages ship: glibc 2.31 and every later one ----
+# cudaload-patch and cudaload-verify of build/glibc231/{amd64,arm64}/ are
+# linked against Debian 11's glibc 2.31 and libelf (scripts/sysroot.sh
+# fetches them into GLIBC231_DIR/bullseye-ARCH/sysroot once), so that they
+# run on Debian 11 and 12, Ubuntu 20.04 to 24.04, JetPack 5 to 7
+# (docs/design.md §11).  Headers, crt files and libraries all come from the
+# sysroot; the compiler's own headers and libgcc from this machine.
+GLIBC231_DIR ?= $(BUILD)
+PKG_CC_amd64 := $(if $(filter x86_64,$(ARCH)),$(CC),x86_64-linux-gnu-gcc)
+PKG_CC_arm64 := $(AARCH64_CC)
+PKG_TRIPLET_amd64 := x86_64-linux-gnu
+PKG_TRIPLET_arm64 := aarch64-linux-gnu
+# $(1) the Debian architecture
+pkg_sysroot = $(abspath $(GLIBC231_DIR))/bullseye-$(1)/sysroot
+pkg_flags = -nostdinc -isystem $(shell $(PKG_CC_$(1)) -print-file-name=include) \
+	-isystem $(call pkg_sysroot,$(1))/usr/include/$(PKG_TRIPLET_$(1)) -isystem $(call pkg_sysroot,$(1))/usr/include \
+	--sysroot=$(call pkg_sysroot,$(1)) -B$(call pkg_sysroot,$(1))/usr/lib/$(PKG_TRIPLET_$(1))/ \
+	-L$(call pkg_sysroot,$(1))/usr/lib/$(PKG_TRIPLET_$(1)) -L$(call pkg_sysroot,$(1))/lib/$(PKG_TRIPLET_$(1)) \
+	-Wl,-rpath-link=$(call pkg_sysroot,$(1))/lib/$(PKG_TRIPLET_$(1)):$(call pkg_sysroot,$(1))/usr/lib/$(PKG_TRIPLET_$(1)) \
+	-ffile-prefix-map=$(CURDIR)=.
+# (precious: make would delete it as an intermediate file)
+.PRECIOUS: $(GLIBC231_DIR)/bullseye-%/sysroot/.complete
+$(GLIBC231_DIR)/bullseye-%/sysroot/.complete:
+	sh scripts/sysroot.sh $(GLIBC231_DIR) $*
+
+$(BUILD)/glibc231/%/cudaload-patch: $(TOOL_SRC) $(TOOL_HDR) Makefile $(GLIBC231_DIR)/bullseye-%/sysroot/.complete
 	@mkdir -p $(dir $@)
-	$(if $(A64_LD231),,@echo "note: $@ is linked against this machine's glibc and needs GLIBC_2.34; for JetPack 5 (glibc 2.31) rebuild after tests/e2e/glibc231.sh fetched $(A64_GLIBC_SYSROOT)" >&2)
-	$(QUIET) $(AARCH64_CC) $(BASEFLAGS) -O2 $(a64_verify_flags) $(VERIFY_SRC) $(a64_verify_libdl) -o $@
+	$(QUIET) $(PKG_CC_$*) $(BASEFLAGS) -O2 $(TOOL_HARDEN) $(call pkg_flags,$*) $(TOOL_SRC) -lelf -o $@
+
+$(BUILD)/glibc231/%/cudaload-verify: $(VERIFY_SRC) $(COMMON_HDR) Makefile $(GLIBC231_DIR)/bullseye-%/sysroot/.complete
+	@mkdir -p $(dir $@)
+	$(QUIET) $(PKG_CC_$*) $(BASEFLAGS) -O2 $(TOOL_HARDEN) $(call pkg_flags,$*) $(VERIFY_SRC) -ldl -o $@
 
 # ---- unit tests: Criterion against glibc, plain and under ASan+UBSan ----
 UNIT_SRC  := $(wildcard tests/unit/*.c)
@@ -204,10 +213,10 @@ e2e: all $(BUILD)/asan/cudaload-patch
 	sh tests/e2e/record.sh $(BUILD)
 	PATCHER=$(BUILD)/asan/cudaload-patch ASAN_OPTIONS=detect_leaks=1 sh tests/e2e/record.sh $(BUILD)
 	sh tests/e2e/docs.sh $(BUILD)
-	@# built here, after glibc231.sh fetched the sysroot the arm64
-	@# cudaload-verify is linked against (JetPack 5 runs glibc 2.31)
 	$(MAKE) deb
 	sh tests/e2e/deb.sh $(BUILD) $(VERSION)
+	sh tests/e2e/repro.sh $(BUILD) $(VERSION)
+	sh tests/e2e/distro.sh $(BUILD) $(VERSION)
 	sh tests/nix/run.sh $(BUILD)
 
 # On a host with a real NVIDIA driver (skipped elsewhere): the driver's own
@@ -327,7 +336,7 @@ uninstall:
 
 # ---- Debian packages: build/cudaload_$(VERSION)_{amd64,arm64}.deb ----
 DEB_ARCHES := $(if $(filter aarch64,$(ARCH)),arm64,amd64 arm64)
-deb: all $(BUILD)/aarch64/cudaload-patch
+deb: all $(foreach a,$(DEB_ARCHES),$(BUILD)/glibc231/$(a)/cudaload-patch $(BUILD)/glibc231/$(a)/cudaload-verify)
 	+@set -e; for a in $(DEB_ARCHES); do MAKE="$(MAKE)" sh scripts/mkdeb.sh $(BUILD) $(VERSION) $$a; done
 
 # The man pages, as mandoc sees them (warnings are errors).

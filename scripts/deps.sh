@@ -6,7 +6,8 @@
 # it does.  Needs root (or nothing to do).
 # The aarch64 (Jetson) build and tests use Debian's cross toolchain, musl for
 # arm64, the arm64 glibc loader and qemu-user (docs/design.md §8); the
-# packages are checked with dpkg-dev, lintian and mandoc.
+# packages are checked with dpkg-dev, lintian and mandoc, and installed in
+# Debian 11 and 12 roots that debootstrap makes.
 set -eu
 
 if [ "${1:-}" = demo ]; then
@@ -15,7 +16,7 @@ else
 	packages="make gcc g++ musl-tools musl-dev libcriterion-dev libelf-dev pkg-config
 patchelf elfutils binutils gdb strace file attr libcap2-bin python3 perl
 valgrind clang libclang-rt-14-dev dpkg-dev fakeroot lintian mandoc bash-completion
-nix-bin shellcheck"
+nix-bin shellcheck debootstrap"
 	if [ "$(uname -m)" = aarch64 ]; then
 		packages="$packages musl-dev"
 	else

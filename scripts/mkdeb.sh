@@ -1,32 +1,50 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# mkdeb.sh BUILD VERSION ARCH: build BUILD/cudaload_VERSION_ARCH.deb (ARCH
-# amd64 or arm64) from a tree staged by `make install PREFIX=/usr`, with
-# dpkg-deb: the same layout as make install, plus what Debian wants (gzipped
-# man pages, copyright, changelog, md5sums, maintainer scripts, conffiles).
-# The arm64 package is cross-built on other machines.  Needs dpkg-dev
-# (dpkg-shlibdeps computes the libraries cudaload-patch depends on).
+# mkdeb.sh BUILD VERSION ARCH [OUTDIR]: build OUTDIR/cudaload_VERSION_ARCH.deb
+# (ARCH amd64 or arm64; OUTDIR defaults to BUILD) from a tree staged by
+# `make install PREFIX=/usr`, with dpkg-deb: the same layout as make install,
+# plus what Debian wants (gzipped man pages, copyright, changelog, md5sums,
+# maintainer scripts, triggers, conffiles).  cudaload-patch and
+# cudaload-verify are the glibc 2.31 builds of BUILD/glibc231/ARCH
+# (docs/design.md §11).  The arm64 package is cross-built on other machines.
+# Reproducible: the same tree gives the same bytes (SOURCE_DATE_EPOCH, by
+# default the changelog's date, for every time stamp; fixed modes; sorted
+# lists; no build paths).  Needs dpkg-dev (dpkg-shlibdeps computes the
+# libraries the binaries depend on).
 set -eu
-[ $# -eq 3 ] || { echo "usage: mkdeb.sh BUILD VERSION ARCH" >&2; exit 100; }
+[ $# -eq 3 ] || [ $# -eq 4 ] || { echo "usage: mkdeb.sh BUILD VERSION ARCH [OUTDIR]" >&2; exit 100; }
 top=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "$1" && pwd)
 version=$2
 arch=$3
+out=$(cd "${4:-$B}" && pwd)/cudaload_${version}_$arch.deb
+umask 022
+export LC_ALL=C
+if [ -z "${SOURCE_DATE_EPOCH:-}" ]; then
+	# the trailer line: " -- MAINTAINER  DATE"
+	when=$(sed -n 's/^ -- .*  \([A-Z][a-z][a-z], .*\)$/\1/p' "$top/packaging/changelog" | head -n1)
+	SOURCE_DATE_EPOCH=$(date -d "${when:?no date in packaging/changelog}" +%s)
+fi
+export SOURCE_DATE_EPOCH
 make=${MAKE:-make}
 maintainer=${DEB_MAINTAINER:-cudaload developers <cudaload@users.noreply.github.com>}
 native=$(dpkg --print-architecture)
 
+G=$B/glibc231/$arch
 case $arch in
 "$native")
-	vars="INSTALL_CUDALOAD=$B/cudaload INSTALL_PATCH=$B/cudaload-patch INSTALL_VERIFY=$B/cudaload-verify" ;;
+	vars="INSTALL_CUDALOAD=$B/cudaload INSTALL_PATCH=$G/cudaload-patch INSTALL_VERIFY=$G/cudaload-verify" ;;
 arm64)
 	# the aarch64 binaries built beside the host ones; no second copy of
 	# the Jetson cudaload, it is the main one here
-	vars="INSTALL_CUDALOAD=$B/aarch64/cudaload INSTALL_PATCH=$B/aarch64/cudaload-patch
-INSTALL_VERIFY=$B/aarch64/cudaload-verify INSTALL_A64= STRIP=aarch64-linux-gnu-strip" ;;
+	vars="INSTALL_CUDALOAD=$B/aarch64/cudaload INSTALL_PATCH=$G/cudaload-patch
+INSTALL_VERIFY=$G/cudaload-verify INSTALL_A64= STRIP=aarch64-linux-gnu-strip" ;;
 *)
 	echo "mkdeb.sh: cannot build for $arch on $native" >&2; exit 1 ;;
 esac
+for f in "$G/cudaload-patch" "$G/cudaload-verify"; do
+	[ -x "$f" ] || { echo "mkdeb.sh: no $f (make $f)" >&2; exit 1; }
+done
 
 W=$B/deb/$arch
 R=$W/root
@@ -63,16 +81,22 @@ depends=$(cd "$W/shlibs" && DEB_HOST_ARCH=$arch dpkg-shlibdeps -O "$R/usr/bin/cu
 	sed -n 's/^shlibs:Depends=//p')
 [ -n "$depends" ] || { echo "mkdeb.sh: dpkg-shlibdeps found no dependencies for $arch" >&2; exit 1; }
 
-size=$(du -sk --exclude=DEBIAN "$R" | cut -f1)
+# Installed-Size as dpkg-gencontrol counts it (each file's size in KiB,
+# rounded up, 1 for anything else), not du's blocks of this file system.
+size=$(find "$R" -path "$R/DEBIAN" -prune -o -printf '%y %s\n' |
+	awk '{ n += $1 == "f" ? int(($2 + 1023) / 1024) : 1 } END { print n }')
 sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@SIZE@|$size|" \
 	-e "s|@DEPENDS@|$depends|" -e "s|@MAINTAINER@|$maintainer|" \
 	"$top/packaging/control" >"$R/DEBIAN/control"
 printf '/etc/cudaload.conf\n/etc/apt/apt.conf.d/80cudaload\n' >"$R/DEBIAN/conffiles"
-install -m 755 "$top/packaging/prerm" "$top/packaging/postrm" "$R/DEBIAN/"
-(cd "$R" && find . -type f ! -path './DEBIAN/*' ! -path './etc/*' | sed 's|^\./||' | LC_ALL=C sort |
+install -m 755 "$top/packaging/postinst" "$top/packaging/prerm" "$top/packaging/postrm" "$R/DEBIAN/"
+install -m 644 "$top/packaging/triggers.$arch" "$R/DEBIAN/triggers"
+(cd "$R" && find . -type f ! -path './DEBIAN/*' ! -path './etc/*' | sed 's|^\./||' | sort |
 	xargs md5sum) >"$R/DEBIAN/md5sums"
 chmod 644 "$R/DEBIAN/control" "$R/DEBIAN/conffiles" "$R/DEBIAN/md5sums"
 
-out=$B/cudaload_${version}_$arch.deb
+# Every time stamp is SOURCE_DATE_EPOCH (dpkg-deb only lowers newer ones
+# to it, and uses it for the ar members); dpkg-deb sorts the members.
+find "$R" -exec touch -h -d "@$SOURCE_DATE_EPOCH" {} +
 dpkg-deb --root-owner-group -Zxz --build "$R" "$out" >/dev/null
 echo "$out"

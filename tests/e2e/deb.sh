@@ -85,21 +85,29 @@ for a in $arches; do
 		readelf -h "$x/usr/$f" | grep -q "Machine: *.*$m" || bad "$a: /usr/$f is not for $m"
 		file "$x/usr/$f" | grep -q ', stripped' || bad "$a: /usr/$f is not stripped"
 	done
-	if [ $a = arm64 ]; then
-		# JetPack 5 is glibc 2.31: the verifier must not need more.
-		need=$(objdump -T "$x/usr/libexec/cudaload/cudaload-verify" 2>/dev/null | grep -o 'GLIBC_2\.[0-9]*' | sort -t. -k2 -n | tail -1)
-		if [ "${need#GLIBC_2.}" -le 31 ] 2>/dev/null; then
-			ok "arm64: cudaload-verify needs $need, runs on JetPack 5 (glibc 2.31)"
-		elif [ -e "$B/bullseye-arm64/sysroot/lib/aarch64-linux-gnu/ld-2.31.so" ]; then
-			bad "arm64: cudaload-verify needs $need although the glibc 2.31 sysroot is there"
+	# Debian 11, Ubuntu 20.04 and JetPack 5 are glibc 2.31: nothing shipped
+	# may need more (docs/design.md §11).
+	for f in bin/cudaload-patch libexec/cudaload/cudaload-verify; do
+		need=$(objdump -T "$x/usr/$f" 2>/dev/null | grep -o 'GLIBC_2\.[0-9]*' | sort -t. -k2 -n | tail -1)
+		if [ -n "$need" ] && [ "${need#GLIBC_2.}" -le 31 ]; then
+			ok "$a: /usr/$f needs $need, runs on glibc 2.31 (JetPack 5) and later"
 		else
-			skip "arm64: cudaload-verify for glibc 2.31" "it needs $need: no bullseye sysroot yet (tests/e2e/glibc231.sh fetches it)"
+			bad "$a: /usr/$f needs ${need:-no glibc at all?}, more than glibc 2.31"
 		fi
-	fi
+	done
 	file "$x/usr/bin/cudaload" | grep -q 'static-pie' || bad "$a: cudaload is not static-pie" "$(file "$x/usr/bin/cudaload")"
 	info=$(dpkg-deb -I "$deb")
 	contains "$a: conffiles" "$info" "conffiles"
-	contains "$a: depends on libelf for cudaload-patch" "$(dpkg-deb -f "$deb" Depends)" "libelf1"
+	depends=$(dpkg-deb -f "$deb" Depends)
+	status "$a: Depends names only libc6 and libelf1" "libc6 libelf1" \
+		"$(printf '%s\n' "$depends" | tr ',' '\n' | sed 's/^ *//; s/[ (].*//' | sort | tr '\n' ' ' | sed 's/ $//')" "$depends"
+	libc=$(printf '%s\n' "$depends" | sed -n 's/.*libc6 (>= 2\.\([0-9]*\)).*/\1/p')
+	[ -n "$libc" ] && [ "$libc" -le 31 ] && ok "$a: ... libc6 (>= 2.$libc), which Debian 11's 2.31 satisfies" ||
+		bad "$a: Depends asks for more than Debian 11's libc6 2.31" "$depends"
+	for c in postinst prerm postrm triggers; do
+		printf '%s\n' "$info" | grep -q "^ *[0-9]* bytes, *[0-9]* lines *\*\{0,1\} *$c\b" || bad "$a: no DEBIAN/$c" "$info"
+	done
+	contains "$a: triggers: compat packages under /usr/local" "$(dpkg-deb -I "$deb" triggers)" "interest-noawait /usr/local"
 	status "$a: architecture" "$a" "$(dpkg-deb -f "$deb" Architecture)"
 	ok "$a: $(printf '%s\n' "$list" | grep -c '^[-l]') files, $(dpkg-deb -f "$deb" Installed-Size) KiB installed"
 done
@@ -120,7 +128,8 @@ if [ "$(id -u)" -ne 0 ]; then
 elif [ -f "$deb" ]; then
 	mkdir -p "$R/var/lib/dpkg/updates" "$R/var/lib/dpkg/info"
 	: >"$R/var/lib/dpkg/status"
-	out=$(dpkg --root="$R" --force-architecture --force-depends -i "$deb" 2>&1)
+	# the root has no shell: the maintainer scripts run here, with DPKG_ROOT
+	out=$(dpkg --root="$R" --force-architecture --force-depends --force-script-chrootless -i "$deb" 2>&1)
 	status "arm64: dpkg --root installs it" 0 $? "$out"
 	out=$(dpkg --root="$R" -L cudaload 2>&1)
 	contains "arm64: dpkg --root lists its files" "$out" "/usr/bin/cudaload"
@@ -161,16 +170,27 @@ if [ "$(id -u)" -ne 0 ]; then
 	finish
 	exit
 fi
-if dpkg-query -W -f='${Status}' cudaload 2>/dev/null | grep -q installed ||
-	[ -e /usr/bin/cudaload ] || [ -e /etc/cudaload.conf ] || [ -e /var/lib/cudaload ] || [ -e $T ]; then
-	skip "installing the package" "cudaload, its config, its record or $T is already on this machine"
+# What the package's scripts make outside its files: the unit's enablement
+# (deb-systemd-helper's link and state) and the verdict store.
+wants=/etc/systemd/system/multi-user.target.wants/cudaload-verify.service
+dsh=/var/lib/systemd/deb-systemd-helper-enabled
+made="$wants $dsh/cudaload-verify.service.dsh-also $dsh/multi-user.target.wants/cudaload-verify.service
+/var/lib/systemd/deb-systemd-helper-masked/cudaload-verify.service /etc/systemd/system/cudaload-verify.service
+/run/cudaload /var/lib/cudaload"
+already=
+for f in /usr/bin/cudaload /etc/cudaload.conf $T $made; do
+	[ -e "$f" ] || [ -L "$f" ] && already="$already $f"
+done
+if dpkg-query -W -f='${Status}' cudaload 2>/dev/null | grep -q installed || [ -n "$already" ]; then
+	skip "installing the package" "cudaload or what it makes is already on this machine:${already:- the package}"
 	finish
 	exit
 fi
 [ -f "$deb" ] || { bad "no $deb"; finish; exit; }
 cleanup() {
 	dpkg --purge cudaload cudaload-testapp >/dev/null 2>&1
-	rm -rf $T /var/lib/cudaload
+	# shellcheck disable=SC2086
+	rm -rf $T $made
 }
 trap cleanup EXIT INT TERM
 
@@ -190,6 +210,8 @@ out=$(dpkg -i "$deb" 2>&1)
 status "dpkg -i $(basename "$deb")" 0 $? "$out"
 out=$(cudaload --version 2>&1 | head -n1)
 status "installed cudaload --version" "cudaload $V" "$out"
+[ -L $wants ] && ok "cudaload-verify.service enabled at install ($(readlink $wants))" ||
+	bad "cudaload-verify.service not enabled: no $wants"
 status "/etc/cudaload.conf is a conffile" "/etc/cudaload.conf" \
 	"$(dpkg-query -W -f='${Conffiles}' cudaload | awk '$1 == "/etc/cudaload.conf" {print $1}')"
 mkdir -p "$W/vroot/run"
@@ -233,7 +255,7 @@ out=$($T/cudaprobe 2>&1) && ok "... and it runs" || bad "restored program does n
 out=$(dpkg --purge cudaload 2>&1)
 status "dpkg --purge cudaload" 0 $? "$out"
 left=
-for f in $(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ {print substr($6, 2)}') /var/lib/cudaload; do
+for f in $(dpkg-deb -c "$deb" | awk '$1 !~ /^d/ {print substr($6, 2)}') $made; do
 	[ -e "$f" ] || [ -L "$f" ] && left="$left $f"
 done
 status "purge leaves nothing" "" "$left"

@@ -2,11 +2,11 @@
 # SPDX-License-Identifier: MIT
 # JetPack 5's userland is glibc 2.31 (Ubuntu 20.04), whose ld.so takes an
 # unknown option such as --argv0 for the program name (docs/design.md §3).  This
-# fetches Debian bullseye's libc6:arm64 and libc6-dev:arm64 (2.31) with apt
-# (own sources list and state; the mirror is the one this machine uses;
-# nothing downloaded is committed), links the test program against it, and
-# runs it through the aarch64 cudaload with that 2.31 loader on a JetPack 5
-# Orin fixture.  Usage: glibc231.sh BUILD
+# takes Debian bullseye's libc6:arm64 and libc6-dev:arm64 (2.31), which
+# scripts/sysroot.sh fetches once into BUILD, links the test program against
+# them, and runs it through the aarch64 cudaload with that 2.31 loader on a
+# JetPack 5 Orin fixture, and the packaged cudaload-verify too.
+# Usage: glibc231.sh BUILD
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -28,26 +28,8 @@ fi
 
 A=$B/bullseye-arm64
 S=$A/sysroot
-fetch() {
-	mkdir -p "$A/lists/partial" "$A/cache/archives/partial" "$A/debs"
-	uri=
-	for f in /etc/apt/sources.list.d/*.sources; do
-		[ -f "$f" ] && uri=$(awk '/^URIs:/ && $2 ~ /\/debian\/?$/ {print $2; exit}' "$f")
-		[ -n "$uri" ] && break
-	done
-	[ -n "$uri" ] || uri=$(awk '$1 == "deb" && $0 ~ /\/debian\/? / {for (i = 2; i <= NF; i++) if ($i ~ /:\/\//) {print $i; exit}}' /etc/apt/sources.list 2>/dev/null)
-	[ -n "$uri" ] || return 1
-	echo "deb [arch=arm64 signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri bullseye main" >"$A/sources.list"
-	set -- -o Dir::Etc::SourceList="$A/sources.list" -o Dir::Etc::SourceParts=/dev/null \
-		-o Dir::State::Lists="$A/lists" -o Dir::Cache="$A/cache" -o Dir::State::Status=/dev/null \
-		-o APT::Architecture=arm64 -o APT::Architectures::=arm64 -o APT::Sandbox::User=root -q
-	apt-get "$@" update >"$A/apt.log" 2>&1 &&
-		(cd "$A/debs" && apt-get "$@" download libc6:arm64 libc6-dev:arm64) >>"$A/apt.log" 2>&1 || return 1
-	rm -rf "$S"
-	for deb in "$A"/debs/*.deb; do dpkg -x "$deb" "$S" || return 1; done
-}
-if [ ! -f "$S/lib/aarch64-linux-gnu/ld-2.31.so" ] && ! fetch; then
-	skip "glibc 2.31 suite" "cannot fetch bullseye libc6:arm64 ($(tail -n1 "$A/apt.log" 2>/dev/null))"
+if ! sh "$top/scripts/sysroot.sh" "$B" arm64 >"$B/sysroot-arm64.log" 2>&1; then
+	skip "glibc 2.31 suite" "cannot fetch bullseye libc6:arm64 ($(tail -n1 "$B/sysroot-arm64.log"))"
 	finish
 	exit
 fi
@@ -59,7 +41,7 @@ rm -rf "$W"
 mkdir -p "$W/libs" "$W/bin"
 : >"$W/empty.conf"
 # Built with this machine's headers, linked against 2.31's crt files, libc and
-# libdl (the -dev package's libdl.so points outside the sysroot).
+# libdl.
 $TCC -O1 -c -o "$W/cudaprobe.o" "$here/cudaprobe.c"
 $TCC --sysroot="$S" -B"$S/usr/lib/aarch64-linux-gnu/" -L"$S/usr/lib/aarch64-linux-gnu" \
 	-o "$W/bin/probe231" "$W/cudaprobe.o" "$LIB231/libdl.so.2" \
@@ -112,18 +94,19 @@ has "2.31 chain: /proc/self/exe is the program" "$out" "exe=$W/bin/probe231-patc
 has "2.31 chain: the user's LD_LIBRARY_PATH" "$out" "LD_LIBRARY_PATH=$root$DD"
 has "2.31 chain: TLS intact" "$out" "tls=7"
 
-# The verifier for Jetson must start on JetPack 5: linked against the 2.31
-# sysroot (the Makefile does so once the sysroot is here), it needs nothing
-# newer, and under the 2.31 loader and libc it verifies the fixture.
-${MAKE:-make} -s -C "$top" BUILD="$B" "$B/aarch64/cudaload-verify" >/dev/null 2>&1
-versions=$(readelf -V "$B/aarch64/cudaload-verify" | grep -o 'GLIBC_2\.[0-9]*' | sort -u | tr '\n' ' ')
+# The packaged verifier for Jetson must start on JetPack 5: linked against
+# the 2.31 sysroot, it needs nothing newer, and under the 2.31 loader and
+# libc it verifies the fixture.
+V231=$B/glibc231/arm64/cudaload-verify
+${MAKE:-make} -s -C "$top" BUILD="$B" "$V231" >/dev/null 2>&1 || bad "make $V231"
+versions=$(readelf -V "$V231" | grep -o 'GLIBC_2\.[0-9]*' | sort -u | tr '\n' ' ')
 case $versions in
 *2.3[2-9]*) bad "cudaload-verify needs only glibc <= 2.31" "$versions" ;;
 *) ok "cudaload-verify needs only glibc <= 2.31 ($versions)" ;;
 esac
 mkdir -p "$W/v"
 cp "$CL" "$W/v/cudaload"
-cp "$B/aarch64/cudaload-verify" "$W/v/cudaload-verify"
+cp "$V231" "$W/v/cudaload-verify"
 patchelf --set-interpreter "$LD231" --force-rpath --set-rpath "$LIB231" "$W/v/cudaload-verify"
 mkdir -p "$root/run"
 printf '804\n' >"$root/usr/local/cuda-12.2/compat/fake-cuinit"

@@ -437,6 +437,25 @@ Test(grow_symbols, a_moved_table_is_fixed_in_the_copy)
 	fx_free(f);
 }
 
+Test(grow_symbols, a_symbol_table_at_the_interp_string)
+{
+	/* .interp, not in the way, made a symbol table whose one symbol names
+	 * a section: it moves with the string, outside the copied block */
+	struct fx *f = fx_new(&(struct front_spec){ .order = interp_late });
+	Elf64_Shdr *sh = (Elf64_Shdr *)(f->e.buf + ((Elf64_Ehdr *)f->e.buf)->e_shoff) + f->e.idx[FE_INTERP];
+	sh->sh_type = SHT_DYNSYM;
+	sh->sh_entsize = sizeof(Elf64_Sym);
+	unsigned char *s = f->e.buf + f->e.off[FE_INTERP];
+	memset(s, 0, sizeof FE_LDSO);
+	memcpy(s, "/l", 2);
+	s[offsetof(Elf64_Sym, st_shndx)] = 1;
+	loaded_free(&f->l);
+	cr_assert_eq(loaded_read(f->e.buf, f->e.len, &f->l, f->why, sizeof f->why), 0, "%s", f->why);
+	grow_start(&f->g, f->e.buf, f->e.len, &f->l, f->nb, f->nblen, &f->plan, f->why, sizeof f->why);
+	cr_assert_eq(fx_run(f, grow_symbols), GROW_OTHER_SHAPE, "no copy of it to fix");
+	fx_free(f);
+}
+
 /* ---- grow_check_edits ----------------------------------------------------- */
 
 Test(grow_check_edits, overlapping_edits_are_another_shape)

@@ -446,6 +446,11 @@ static enum grow_result fix_symtab(struct grow *g, size_t index, const GElf_Shdr
 		if (!table) {
 			struct plan_edit *e;
 			if (moved_table) {
+				/* only .interp's section joins from outside the block, and
+				 * the copy holds nothing of it: a symbol table there is a
+				 * crafted file's (writing into the copy would overrun it) */
+				if (sh->sh_offset < g->lo || sh->sh_offset + sh->sh_size > g->hi)
+					return GROW_OTHER_SHAPE;
 				table = g->plan->tail + (sh->sh_offset - g->lo);
 			} else if ((e = add_edit(g->plan, sh->sh_offset, (uint32_t)sh->sh_size))) {
 				table = e->bytes;

@@ -112,8 +112,9 @@ $(BUILD)/aarch64/cudaload: $(A64_OBJ)
 	$(QUIET) $(call loader_link,$(AARCH64_CC),$(AARCH64_MUSL_LIB),$^) -o $@
 
 # ---- cudaload-patch: a host tool on elfutils' libelf ----
-TOOL_SRC := tools/cudaload-patch.c tools/elfpatch.c tools/patchlist.c common/array.c common/elfread.c common/sys.c
-TOOL_HDR := $(wildcard tools/*.h) $(COMMON_HDR)
+ELFPATCH_SRC := $(wildcard tools/elfpatch/*.c)
+TOOL_SRC := tools/cudaload-patch.c $(ELFPATCH_SRC) tools/patchlist.c common/array.c common/elfread.c common/sys.c
+TOOL_HDR := $(wildcard tools/*.h tools/elfpatch/*.h) $(COMMON_HDR)
 # Debian's hardening defaults for a program that runs as root.
 TOOL_HARDEN := -D_FORTIFY_SOURCE=2 -fstack-protector-strong -Wl,-z,relro,-z,now
 $(BUILD)/cudaload-patch: $(TOOL_SRC) $(TOOL_HDR) Makefile
@@ -173,8 +174,8 @@ UNIT_SRC  := $(wildcard tests/unit/*.c)
 HOST_CFLAGS := $(BASEFLAGS) -g -O1
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-UNIT_TOOL := tools/elfpatch.c tools/patchlist.c tools/closure.c tools/pysite.c
-UNIT_DEPS := $(UNIT_SRC) $(COMMON_SRC) $(UNIT_TOOL) $(TOOL_HDR) tests/unit/helpers.h
+UNIT_TOOL := $(ELFPATCH_SRC) tools/patchlist.c tools/closure.c tools/pysite.c
+UNIT_DEPS := $(UNIT_SRC) $(COMMON_SRC) $(UNIT_TOOL) $(TOOL_HDR) $(wildcard tests/unit/*.h)
 UNIT_CFLAGS := $(HOST_CFLAGS) -Wno-missing-prototypes -Wno-write-strings
 
 $(BUILD)/unit/test_units: $(UNIT_DEPS)
@@ -236,7 +237,7 @@ bench-smoke: all
 
 # ---- fuzzing: libFuzzer targets (clang) for every parser of outside data ----
 FUZZ_TARGETS := release versions notejson config elf patch verdict patchlist
-FUZZ_LIBSRC := $(COMMON_SRC) tools/elfpatch.c tools/patchlist.c
+FUZZ_LIBSRC := $(COMMON_SRC) $(ELFPATCH_SRC) tools/patchlist.c
 FUZZ_SECONDS ?= 60
 
 $(BUILD)/fuzz/%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIBSRC) $(TOOL_HDR)

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * elfpatch: the ELF side of cudaload-patch, on a file image in memory.
+ * elfpatch: the ELF side of cudaload-patch, on a file image in memory
+ * (tools/elfpatch/, one file per concern; internal.h says which).
  *
  * inspect says what a file is (dynamic executable, static, library, script,
  * not ELF, patched) from libelf's view of it plus our own bounds checks.
  * patch and restore compute a plan: the bytes of the original to keep, a few
- * in-place edits, and a tail to append.  Nothing here touches the disk.
+ * in-place edits, and a tail to append.  Planning reads only the image;
+ * patch_plan_write puts the planned file out through a descriptor the
+ * caller opened (opening, renaming and syncing are cudaload-patch.c's).
  *
  * A patched file's PT_INTERP holds the record of common/record.h
  * ("cudaload\0cudaload-orig:<original>\0"), which the loader reads from
@@ -16,16 +19,17 @@
  * byte into one new PT_LOAD placed after every existing segment, followed by
  * the new .interp; their section headers go to the end of the table (kept in
  * file order), and program headers, dynamic tags and symbols follow them
- * (docs/design.md §9).  A file of another shape (a table not
+ * (docs/design.md §9, elfpatch/grow.h).  A file of another shape (a table not
  * after the header, something immovable after it) gets a new program header
  * table in that segment instead.  Every patched file ends with a restore
  * trailer: the original size and the original bytes of each edited region,
  * so --restore gives back the file byte for byte; after a rewrite,
  * force_restore sets the original interpreter back in place.
  *
- * inspect also says whether a program uses CUDA: a CUDA library in
- * DT_NEEDED, embedded device code (.nv_fatbin, .nvFatBinSegment: static
- * cudart), or "libcuda.so" in read-only data (a dlopen of the driver).
+ * inspect also says whether a program uses CUDA, by the rule of usescuda.h:
+ * a CUDA library in DT_NEEDED, embedded device code (.nv_fatbin,
+ * .nvFatBinSegment: static cudart), or "libcuda.so" in read-only data (a
+ * dlopen of the driver).
  */
 #ifndef CUDALOAD_ELFPATCH_H
 #define CUDALOAD_ELFPATCH_H
@@ -105,7 +109,8 @@ int patch_plan_write(int fd, const unsigned char *img, const struct patch_plan *
 
 void patch_plan_free(struct patch_plan *plan);
 
-/* Does a DT_NEEDED name say the program uses CUDA?  (The documented rule.) */
+/* Does a DT_NEEDED name say the program uses CUDA?  (The documented rule;
+ * the whole of it is in usescuda.h.) */
 bool elfpatch_needed_is_cuda(const char *name);
 
 #endif

@@ -51,7 +51,7 @@ for v in $vars; do printf '%s\n' "$words" | grep -qx "$v" || missing="$missing $
 	bad "cudaload.1 lacks${missing:- (no variables found in the source)}"
 
 words=$(man_words man/cudaload-patch.1)
-vars=$(grep -ho '"CUDALOAD_[A-Z_]*' tools/*.c | sed 's/^"//' | sort -u)
+vars=$(grep -ho '"CUDALOAD_[A-Z_]*' tools/*.c tools/elfpatch/*.c | sed 's/^"//' | sort -u)
 missing=
 for v in $vars; do printf '%s\n' "$words" | grep -qx "$v" || missing="$missing $v"; done
 [ -z "$missing" ] && ok "cudaload-patch.1 documents every variable: $(echo $vars)" || bad "cudaload-patch.1 lacks$missing"

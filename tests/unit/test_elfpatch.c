@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "helpers.h"
 
+#include <errno.h>
+
 #include "../../common/elfread.h"
 #include "../../common/record.h"
 #include "../../tools/elfpatch.h"
@@ -235,4 +237,64 @@ Test(elfpatch_sad, poked)
 	cr_assert_str_eq(why, "PT_INTERP names no interpreter");
 	cr_assert_eq(elfpatch_inspect(good.buf, 40, &f, why, sizeof why), -1);
 	cr_assert_str_eq(why, "truncated ELF header");
+}
+
+/* patch_plan_write writes what patch_plan_render makes, the padding as a
+ * hole (no blocks on disk for a large bss). */
+Test(elfpatch_write, as_rendered_with_a_hole)
+{
+	elfpatch_init();
+	struct test_elf e;
+	build(&e, LDSO, 0);
+	struct patch_plan plan;
+	char why[256];
+	cr_assert_eq(elfpatch_plan_patch(e.buf, e.len, CL, &plan, why, sizeof why), 0, "%s", why);
+	plan.pad += 1 << 20;	/* as a bss would ask; the layout does not matter here */
+	size_t plen = (size_t)patch_plan_size(&plan);
+	unsigned char *want = patch_plan_render(e.buf, &plan);
+	char path[] = "/tmp/cudaload-write-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	unlink(path);
+	cr_assert_eq(patch_plan_write(fd, e.buf, &plan), 0);
+	struct stat st;
+	cr_assert_eq(fstat(fd, &st), 0);
+	cr_assert_eq((size_t)st.st_size, plen);
+	unsigned char *got = malloc(plen);
+	cr_assert_eq(pread(fd, got, plen, 0), (ssize_t)plen);
+	cr_assert_eq(memcmp(got, want, plen), 0);
+	close(fd);
+	free(got);
+	free(want);
+	patch_plan_free(&plan);
+	/* does the file system keep holes at all? */
+	char probe[] = "/tmp/cudaload-hole-XXXXXX";
+	int pfd = mkstemp(probe);
+	cr_assert(pfd >= 0);
+	unlink(probe);
+	struct stat pst;
+	cr_assert(lseek(pfd, 1 << 20, SEEK_SET) > 0 && write(pfd, "x", 1) == 1 && fstat(pfd, &pst) == 0);
+	close(pfd);
+	if ((size_t)pst.st_blocks * 512 >= 1 << 19)
+		cr_skip_test("SKIP the hole: the file system under /tmp stores none");
+	cr_assert_lt((size_t)st.st_blocks * 512, plen / 2, "the padding is a hole");
+}
+
+Test(elfpatch_write, overlapping_edits_are_refused)
+{
+	unsigned char img[64] = { 0 };
+	struct patch_plan plan = { .keep = sizeof img };
+	plan.edits[0] = (struct plan_edit){ 8, 8, malloc(8) };
+	plan.edits[1] = (struct plan_edit){ 12, 8, malloc(8) };
+	plan.n_edits = 2;
+	int fd = open("/dev/null", O_WRONLY);
+	cr_assert_eq(patch_plan_write(fd, img, &plan), -EINVAL, "never guess which bytes win");
+	plan.edits[1].off = 60;	/* past the kept bytes */
+	cr_assert_eq(patch_plan_write(fd, img, &plan), -EINVAL);
+	plan.edits[1].off = 16;
+	cr_assert_eq(patch_plan_write(fd, img, &plan), 0);
+	close(fd);
+	patch_plan_free(&plan);
+	cr_assert_eq(plan.n_edits, 0);
+	cr_assert_null(plan.tail);
 }

@@ -9,9 +9,11 @@
 #      unless the image has one;
 #   2. runs cudaload-patch over the program directories of the image (PATCH_DIRS,
 #      default "usr/bin usr/sbin usr/local opt"): programs whose DT_NEEDED
-#      names a CUDA library, that embed device code or dlopen libcuda get
-#      /usr/bin/cudaload as their interpreter, with their original
-#      interpreter recorded; everything else is left alone.
+#      names a CUDA library, that embed device code or dlopen libcuda, or
+#      load a library of the image that does (ffmpeg through libavutil), and
+#      Python interpreters with CUDA packages, get /usr/bin/cudaload as
+#      their interpreter, with their original interpreter recorded;
+#      everything else is left alone.
 #
 # Refuses an image whose machine is not that of CUDALOAD; exits non-zero
 # when anything failed.
@@ -96,7 +98,9 @@ done
 # usr/bin, is not counted as a skipped file.
 st=0
 # shellcheck disable=SC2086
-"$patcher" --no-record --interp /usr/bin/cudaload --machine "$machine" \
+# --root: what the programs load and the Python packages they import are
+# the image's, not this machine's.
+"$patcher" --no-record --root "$rootfs" --interp /usr/bin/cudaload --machine "$machine" \
 	${PATCH_ALL:+--all} $dirs || st=$?
 [ $st -eq 0 ] || echo "patch-image.sh: cudaload-patch failed on some files (status $st)" >&2
 exit $st

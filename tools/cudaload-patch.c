@@ -37,8 +37,11 @@
 
 #include "../common/array.h"
 #include "../common/elfread.h"
+#include "closure.h"
 #include "elfpatch.h"
 #include "patchlist.h"
+#include "pysite.h"
+#include "usescuda.h"
 
 #ifndef CUDALOAD_VERSION
 #define CUDALOAD_VERSION "0.1.0"
@@ -72,7 +75,10 @@ static struct {
 	enum action action;
 	const char *interp;
 	int machine;
-	bool all, dry_run, break_links, force;
+	bool all, dry_run, break_links, force, verbose;
+	const char *root;		/* --root: the image the programs run in */
+	struct closure *closure;	/* what a program loads, judged once per run */
+	struct pysite *pysite;
 	bool progress, quiet;
 	bool recording;			/* keep the record of patched programs */
 	const char *record_file;
@@ -162,7 +168,7 @@ struct pending {
 	char *tmp, *path;
 	dev_t dev;			/* the directory's file system */
 	const char *interp;		/* the record's: what it was patched for */
-	char line[CL_PATH_MAX + 64];	/* what to report once it is in place */
+	char line[CL_PATH_MAX + 768];	/* what to report once it is in place */
 };
 
 static struct {
@@ -302,6 +308,60 @@ static enum outcome skip_for_kind(const struct elf_facts *f)
 	}
 }
 
+/* The rule (usescuda.h) for a library a program loads or a Python package
+ * holds: closure.c and pysite.c ask it once per library and run. */
+static int judge_library(void *ctx, int fd, const char *path, char *why, size_t cap)
+{
+	(void)ctx;
+	const char *base = strrchr(path, '/');
+	if (base && elfpatch_needed_is_cuda(base + 1)) {
+		snprintf(why, cap, "a CUDA library");	/* the name a DT_NEEDED would give */
+		return 1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < EI_NIDENT)
+		return -1;
+	size_t len = (size_t)st.st_size;
+	unsigned char *img = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	if (img == MAP_FAILED)
+		return -1;
+	struct cuda_use use;
+	char err[128];
+	int r = usescuda_image(img, len, USESCUDA_ALL, &use, err, sizeof err);
+	munmap(img, len);
+	if (r < 0)
+		return -1;
+	if (use.sign == CUDA_SIGN_NONE)
+		return 0;
+	snprintf(why, cap, "%s", use.why);
+	return 1;
+}
+
+/* path as an absolute path, its links left for the image to resolve. */
+static bool absolute(const char *path, char *out, size_t cap)
+{
+	char cwd[CL_PATH_MAX];
+	if (path[0] == '/')
+		return snprintf(out, cap, "%s", path) < (int)cap;
+	return getcwd(cwd, sizeof cwd) && snprintf(out, cap, "%s/%s", cwd, path) < (int)cap;
+}
+
+/* Is a program with no sign of CUDA of its own a CUDA program through the
+ * libraries it loads, or, a Python interpreter, through its packages
+ * (closure.h, pysite.h)?  The way into why. */
+static bool reaches_cuda(const char *path, char *why, size_t cap)
+{
+	char abs[CL_PATH_MAX];
+	if (!opt.closure || !opt.pysite || !absolute(path, abs, sizeof abs))
+		return false;
+	int r = closure_uses_cuda(opt.closure, abs, why, cap);
+	if (r == 0)
+		r = pysite_uses_cuda(opt.pysite, abs, why, cap);
+	if (r < 0)
+		complain(path, "warning: out of memory while following what it loads");
+	return r > 0;
+}
+
 /* One file: patched for interp (a cudaload for machine), restored or
  * checked as opt.action says.  The interpreter is the caller's: --reapply
  * gives each recorded program its own. */
@@ -341,6 +401,16 @@ static enum outcome process_file(const char *path, bool named, const char *inter
 		o = FAILED;
 		goto out;
 	}
+	/* Why it is a CUDA program: its own sign, else what it loads.  Asked
+	 * where it decides (a walk, --check) or is said (-v, --dry-run). */
+	char reach[640] = "";
+	const char *cuda_why = f.uses_cuda ? f.cuda_lib : NULL;
+	if (f.kind == FOUND_DYNAMIC && !f.uses_cuda && !f.recorded[0] && opt.action != RESTORE &&
+	    ((!named && !opt.all) || opt.action == CHECK || opt.dry_run || opt.verbose) &&
+	    reaches_cuda(path, reach, sizeof reach)) {
+		f.uses_cuda = true;
+		cuda_why = reach;
+	}
 
 	if (opt.action == CHECK) {
 		o = skip_for_kind(&f);
@@ -354,7 +424,7 @@ static enum outcome process_file(const char *path, bool named, const char *inter
 			    f.patched ? "" : " (rewritten since: --restore needs --force)");
 		} else if (named || f.uses_cuda) {
 			say(path, "not patched, interpreter %s%s%s", f.interp,
-			    f.uses_cuda ? ", uses CUDA: " : "", f.cuda_lib);
+			    f.uses_cuda ? ", uses CUDA: " : "", cuda_why ? cuda_why : "");
 			opt.check_unpatched++;
 			o = SKIP_NOT_PATCHED;
 		} else {
@@ -402,9 +472,12 @@ static enum outcome process_file(const char *path, bool named, const char *inter
 				 opt.dry_run ? "would be " : "", f.recorded,
 				 forced ? " (not byte-identical: the file was rewritten after patching)" : "");
 		else
-			snprintf(line, sizeof line, "%s: %spatched, interpreter %s (was %s)%s", path,
+			snprintf(line, sizeof line, "%s: %spatched, interpreter %s (was %s)%s%s%s", path,
 				 opt.dry_run ? "would be " : "", interp, f.interp,
-				 plan.grew ? ", grown" : "");
+				 plan.grew ? ", grown" : "",
+				 !opt.dry_run && !opt.verbose ? ""
+				 : cuda_why ? "; uses CUDA: " : "; named, no sign of CUDA",
+				 (opt.dry_run || opt.verbose) && cuda_why ? cuda_why : "");
 		if (opt.dry_run) {
 			progress_clear();
 			puts(line);
@@ -507,6 +580,14 @@ static void process(const char *path)
 			complain(path, "error: %s", walked.oom ? "out of memory" : strerror(errno));
 			count(FAILED, path);
 		}
+		/* virtual environments first: they say which interpreter they run */
+		for (size_t i = 0; i < walked.n && opt.pysite; i++) {
+			const char *base = strrchr(walked.v[i], '/');
+			char abs[CL_PATH_MAX];
+			if (base && strcmp(base + 1, "pyvenv.cfg") == 0 &&
+			    absolute(walked.v[i], abs, sizeof abs) && pysite_add_venv(opt.pysite, abs) < 0)
+				complain(walked.v[i], "warning: out of memory");
+		}
 		for (size_t i = 0; i < walked.n; i++) {
 			count(process_file(walked.v[i], false, opt.interp, opt.machine), walked.v[i]);
 			free(walked.v[i]);
@@ -556,8 +637,9 @@ static int machine_by_name(const char *name)
  * anywhere among the paths, as --name VALUE or --name=VALUE; "--" ends them.
  * Options that pick what to do (a mode) exclude each other. */
 
-enum opt_id { O_INTERP, O_MACHINE, O_ALL, O_DRY_RUN, O_BREAK_LINKS, O_RESTORE, O_FORCE,
-	      O_CHECK, O_REAPPLY, O_RESTORE_RECORDED, O_QUIET, O_NO_RECORD, O_HELP, O_VERSION };
+enum opt_id { O_INTERP, O_MACHINE, O_ROOT, O_ALL, O_DRY_RUN, O_VERBOSE, O_BREAK_LINKS, O_RESTORE,
+	      O_FORCE, O_CHECK, O_REAPPLY, O_RESTORE_RECORDED, O_QUIET, O_NO_RECORD, O_HELP,
+	      O_VERSION };
 
 struct option_def {
 	const char *name;	/* without the leading "--" */
@@ -575,10 +657,15 @@ static const struct option_def options[] = {
 	  "not exist here, unless --machine is given too" },
 	{ "machine", 0, "M", false, O_MACHINE,
 	  "the target machine (x86_64, aarch64 ...; default: --interp's)" },
+	{ "root", 0, "DIR", false, O_ROOT,
+	  "the image the programs run in: their libraries and\n"
+	  "Python packages are looked for there (default: /)" },
 	{ "all", 0, NULL, false, O_ALL,
 	  "in directories, patch every dynamic program, not\n"
 	  "only the CUDA ones" },
-	{ "dry-run", 'n', NULL, false, O_DRY_RUN, "say what would be done, write nothing" },
+	{ "dry-run", 'n', NULL, false, O_DRY_RUN, "say what would be done and why, write nothing" },
+	{ "verbose", 'v', NULL, false, O_VERBOSE,
+	  "say why each file patched is a CUDA program" },
 	{ "break-links", 0, NULL, false, O_BREAK_LINKS,
 	  "patch files with several hard links (this name only)" },
 	{ "restore", 0, NULL, true, O_RESTORE,
@@ -771,6 +858,8 @@ int main(int argc, char **argv)
 		case O_MACHINE: machine = value; break;
 		case O_ALL: opt.all = true; break;
 		case O_DRY_RUN: opt.dry_run = true; break;
+		case O_VERBOSE: opt.verbose = true; break;
+		case O_ROOT: opt.root = value; break;
 		case O_BREAK_LINKS: opt.break_links = true; break;
 		case O_FORCE: opt.force = true; break;
 		case O_RESTORE: opt.action = RESTORE; break;
@@ -866,10 +955,19 @@ int main(int argc, char **argv)
 	}
 	opt.progress = isatty(STDERR_FILENO);
 
+	char root[CL_PATH_MAX] = "";
+	if (opt.root && (!absolute(opt.root, root, sizeof root) || !rooted_is_dir("", root))) {
+		fprintf(stderr, "cudaload-patch: --root %s: not a directory\n", opt.root);
+		return EXIT_USAGE;
+	}
+	opt.closure = closure_new(root, judge_library, NULL);
+	opt.pysite = pysite_new(root, judge_library, NULL);
 	for (int i = 0; i < npaths; i++)
 		process(paths[i]);
 	flush_batch();
 	progress_clear();
+	pysite_free(opt.pysite);
+	closure_free(opt.closure);
 	return finish();
 }
 

@@ -345,7 +345,7 @@ cp "$W/orig/cudaprobe" "$U/app"
 cp "$U/app" "$U/app.orig"
 out=$("$P" --interp "$CL" "$U/app" --dry-run 2>&1)
 status "options after the path: exit status" 0 $? "$out"
-has "options after the path: --dry-run shows the interpreter" "$out" "$U/app: would be patched, interpreter $CL (was $LDSO), grown"
+has "options after the path: --dry-run shows the interpreter, and why" "$out" "$U/app: would be patched, interpreter $CL (was $LDSO), grown; uses CUDA: dlopens libcuda.so"
 cmp -s "$U/app" "$U/app.orig" && ok "options after the path: --dry-run wrote nothing" || bad "options after the path: --dry-run wrote"
 cp "$U/app.orig" "$U/-n"
 out=$(cd "$U" && "$P" --interp="$CL" -- -n 2>&1)

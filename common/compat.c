@@ -186,7 +186,7 @@ void compat_settle_cuda(const char *root, struct candidate *c)
 
 /* The ELF facts of an open libcuda: class, machine and the note.  Only the
  * ELF header is read as the head: the section header table, .shstrtab and
- * the note are read where they lie (elf_find_note), and an 8 KiB head would
+ * the note are read where they lie (elfread_find_note), and an 8 KiB head would
  * cost two pages for bytes nobody looks at. */
 static void read_lib(int fd, struct candidate *c)
 {
@@ -194,19 +194,19 @@ static void read_lib(int fd, struct candidate *c)
 	unsigned char head[64];		/* an ELF64 header; ELF32's is smaller */
 	char why[128] = "", small[NOTE_DESC_SMALL], *desc = small;
 
-	if (elf_open_fd_head(&ef, fd, head, sizeof head, why, sizeof why) < 0) {
+	if (elfread_open_fd_head(&ef, fd, head, sizeof head, why, sizeof why) < 0) {
 		snprintf(c->lib_problem, sizeof c->lib_problem, "libcuda.so.1: %s", why);
 		return;
 	}
 	c->has_lib = true;
 	c->elf_class = ef.cls;
 	c->elf_machine = ef.machine;
-	long n = elf_find_note(&ef, COMPAT_NOTE_SECTION, COMPAT_NOTE_OWNER,
+	long n = elfread_find_note(&ef, COMPAT_NOTE_SECTION, COMPAT_NOTE_OWNER,
 			       small, sizeof small, why, sizeof why);
 	if (n >= NOTE_DESC_SMALL && n < NOTE_DESC_MAX) {
 		/* a long descriptor: again, into room for all of it */
 		if ((desc = malloc((size_t)n + 1)))
-			n = elf_find_note(&ef, COMPAT_NOTE_SECTION, COMPAT_NOTE_OWNER,
+			n = elfread_find_note(&ef, COMPAT_NOTE_SECTION, COMPAT_NOTE_OWNER,
 					  desc, (size_t)n + 1, why, sizeof why);
 		else
 			n = -1, snprintf(why, sizeof why, "out of memory");

@@ -276,7 +276,7 @@ static void parse_text(struct settings *s, char *text, const char *name)
 			} else if (s->n_ldso >= CONFIG_MAX_LDSO) {
 				bad_line(s, name, lineno, "too many ldso entries; skipped");
 			} else {
-				if (elf_machine_from_name(key + 5) < 0) {
+				if (elfread_machine_from_name(key + 5) < 0) {
 					char msg[160];
 					snprintf(msg, sizeof msg, "ldso.%.20s: no machine of that name (x86_64, aarch64, ...); kept, but no program will use it",
 						 key + 5);

@@ -31,9 +31,9 @@ static bool loadable(struct candidate *c, int prog_class, int prog_machine)
 		return refuse(c, "no usable libcuda.so.1 (%s)", c->lib_problem);
 	if (c->elf_machine != prog_machine || c->elf_class != prog_class)
 		return refuse(c, "libcuda is %s ELF%d, the program is %s ELF%d",
-			      elf_machine_label(c->elf_machine, a, sizeof a),
+			      elfread_machine_label(c->elf_machine, a, sizeof a),
 			      c->elf_class == ELFCLASS64 ? 64 : 32,
-			      elf_machine_label(prog_machine, b, sizeof b),
+			      elfread_machine_label(prog_machine, b, sizeof b),
 			      prog_class == ELFCLASS64 ? 64 : 32);
 	return true;
 }
@@ -311,7 +311,7 @@ void decide(const struct host *h, struct candidates *cands, enum policy policy,
 		if (n_foreign)
 			snprintf(out->reason, sizeof out->reason,
 				 "system driver: no compat package is for the program's machine and class (%s ELF%d)",
-				 elf_machine_label(prog_machine, m, sizeof m), prog_class == ELFCLASS64 ? 64 : 32);
+				 elfread_machine_label(prog_machine, m, sizeof m), prog_class == ELFCLASS64 ? 64 : 32);
 		else
 			snprintf(out->reason, sizeof out->reason,
 				 "system driver: no compat package has a readable libcuda.so.1");

@@ -69,7 +69,7 @@ static int ef_read(const struct elf_file *ef, void *buf, size_t len, uint64_t of
 	return pread_full(ef->fd, buf, len, (off_t)off);
 }
 
-int elf_open_fd(struct elf_file *ef, int fd, char *why, size_t whycap)
+int elfread_open_fd(struct elf_file *ef, int fd, char *why, size_t whycap)
 {
 	unsigned char *head = malloc(ELF_HEAD);
 	if (!head) {
@@ -78,12 +78,12 @@ int elf_open_fd(struct elf_file *ef, int fd, char *why, size_t whycap)
 		say(why, whycap, "out of memory");
 		return -1;
 	}
-	int r = elf_open_fd_head(ef, fd, head, ELF_HEAD, why, whycap);
+	int r = elfread_open_fd_head(ef, fd, head, ELF_HEAD, why, whycap);
 	ef->head_owned = true;
 	return r;
 }
 
-void elf_release(struct elf_file *ef)
+void elfread_release(struct elf_file *ef)
 {
 	if (ef->head_owned)
 		free(ef->head);
@@ -92,7 +92,7 @@ void elf_release(struct elf_file *ef)
 	ef->head_len = ef->head_cap = 0;
 }
 
-int elf_open_fd_head(struct elf_file *ef, int fd, void *buf, size_t head_cap,
+int elfread_open_fd_head(struct elf_file *ef, int fd, void *buf, size_t head_cap,
 		     char *why, size_t whycap)
 {
 	const unsigned char *h = buf;
@@ -159,7 +159,7 @@ int elf_open_fd_head(struct elf_file *ef, int fd, void *buf, size_t head_cap,
 	return 0;
 }
 
-int elf_interp_parts(const char *bytes, size_t len, const char **interp, const char **recorded)
+int elfread_interp_parts(const char *bytes, size_t len, const char **interp, const char **recorded)
 {
 	const char *nul = memchr(bytes, '\0', len);
 	if (!nul)
@@ -178,11 +178,11 @@ int elf_interp_parts(const char *bytes, size_t len, const char **interp, const c
 	return 0;
 }
 
-int elf_split_interp(const char *bytes, size_t len, char *interp, size_t icap,
+int elfread_split_interp(const char *bytes, size_t len, char *interp, size_t icap,
 		     char *recorded, size_t rcap)
 {
 	const char *i, *r;
-	if (elf_interp_parts(bytes, len, &i, &r) < 0 || strlen(i) + 1 > icap)
+	if (elfread_interp_parts(bytes, len, &i, &r) < 0 || strlen(i) + 1 > icap)
 		return -1;
 	strcpy(interp, i);
 	recorded[0] = '\0';
@@ -222,7 +222,7 @@ static const char *string_at(const unsigned char *table, uint64_t n, uint64_t of
 	return off < n && memchr(table + off, '\0', n - off) ? (const char *)table + off : NULL;
 }
 
-int elf_read_phdrs(const struct elf_file *ef, struct elf_phdr *phs, unsigned cap,
+int elfread_read_phdrs(const struct elf_file *ef, struct elf_phdr *phs, unsigned cap,
 		   unsigned *n, char *why, size_t whycap)
 {
 	size_t want = ef->cls == ELFCLASS64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
@@ -271,7 +271,7 @@ int elf_read_phdrs(const struct elf_file *ef, struct elf_phdr *phs, unsigned cap
 	return 0;
 }
 
-int elf_read_program(const struct elf_file *ef, struct elf_program *out,
+int elfread_read_program(const struct elf_file *ef, struct elf_program *out,
 		     char *why, size_t whycap)
 {
 	/* not a memset: the struct is large and mostly left unused */
@@ -282,7 +282,7 @@ int elf_read_program(const struct elf_file *ef, struct elf_program *out,
 		say(why, whycap, "bad program header size or count");
 		return -1;
 	}
-	if (elf_read_phdrs(ef, out->ph, ELF_MAX_PHDRS, &out->n, why, whycap) < 0)
+	if (elfread_read_phdrs(ef, out->ph, ELF_MAX_PHDRS, &out->n, why, whycap) < 0)
 		return -1;
 
 	for (unsigned i = 0; i < out->n; i++) {
@@ -305,7 +305,7 @@ int elf_read_program(const struct elf_file *ef, struct elf_program *out,
 		}
 		int bad = ef_read(ef, buf, ph->filesz, ph->offset) < 0 ||
 			  buf[ph->filesz - 1] != '\0' ||
-			  elf_split_interp(buf, ph->filesz, out->interp, sizeof out->interp,
+			  elfread_split_interp(buf, ph->filesz, out->interp, sizeof out->interp,
 					   out->recorded, sizeof out->recorded) < 0;
 		free(buf);
 		if (bad) {
@@ -405,7 +405,7 @@ static void release_in(const struct elf_file *ef, const struct window *w, const 
 		release(ef, p);
 }
 
-long elf_find_note(const struct elf_file *ef, const char *section,
+long elfread_find_note(const struct elf_file *ef, const char *section,
 		   const char *owner, char *desc, size_t cap,
 		   char *why, size_t whycap)
 {
@@ -514,7 +514,7 @@ static int read_dynamic(const struct elf_file *ef, const struct elf_phdr *phs, u
 	return 1;
 }
 
-int elf_glibc_minor(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n)
+int elfread_glibc_minor(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n)
 {
 	static const uint64_t tags[] = { DT_VERDEF, DT_VERDEFNUM, DT_STRTAB, DT_STRSZ };
 	uint64_t v[4] = { 0 };
@@ -563,7 +563,7 @@ int elf_glibc_minor(const struct elf_file *ef, const struct elf_phdr *phs, unsig
 	return best;
 }
 
-int elf_search_paths(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n,
+int elfread_search_paths(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n,
 		     char *rpath, char *runpath, size_t cap)
 {
 	rpath[0] = runpath[0] = '\0';
@@ -590,7 +590,7 @@ int elf_search_paths(const struct elf_file *ef, const struct elf_phdr *phs, unsi
 	return r;
 }
 
-int elf_needed(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n,
+int elfread_needed(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n,
 	       char *buf, size_t cap, unsigned *count)
 {
 	*count = 0;
@@ -637,7 +637,7 @@ int elf_needed(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n
 	return r;
 }
 
-bool elf_has_segment_note(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n,
+bool elfread_has_segment_note(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n,
 			  const char *owner, uint32_t type)
 {
 	size_t ol = strlen(owner) + 1;
@@ -667,7 +667,7 @@ bool elf_has_segment_note(const struct elf_file *ef, const struct elf_phdr *phs,
 	return false;
 }
 
-const char *elf_machine_name(int machine)
+const char *elfread_machine_name(int machine)
 {
 	switch (machine) {
 	case EM_X86_64: return "x86_64";
@@ -680,20 +680,20 @@ const char *elf_machine_name(int machine)
 	}
 }
 
-const char *elf_machine_label(int machine, char *buf, size_t cap)
+const char *elfread_machine_label(int machine, char *buf, size_t cap)
 {
-	const char *name = elf_machine_name(machine);
+	const char *name = elfread_machine_name(machine);
 	if (name)
 		return name;
 	snprintf(buf, cap, "machine %d", machine);
 	return buf;
 }
 
-int elf_machine_from_name(const char *name)
+int elfread_machine_from_name(const char *name)
 {
 	static const int known[] = { EM_X86_64, EM_AARCH64, EM_386, EM_ARM, EM_PPC64, EM_RISCV };
 	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-		if (strcmp(elf_machine_name(known[i]), name) == 0)
+		if (strcmp(elfread_machine_name(known[i]), name) == 0)
 			return known[i];
 	return -1;
 }

@@ -57,72 +57,72 @@ struct elf_program {
 };
 
 /* Read and check the ELF header of an open file, holding its first
- * ELF_HEAD bytes on the heap.  Give them back with elf_release (also after
+ * ELF_HEAD bytes on the heap.  Give them back with elfread_release (also after
  * a failure). */
-int elf_open_fd(struct elf_file *ef, int fd, char *why, size_t whycap);
+int elfread_open_fd(struct elf_file *ef, int fd, char *why, size_t whycap);
 
 /* The same with the caller's buffer for the head (a small one on the stack
  * touches less memory; what lies further is read when asked for). */
-int elf_open_fd_head(struct elf_file *ef, int fd, void *head, size_t head_cap,
+int elfread_open_fd_head(struct elf_file *ef, int fd, void *head, size_t head_cap,
 		     char *why, size_t whycap);
 
-/* Free what elf_open_fd allocated (the fd stays open). */
-void elf_release(struct elf_file *ef);
+/* Free what elfread_open_fd allocated (the fd stays open). */
+void elfread_release(struct elf_file *ef);
 
 /* The program headers alone, into phs (at most cap of them; more is an
  * error).  *n is their count. */
-int elf_read_phdrs(const struct elf_file *ef, struct elf_phdr *phs, unsigned cap,
+int elfread_read_phdrs(const struct elf_file *ef, struct elf_phdr *phs, unsigned cap,
 		   unsigned *n, char *why, size_t whycap);
 
 /* Program headers, PT_INTERP and the record after its first NUL. */
-int elf_read_program(const struct elf_file *ef, struct elf_program *out,
+int elfread_read_program(const struct elf_file *ef, struct elf_program *out,
 		     char *why, size_t whycap);
 
 /* Descriptor of the first note owned by `owner` in the section named
  * `section`.  Returns its length (copied up to cap-1, NUL-terminated),
  * 0 when there is no such note, -1 on a malformed file. */
-long elf_find_note(const struct elf_file *ef, const char *section,
+long elfread_find_note(const struct elf_file *ef, const char *section,
 		   const char *owner, char *desc, size_t cap,
 		   char *why, size_t whycap);
 
 /* Highest N for which the file defines symbol version GLIBC_2.N through
  * DT_VERDEF; 0 when it defines none, -1 on a malformed file. */
-int elf_glibc_minor(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n);
+int elfread_glibc_minor(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n);
 
 /* The DT_RPATH and DT_RUNPATH strings ("" when absent), each cut to cap-1
  * bytes.  0, or -1 on a malformed file. */
-int elf_search_paths(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n,
+int elfread_search_paths(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n,
 		     char *rpath, char *runpath, size_t cap);
 /* PT_INTERP bytes (len of them, not necessarily NUL-terminated), read in
  * place: *interp the string up to the first NUL, *recorded the original
  * interpreter cudaload-patch recorded after it, or "".  -1 if there is no
  * NUL. */
-int elf_interp_parts(const char *bytes, size_t len, const char **interp, const char **recorded);
+int elfread_interp_parts(const char *bytes, size_t len, const char **interp, const char **recorded);
 /* Interpret PT_INTERP bytes (not necessarily NUL-terminated): copy the
  * interpreter string and the recorded original, if any.  -1 if the segment
  * has no NUL (the kernel refuses such a file). */
-int elf_split_interp(const char *bytes, size_t len, char *interp, size_t icap,
+int elfread_split_interp(const char *bytes, size_t len, char *interp, size_t icap,
 		     char *recorded, size_t rcap);
 
 /* Does a PT_NOTE segment hold a note owned by owner with this type?  (Used
  * to recognize cudaload itself; see identity.h.) */
-bool elf_has_segment_note(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n,
+bool elfread_has_segment_note(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n,
 			  const char *owner, uint32_t type);
 
 /* The DT_NEEDED names in order, each NUL-terminated, into buf (cap bytes;
  * an empty name ends the list), and how many.  0, also without a dynamic
  * section; -1 when it or its strings cannot be read or do not fit. */
-int elf_needed(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n,
+int elfread_needed(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n,
 	       char *buf, size_t cap, unsigned *count);
 
 /* Name of an e_machine value ("x86_64", "aarch64", ...) or NULL. */
-const char *elf_machine_name(int machine);
+const char *elfread_machine_name(int machine);
 
 /* The same for a message: the name, or "machine N" written into buf (the
  * caller's, so two in one message stay two). */
-const char *elf_machine_label(int machine, char *buf, size_t cap);
+const char *elfread_machine_label(int machine, char *buf, size_t cap);
 
 /* The reverse: EM_* of "x86_64", "aarch64", ...; -1 if unknown. */
-int elf_machine_from_name(const char *name);
+int elfread_machine_from_name(const char *name);
 
 #endif

@@ -69,10 +69,10 @@ int ldso_inspect(struct ldso_info *l, char *why, size_t whycap)
 		snprintf(why, whycap, "%s", strerror(e));
 		return e == ENOENT || e == ENOTDIR || e == ELOOP || e == ENAMETOOLONG ? -ENOENT : -EACCES;
 	}
-	int r = l->keep ? elf_open_fd_head(&ef, fd, map_head, sizeof map_head, why, whycap)
-			: elf_open_fd(&ef, fd, why, whycap);
+	int r = l->keep ? elfread_open_fd_head(&ef, fd, map_head, sizeof map_head, why, whycap)
+			: elfread_open_fd(&ef, fd, why, whycap);
 	r = r < 0 ? -ENOEXEC : inspect(l, &ef, why, whycap);
-	elf_release(&ef);
+	elfread_release(&ef);
 	if (r == 0 && l->keep) {
 		l->fd = fd;
 		return 0;
@@ -89,9 +89,9 @@ static int inspect(struct ldso_info *l, const struct elf_file *ef, char *why, si
 		snprintf(why, whycap, "not executable");
 		return -EACCES;
 	}
-	if (elf_read_phdrs(ef, l->ph, LDSO_MAX_PHDRS, &l->n_ph, why, whycap) < 0)
+	if (elfread_read_phdrs(ef, l->ph, LDSO_MAX_PHDRS, &l->n_ph, why, whycap) < 0)
 		return -ENOEXEC;
-	if (elf_has_segment_note(ef, l->ph, l->n_ph, IDENTITY_NOTE_OWNER, IDENTITY_NOTE_TYPE)) {
+	if (elfread_has_segment_note(ef, l->ph, l->n_ph, IDENTITY_NOTE_OWNER, IDENTITY_NOTE_TYPE)) {
 		snprintf(why, whycap, "is cudaload itself, not a dynamic loader");
 		return -ELOOP;
 	}
@@ -100,7 +100,7 @@ static int inspect(struct ldso_info *l, const struct elf_file *ef, char *why, si
 	if (strstr(l->path, "ld-musl-")) {
 		l->kind = LDSO_MUSL;
 	} else if (!l->keep) {	/* kept for mapping: --argv0 will not be needed */
-		int minor = elf_glibc_minor(ef, l->ph, l->n_ph);
+		int minor = elfread_glibc_minor(ef, l->ph, l->n_ph);
 		int by_name = ldso_minor_from_name(l->path);
 		/* Old glibc versions its loader's file name (ld-2.31.so); the
 		 * symbol versions alone only give a lower bound. */

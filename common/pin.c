@@ -225,9 +225,9 @@ static void program_rivals(struct rivals *r, const char *program, bool held)
 	struct elf_phdr *phs = malloc(ELF_MAX_PHDRS * sizeof *phs);
 	char *rp = malloc(2 * 1024), why[96];
 	unsigned n = 0;
-	if (phs && rp && elf_open_fd(&ef, fd, why, sizeof why) == 0) {
-		if (elf_read_phdrs(&ef, phs, ELF_MAX_PHDRS, &n, why, sizeof why) == 0 &&
-		    elf_search_paths(&ef, phs, n, rp, rp + 1024, 1024) == 0) {
+	if (phs && rp && elfread_open_fd(&ef, fd, why, sizeof why) == 0) {
+		if (elfread_read_phdrs(&ef, phs, ELF_MAX_PHDRS, &n, why, sizeof why) == 0 &&
+		    elfread_search_paths(&ef, phs, n, rp, rp + 1024, 1024) == 0) {
 			const char *slash = strrchr(program, '/');
 			size_t ol = slash ? (size_t)(slash - program) : 0;
 			/* DT_RPATH counts only without a DT_RUNPATH, and then comes
@@ -236,7 +236,7 @@ static void program_rivals(struct rivals *r, const char *program, bool held)
 				path_rivals(r, rp, program, ol, "the program's DT_RPATH", false);
 			path_rivals(r, rp + 1024, program, ol, "the program's RUNPATH", held);
 		}
-		elf_release(&ef);
+		elfread_release(&ef);
 	}
 	free(rp);
 	free(phs);

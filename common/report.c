@@ -149,7 +149,7 @@ static void json_candidate(FILE *f, const struct report *r, const struct candida
 		  c->note.n_devices);
 	json_kstr(f, "note_problem", or_null(c->note_problem));
 	json_kbool(f, "complete", !(c->has_lib && !c->has_ptxjit));
-	json_kstr(f, "machine", c->has_lib ? elf_machine_name(c->elf_machine) : NULL);
+	json_kstr(f, "machine", c->has_lib ? elfread_machine_name(c->elf_machine) : NULL);
 	json_kstr(f, "origin", c->origin);
 	json_kbool(f, "usable", c->usable);
 	json_kstr(f, "reason", c->reason);

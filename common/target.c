@@ -131,8 +131,8 @@ static int read_program(struct target *t, int fd, bool facts, char *why, size_t 
 		snprintf(why, whycap, "out of memory");
 		return -1;
 	}
-	int ok = elf_open_fd(&r->ef, fd, why, whycap) == 0 &&
-		 elf_read_program(&r->ef, &r->prog, why, whycap) == 0;
+	int ok = elfread_open_fd(&r->ef, fd, why, whycap) == 0 &&
+		 elfread_read_program(&r->ef, &r->prog, why, whycap) == 0;
 	if (ok) {
 		size_t il = strlen(r->prog.interp) + 1, rl = strlen(r->prog.recorded) + 1;
 		char *copy = malloc(il + rl);
@@ -153,7 +153,7 @@ static int read_program(struct target *t, int fd, bool facts, char *why, size_t 
 			snprintf(why, whycap, "out of memory");
 		}
 	}
-	elf_release(&r->ef);
+	elfread_release(&r->ef);
 	free(r);
 	return ok ? 0 : -1;
 }
@@ -322,7 +322,7 @@ int target_interp_from_memory(struct target *t, const void *phdr, size_t phnum,
 	if (!mapped)
 		return -1;
 	t->has_interp = true;
-	return elf_interp_parts((const char *)(base + interp->p_vaddr), interp->p_filesz,
+	return elfread_interp_parts((const char *)(base + interp->p_vaddr), interp->p_filesz,
 				&t->interp, &t->recorded);
 }
 

@@ -192,7 +192,7 @@ static char *problem_text(const char *fmt, ...)
 static int choose_ldso(struct settings *s, const struct target *t, bool as_interp,
 		       struct ldso_info *l, bool *patched, char **problem)
 {
-	const char *machine = elf_machine_name(t->machine);
+	const char *machine = elfread_machine_name(t->machine);
 	char cfgkey[32];
 	snprintf(cfgkey, sizeof cfgkey, "config ldso.%s", machine ? machine : "?");
 	/* A bad ldso.<machine> in the system-wide config would stop every
@@ -225,7 +225,7 @@ static int choose_ldso(struct settings *s, const struct target *t, bool as_inter
 		int r = ldso_inspect(l, why, sizeof why);
 		if (r == 0 && (l->machine != t->machine || l->cls != t->cls)) {
 			snprintf(why, sizeof why, "is for %s, the program for %s",
-				 elf_machine_name(l->machine) ? elf_machine_name(l->machine) : "another machine",
+				 elfread_machine_name(l->machine) ? elfread_machine_name(l->machine) : "another machine",
 				 machine ? machine : "another machine");
 			r = -ENOEXEC;
 		}

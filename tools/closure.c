@@ -276,19 +276,19 @@ static struct lib *lib_read(struct closure *c, const char *path)
 	struct elf_file ef;
 	struct elf_phdr ph[ELF_MAX_PHDRS];
 	unsigned nph = 0, nneeded = 0;
-	if (fd >= 0 && elf_open_fd(&ef, fd, why, sizeof why) == 0) {
+	if (fd >= 0 && elfread_open_fd(&ef, fd, why, sizeof why) == 0) {
 		l->cls = ef.cls;
 		l->machine = ef.machine;
 		if ((ef.type == ET_DYN || ef.type == ET_EXEC) &&
-		    elf_read_phdrs(&ef, ph, ELF_MAX_PHDRS, &nph, why, sizeof why) == 0 &&
-		    elf_needed(&ef, ph, nph, needed, NEEDED_CAP, &nneeded) == 0 &&
-		    elf_search_paths(&ef, ph, nph, rpath, runpath, CL_PATH_MAX) == 0) {
+		    elfread_read_phdrs(&ef, ph, ELF_MAX_PHDRS, &nph, why, sizeof why) == 0 &&
+		    elfread_needed(&ef, ph, nph, needed, NEEDED_CAP, &nneeded) == 0 &&
+		    elfread_search_paths(&ef, ph, nph, rpath, runpath, CL_PATH_MAX) == 0) {
 			char said[128] = "";
 			l->self = (signed char)c->judge(c->ctx, fd, full, said, sizeof said);
 			if (l->self == 1 && !(l->why = strdup(said)))
 				ok = false;
 		}
-		elf_release(&ef);
+		elfread_release(&ef);
 	}
 	if (fd >= 0)
 		close(fd);
@@ -332,7 +332,7 @@ static bool expand(const char *dir, size_t len, const char *origin, int machine,
 {
 	static const char *const names[] = { "ORIGIN", "LIB", "PLATFORM" };
 	char lib[64];
-	const char *t = triplet(machine), *plat = elf_machine_name(machine);
+	const char *t = triplet(machine), *plat = elfread_machine_name(machine);
 	snprintf(lib, sizeof lib, "lib/%s", t ? t : "");
 	const char *vals[] = { origin, t ? lib : "lib", plat ? plat : "" };
 	size_t n = 0;

@@ -497,8 +497,8 @@ static enum outcome process_file(const char *path, bool named, const char *inter
 		if (o == SKIP_MACHINE) {
 			char a[24], b[24];
 			say(path, "skipped: for %s, cudaload is for %s",
-			    elf_machine_label(f.machine, a, sizeof a),
-			    elf_machine_label(machine, b, sizeof b));
+			    elfread_machine_label(f.machine, a, sizeof a),
+			    elfread_machine_label(machine, b, sizeof b));
 		} else if (o == SKIP_LINKS) {
 			say(path, "skipped: %lu hard links (--break-links patches this name only)",
 			    (unsigned long)st.st_nlink);
@@ -617,8 +617,8 @@ static int interp_machine(const char *path)
 	char why[128];
 	if (fd < 0)
 		return -1;
-	int m = elf_open_fd(&ef, fd, why, sizeof why) == 0 ? ef.machine : -1;
-	elf_release(&ef);
+	int m = elfread_open_fd(&ef, fd, why, sizeof why) == 0 ? ef.machine : -1;
+	elfread_release(&ef);
 	close(fd);
 	return m;
 }
@@ -627,7 +627,7 @@ static int machine_by_name(const char *name)
 {
 	static const int known[] = { EM_X86_64, EM_AARCH64, EM_386, EM_ARM, EM_PPC64, EM_RISCV };
 	for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-		if (strcmp(elf_machine_name(known[i]), name) == 0)
+		if (strcmp(elfread_machine_name(known[i]), name) == 0)
 			return known[i];
 	return -1;
 }

@@ -437,8 +437,8 @@ int main(int argc, char **argv)
 			snprintf(skip, sizeof skip, "%s", c->lib_problem);
 		else if (c->elf_machine != SELF_MACHINE)
 			snprintf(skip, sizeof skip, "libcuda is for %s, this verifier for %s",
-				 elf_machine_name(c->elf_machine) ? elf_machine_name(c->elf_machine) : "another machine",
-				 elf_machine_name(SELF_MACHINE));
+				 elfread_machine_name(c->elf_machine) ? elfread_machine_name(c->elf_machine) : "another machine",
+				 elfread_machine_name(SELF_MACHINE));
 		else if (path_join(lib, sizeof lib - 16, s.root, c->dir) < 0 ||
 			 !strcat(lib, "/libcuda.so.1") || stat(lib, &st) < 0)
 			snprintf(skip, sizeof skip, "libcuda.so.1: %s", strerror(errno));

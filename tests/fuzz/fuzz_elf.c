@@ -18,28 +18,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct elf_file ef;
 	struct elf_program prog;
 	char why[128], desc[4096];
-	if (elf_open_fd(&ef, fd, why, sizeof why) == 0) {
-		elf_find_note(&ef, COMPAT_NOTE_SECTION, COMPAT_NOTE_OWNER, desc, sizeof desc, why, sizeof why);
-		if (elf_read_program(&ef, &prog, why, sizeof why) == 0) {
+	if (elfread_open_fd(&ef, fd, why, sizeof why) == 0) {
+		elfread_find_note(&ef, COMPAT_NOTE_SECTION, COMPAT_NOTE_OWNER, desc, sizeof desc, why, sizeof why);
+		if (elfread_read_program(&ef, &prog, why, sizeof why) == 0) {
 			if (prog.n > ELF_MAX_PHDRS)
 				abort();
-			elf_glibc_minor(&ef, prog.ph, prog.n);
-			elf_has_segment_note(&ef, prog.ph, prog.n, "cudaload", 0x434c);
+			elfread_glibc_minor(&ef, prog.ph, prog.n);
+			elfread_has_segment_note(&ef, prog.ph, prog.n, "cudaload", 0x434c);
 		}
 	}
-	elf_release(&ef);
+	elfread_release(&ef);
 
 	/* As the loader reads ld.so (a 1 KiB head) and libcuda (its header
 	 * alone): what lies past the head is read on demand, within bounds. */
 	unsigned char small[64], map[1024];
 	struct elf_phdr ph[16];
 	unsigned n;
-	if (elf_open_fd_head(&ef, fd, small, sizeof small, why, sizeof why) == 0)
-		elf_find_note(&ef, COMPAT_NOTE_SECTION, COMPAT_NOTE_OWNER, desc, sizeof desc, why, sizeof why);
-	if (elf_open_fd_head(&ef, fd, map, sizeof map, why, sizeof why) == 0 &&
-	    elf_read_phdrs(&ef, ph, 16, &n, why, sizeof why) == 0) {
-		elf_has_segment_note(&ef, ph, n, "cudaload", 0x434c);
-		elf_glibc_minor(&ef, ph, n);
+	if (elfread_open_fd_head(&ef, fd, small, sizeof small, why, sizeof why) == 0)
+		elfread_find_note(&ef, COMPAT_NOTE_SECTION, COMPAT_NOTE_OWNER, desc, sizeof desc, why, sizeof why);
+	if (elfread_open_fd_head(&ef, fd, map, sizeof map, why, sizeof why) == 0 &&
+	    elfread_read_phdrs(&ef, ph, 16, &n, why, sizeof why) == 0) {
+		elfread_has_segment_note(&ef, ph, n, "cudaload", 0x434c);
+		elfread_glibc_minor(&ef, ph, n);
 	}
 	return 0;
 }

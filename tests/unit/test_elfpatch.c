@@ -24,9 +24,9 @@ static void loader_view(const unsigned char *img, size_t len, struct elf_program
 	int fd = test_elf_fd(&e, len);
 	struct elf_file ef;
 	char why[128];
-	cr_assert_eq(elf_open_fd(&ef, fd, why, sizeof why), 0, "%s", why);
-	cr_assert_eq(elf_read_program(&ef, prog, why, sizeof why), 0, "%s", why);
-	elf_release(&ef);
+	cr_assert_eq(elfread_open_fd(&ef, fd, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(elfread_read_program(&ef, prog, why, sizeof why), 0, "%s", why);
+	elfread_release(&ef);
 	close(fd);
 }
 

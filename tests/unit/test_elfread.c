@@ -21,19 +21,19 @@ Test(elfread_happy, header_interp_note)
 	struct elf_file ef;
 	struct elf_program prog;
 	char why[128] = "", desc[256];
-	cr_assert_eq(elf_open_fd(&ef, fd, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(elfread_open_fd(&ef, fd, why, sizeof why), 0, "%s", why);
 	cr_assert_eq(ef.cls, ELFCLASS64);
 	cr_assert_eq(ef.machine, EM_X86_64);
-	cr_assert_eq(elf_read_program(&ef, &prog, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(elfread_read_program(&ef, &prog, why, sizeof why), 0, "%s", why);
 	cr_assert(prog.has_interp);
 	cr_assert_str_eq(prog.interp, "/lib64/ld-linux-x86-64.so.2");
 	cr_assert_str_eq(prog.recorded, "");
-	long n = elf_find_note(&ef, SECTION, OWNER, desc, sizeof desc, why, sizeof why);
+	long n = elfread_find_note(&ef, SECTION, OWNER, desc, sizeof desc, why, sizeof why);
 	cr_assert_eq(n, (long)strlen(with_note.note_desc));
 	cr_assert_str_eq(desc, with_note.note_desc);
-	cr_assert_eq(elf_find_note(&ef, SECTION, "Someone Else", desc, sizeof desc, why, sizeof why), 0);
-	cr_assert_eq(elf_find_note(&ef, ".note.other", OWNER, desc, sizeof desc, why, sizeof why), 0);
-	elf_release(&ef);
+	cr_assert_eq(elfread_find_note(&ef, SECTION, "Someone Else", desc, sizeof desc, why, sizeof why), 0);
+	cr_assert_eq(elfread_find_note(&ef, ".note.other", OWNER, desc, sizeof desc, why, sizeof why), 0);
+	elfread_release(&ef);
 	close(fd);
 }
 
@@ -47,11 +47,11 @@ Test(elfread_happy, record_after_nul)
 	struct elf_file ef;
 	struct elf_program prog;
 	char why[128];
-	cr_assert_eq(elf_open_fd(&ef, fd, why, sizeof why), 0);
-	cr_assert_eq(elf_read_program(&ef, &prog, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(elfread_open_fd(&ef, fd, why, sizeof why), 0);
+	cr_assert_eq(elfread_read_program(&ef, &prog, why, sizeof why), 0, "%s", why);
 	cr_assert_str_eq(prog.interp, "/usr/bin/cudaload");
 	cr_assert_str_eq(prog.recorded, "/nix/store/abc-glibc-2.40/lib/ld-linux-x86-64.so.2");
-	elf_release(&ef);
+	elfread_release(&ef);
 	close(fd);
 }
 
@@ -62,30 +62,30 @@ Test(elfread_happy, real_loader_and_program)
 	struct elf_file ef;
 	struct elf_program prog;
 	char why[128];
-	cr_assert_eq(elf_open_fd(&ef, fd, why, sizeof why), 0);
-	cr_assert_eq(elf_read_program(&ef, &prog, why, sizeof why), 0);
+	cr_assert_eq(elfread_open_fd(&ef, fd, why, sizeof why), 0);
+	cr_assert_eq(elfread_read_program(&ef, &prog, why, sizeof why), 0);
 	cr_assert(prog.has_interp);
-	elf_release(&ef);
+	elfread_release(&ef);
 	close(fd);
 
 	fd = open(prog.interp, O_RDONLY);
 	cr_assert(fd >= 0);
-	cr_assert_eq(elf_open_fd(&ef, fd, why, sizeof why), 0);
-	cr_assert_eq(elf_read_program(&ef, &prog, why, sizeof why), 0);
-	cr_assert_geq(elf_glibc_minor(&ef, prog.ph, prog.n), 34, "Debian 12's ld.so defines GLIBC_2.34+");
-	elf_release(&ef);
+	cr_assert_eq(elfread_open_fd(&ef, fd, why, sizeof why), 0);
+	cr_assert_eq(elfread_read_program(&ef, &prog, why, sizeof why), 0);
+	cr_assert_geq(elfread_glibc_minor(&ef, prog.ph, prog.n), 34, "Debian 12's ld.so defines GLIBC_2.34+");
+	elfread_release(&ef);
 	close(fd);
 }
 
 Test(elfread_sad, split_interp)
 {
 	char i[64], r[64];
-	cr_assert_eq(elf_split_interp("abc", 3, i, sizeof i, r, sizeof r), -1);
-	cr_assert_eq(elf_split_interp("abc\0" RECORD_MAGIC "/x", 4 + sizeof RECORD_MAGIC - 1 + 2, i, sizeof i, r, sizeof r), 0);
+	cr_assert_eq(elfread_split_interp("abc", 3, i, sizeof i, r, sizeof r), -1);
+	cr_assert_eq(elfread_split_interp("abc\0" RECORD_MAGIC "/x", 4 + sizeof RECORD_MAGIC - 1 + 2, i, sizeof i, r, sizeof r), 0);
 	cr_assert_str_eq(r, "", "a record without its NUL is ignored");
-	cr_assert_eq(elf_split_interp("abc\0other", 10, i, sizeof i, r, sizeof r), 0);
+	cr_assert_eq(elfread_split_interp("abc\0other", 10, i, sizeof i, r, sizeof r), 0);
 	cr_assert_str_eq(r, "");
-	cr_assert_eq(elf_split_interp("abcdef\0", 7, i, 4, r, sizeof r), -1);
+	cr_assert_eq(elfread_split_interp("abcdef\0", 7, i, 4, r, sizeof r), -1);
 }
 
 /* Poke bytes into a good ELF; each must fail with the given reason. */
@@ -107,13 +107,13 @@ static void expect_failure(const struct test_elf *good, size_t len, const struct
 	struct elf_program prog;
 	char why[128] = "", desc[256];
 	int stage = -1;
-	if (elf_open_fd(&ef, fd, why, sizeof why) < 0)
+	if (elfread_open_fd(&ef, fd, why, sizeof why) < 0)
 		stage = 0;
-	else if (elf_read_program(&ef, &prog, why, sizeof why) < 0)
+	else if (elfread_read_program(&ef, &prog, why, sizeof why) < 0)
 		stage = 1;
-	else if (elf_find_note(&ef, SECTION, OWNER, desc, sizeof desc, why, sizeof why) < 0)
+	else if (elfread_find_note(&ef, SECTION, OWNER, desc, sizeof desc, why, sizeof why) < 0)
 		stage = 2;
-	elf_release(&ef);
+	elfread_release(&ef);
 	close(fd);
 	cr_assert_eq(stage, p->stage, "stage %d, want %d (%s)", stage, p->stage, why);
 	cr_assert_str_eq(why, p->why);
@@ -160,21 +160,21 @@ Test(elfread_sad, not_regular)
 	int fd = open("/tmp", O_RDONLY);
 	struct elf_file ef;
 	char why[128];
-	cr_assert_eq(elf_open_fd(&ef, fd, why, sizeof why), -1);
+	cr_assert_eq(elfread_open_fd(&ef, fd, why, sizeof why), -1);
 	cr_assert_str_eq(why, "not a regular file");
-	elf_release(&ef);
+	elfread_release(&ef);
 	close(fd);
 }
 
 Test(elfread_happy, machine_names)
 {
-	cr_assert_str_eq(elf_machine_name(EM_AARCH64), "aarch64");
-	cr_assert_null(elf_machine_name(9999));
+	cr_assert_str_eq(elfread_machine_name(EM_AARCH64), "aarch64");
+	cr_assert_null(elfread_machine_name(9999));
 	char a[24], b[24];
-	const char *x = elf_machine_label(9999, a, sizeof a), *y = elf_machine_label(9998, b, sizeof b);
+	const char *x = elfread_machine_label(9999, a, sizeof a), *y = elfread_machine_label(9998, b, sizeof b);
 	cr_assert_str_eq(x, "machine 9999");
 	cr_assert_str_eq(y, "machine 9998", "two in one message stay two");
-	cr_assert_str_eq(elf_machine_label(EM_X86_64, a, sizeof a), "x86_64");
+	cr_assert_str_eq(elfread_machine_label(EM_X86_64, a, sizeof a), "x86_64");
 }
 
 /* A small head: what lies beyond it (program headers, a note) is read when
@@ -192,13 +192,13 @@ Test(elfread_happy, small_head_reads_the_rest)
 	unsigned n;
 	char why[128];
 	unsigned char head[64];
-	cr_assert_eq(elf_open_fd_head(&ef, fd, head, sizeof head, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(elfread_open_fd_head(&ef, fd, head, sizeof head, why, sizeof why), 0, "%s", why);
 	cr_assert_eq(ef.head_len, 64);
-	cr_assert_eq(elf_read_phdrs(&ef, ph, 32, &n, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(elfread_read_phdrs(&ef, ph, 32, &n, why, sizeof why), 0, "%s", why);
 	cr_assert_gt(n, 0);
-	cr_assert(elf_has_segment_note(&ef, ph, n, "cudaload", 0x434c));
-	cr_assert(!elf_has_segment_note(&ef, ph, n, "cudaload", 1));
-	elf_release(&ef);
+	cr_assert(elfread_has_segment_note(&ef, ph, n, "cudaload", 0x434c));
+	cr_assert(!elfread_has_segment_note(&ef, ph, n, "cudaload", 1));
+	elfread_release(&ef);
 	close(fd);
 }
 
@@ -210,17 +210,17 @@ Test(elfread_sad, more_program_headers_than_room)
 	struct elf_phdr ph[2];
 	unsigned n;
 	char why[128];
-	cr_assert_eq(elf_open_fd(&ef, fd, why, sizeof why), 0);
-	cr_assert_eq(elf_read_phdrs(&ef, ph, 2, &n, why, sizeof why), -1);
+	cr_assert_eq(elfread_open_fd(&ef, fd, why, sizeof why), 0);
+	cr_assert_eq(elfread_read_phdrs(&ef, ph, 2, &n, why, sizeof why), -1);
 	cr_assert_str_eq(why, "too many program headers");
 	cr_assert_eq(n, 0);
-	elf_release(&ef);
+	elfread_release(&ef);
 	close(fd);
 }
 
 /* A file of len bytes with .shstrtab, a note and the section header table
  * (null, .shstrtab, note) at the offsets given, and nothing else: the
- * layouts that elf_find_note reads in one go or not. */
+ * layouts that elfread_find_note reads in one go or not. */
 static int layout_fd(size_t len, size_t strs_off, size_t note_off, size_t shoff)
 {
 	unsigned char *buf = calloc(1, len);
@@ -279,12 +279,12 @@ Test(elfread_happy, note_wherever_it_lies)
 		struct elf_file ef;
 		unsigned char head[64];
 		char why[128] = "", desc[64];
-		cr_assert_eq(elf_open_fd_head(&ef, fd, head, sizeof head, why, sizeof why), 0, "%s", why);
-		long n = elf_find_note(&ef, SECTION, OWNER, desc, sizeof desc, why, sizeof why);
+		cr_assert_eq(elfread_open_fd_head(&ef, fd, head, sizeof head, why, sizeof why), 0, "%s", why);
+		long n = elfread_find_note(&ef, SECTION, OWNER, desc, sizeof desc, why, sizeof why);
 		cr_assert_eq(n, 34, "%s: %ld (%s)", cases[i].layout, n, why);
 		cr_assert_str_eq(desc, "{\"format\":1,\"CUDA version\":\"12.9\"}", "%s", cases[i].layout);
-		cr_assert_eq(elf_find_note(&ef, ".note.other", OWNER, desc, sizeof desc, why, sizeof why), 0);
-		elf_release(&ef);
+		cr_assert_eq(elfread_find_note(&ef, ".note.other", OWNER, desc, sizeof desc, why, sizeof why), 0);
+		elfread_release(&ef);
 		close(fd);
 	}
 }
@@ -297,9 +297,9 @@ Test(elfread_sad, window_bounds)
 	char why[128] = "", desc[64];
 	/* the table runs past the end of the file */
 	int fd = layout_fd(40000, 39500, 39000, 39700);
-	cr_assert_eq(elf_open_fd_head(&ef, fd, head, sizeof head, why, sizeof why), 0);
+	cr_assert_eq(elfread_open_fd_head(&ef, fd, head, sizeof head, why, sizeof why), 0);
 	ef.size = 39700 + 2 * sizeof(Elf64_Shdr);	/* as if cut inside the table */
-	cr_assert_eq(elf_find_note(&ef, SECTION, OWNER, desc, sizeof desc, why, sizeof why), -1);
+	cr_assert_eq(elfread_find_note(&ef, SECTION, OWNER, desc, sizeof desc, why, sizeof why), -1);
 	cr_assert_str_eq(why, "section headers lie outside the file");
 	/* a note section that runs past the end */
 	ef.size = 40000;
@@ -308,9 +308,9 @@ Test(elfread_sad, window_bounds)
 	cr_assert(pread(fd, &sh, sizeof sh, 39700 + 2 * sizeof sh) == sizeof sh);
 	sh.sh_size = 100000;
 	cr_assert(pwrite(fd, &sh, sizeof sh, 39700 + 2 * sizeof sh) == sizeof sh);
-	cr_assert_eq(elf_find_note(&ef, SECTION, OWNER, desc, sizeof desc, why, sizeof why), -1);
+	cr_assert_eq(elfread_find_note(&ef, SECTION, OWNER, desc, sizeof desc, why, sizeof why), -1);
 	cr_assert_str_eq(why, "note section is too large or lies outside the file");
-	elf_release(&ef);
+	elfread_release(&ef);
 	close(fd);
 }
 
@@ -335,9 +335,9 @@ Test(elfread_sad, empty_section_at_the_end_of_what_was_read)
 		struct elf_file ef;
 		unsigned char head[64];
 		char why[128] = "", desc[64];
-		cr_assert_eq(elf_open_fd_head(&ef, fd, head, sizeof head, why, sizeof why), 0, "%s", why);
-		cr_assert_eq(elf_find_note(&ef, SECTION, OWNER, desc, sizeof desc, why, sizeof why), 0, "%s", why);
-		elf_release(&ef);
+		cr_assert_eq(elfread_open_fd_head(&ef, fd, head, sizeof head, why, sizeof why), 0, "%s", why);
+		cr_assert_eq(elfread_find_note(&ef, SECTION, OWNER, desc, sizeof desc, why, sizeof why), 0, "%s", why);
+		elfread_release(&ef);
 		close(fd);
 	}
 }

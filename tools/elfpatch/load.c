@@ -141,7 +141,7 @@ int inspect_loaded(unsigned char *img, size_t len, struct loaded *l,
 			return fail(why, cap, "PT_INTERP has a bad size or lies outside the file");
 		const char *s = (const char *)img + p->p_offset;
 		if (s[p->p_filesz - 1] != '\0' ||
-		    elf_split_interp(s, p->p_filesz, out->interp, sizeof out->interp,
+		    elfread_split_interp(s, p->p_filesz, out->interp, sizeof out->interp,
 				     out->recorded, sizeof out->recorded) < 0)
 			return fail(why, cap, "PT_INTERP is not NUL-terminated");
 		if (!out->interp[0])

@@ -179,7 +179,9 @@ static int scan(struct pysite *p, char *dir, size_t len, size_t cap, int depth, 
 		dir[len] = '/';
 		memcpy(dir + len + 1, name, nl + 1);
 		struct stat st;
-		if (lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) && depth < SCAN_DEPTH) {
+		if (lstat(dir, &st) < 0) {
+			/* gone since the listing: nothing to judge */
+		} else if (S_ISDIR(st.st_mode) && depth < SCAN_DEPTH) {
 			found = scan(p, dir, len + 1 + nl, cap, depth + 1, why, whycap);
 		} else if (S_ISREG(st.st_mode) && is_shared_object_name(name)) {
 			int fd = open(dir, O_RDONLY | O_CLOEXEC);

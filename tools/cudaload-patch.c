@@ -7,7 +7,9 @@
  * A file named on the command line is patched when it is a dynamically linked
  * executable.  In a directory walk only programs that use CUDA are (a CUDA
  * library in DT_NEEDED, embedded device code, or "libcuda.so" in read-only
- * data for programs that dlopen it; see usescuda.h), unless --all.  Every
+ * data for programs that dlopen it; see usescuda.h), in the program or in a
+ * library it loads (closure.h, inside the image of --root), or a Python
+ * interpreter whose packages hold one (pysite.h), unless --all.  Every
  * write goes to a temporary file in the same directory, made durable, then
  * renamed over the original, keeping its mode, owner and extended attributes:
  * the original is intact or fully replaced, never half-written (see

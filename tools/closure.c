@@ -28,7 +28,8 @@ struct lib {
 	int cls, machine;
 	char *needed;		/* NUL-separated names, an empty one last */
 	char *rpath, *runpath;	/* "" when none */
-	signed char self;	/* the caller's rule: 1, 0, -1 unreadable */
+	bool elf;		/* read as ld.so reads it; never matched when not */
+	signed char self;	/* the caller's rule: 1, 0, -1 not asked yet */
 	signed char closure;	/* -2 not yet, 2 being walked, 0, 1 */
 	char *why;		/* what says so, when self is 1 */
 	char *via;		/* the way to a CUDA library, when closure is 1 */
@@ -248,10 +249,24 @@ static void lib_free(struct lib *l)
 	free(l);
 }
 
+/* The caller's rule for l, on fd when open (-1: opened here).  false when
+ * out of memory. */
+static bool lib_judge(struct closure *c, struct lib *l, int fd)
+{
+	char full[CL_PATH_MAX], said[128] = "";
+	snprintf(full, sizeof full, "%s%s", c->root, l->path);
+	int own = fd < 0 ? (fd = open(full, O_RDONLY | O_CLOEXEC)) : -1;
+	l->self = fd >= 0 && c->judge(c->ctx, fd, full, said, sizeof said) == 1;
+	if (own >= 0)
+		close(own);
+	return !l->self || (l->why = strdup(said));
+}
+
 /* Read what ld.so reads of the file at path in the image (links resolved),
- * and judge it.  NULL when out of memory; a file that is no ELF comes back
- * with self -1 (never matched). */
-static struct lib *lib_read(struct closure *c, const char *path)
+ * and, for a library (judge_now), judge it while it is open: a program the
+ * caller judged already is asked only if it is found as a library too.
+ * NULL when out of memory. */
+static struct lib *lib_read(struct closure *c, const char *path, bool judge_now)
 {
 	if (2 * (c->n_libs + 1) > c->cap_libs && grow(c) < 0)
 		return NULL;
@@ -283,16 +298,14 @@ static struct lib *lib_read(struct closure *c, const char *path)
 		    elfread_read_phdrs(&ef, ph, ELF_MAX_PHDRS, &nph, why, sizeof why) == 0 &&
 		    elfread_needed(&ef, ph, nph, needed, NEEDED_CAP, &nneeded) == 0 &&
 		    elfread_search_paths(&ef, ph, nph, rpath, runpath, CL_PATH_MAX) == 0) {
-			char said[128] = "";
-			l->self = (signed char)c->judge(c->ctx, fd, full, said, sizeof said);
-			if (l->self == 1 && !(l->why = strdup(said)))
-				ok = false;
+			l->elf = true;
+			ok = !judge_now || lib_judge(c, l, fd);
 		}
 		elfread_release(&ef);
 	}
 	if (fd >= 0)
 		close(fd);
-	if (l->self < 0)
+	if (!l->elf)
 		needed[0] = rpath[0] = runpath[0] = '\0';
 	size_t nl = 0;
 	while (needed[nl])
@@ -376,12 +389,12 @@ static struct lib *in_list(struct closure *c, const char *list, const char *orig
 		if (l && expand(p, l, origin, machine, dir, sizeof dir) && dir[0] == '/' &&
 		    snprintf(cand, sizeof cand, "%s/%s", dir, name) < (int)sizeof cand &&
 		    closure_resolve(c->root, cand, real, sizeof real) == 0) {
-			struct lib *lib = lib_read(c, real);
+			struct lib *lib = lib_read(c, real, true);
 			if (!lib) {
 				*oom = true;
 				return NULL;
 			}
-			if (lib->self >= 0 && lib->cls == cls && lib->machine == machine)
+			if (lib->elf && lib->cls == cls && lib->machine == machine)
 				return lib;
 		}
 		p += l;
@@ -411,10 +424,10 @@ static struct lib *find(struct closure *c, const struct chain *at, const char *n
 		char real[CL_PATH_MAX];
 		if (name[0] != '/' || closure_resolve(c->root, name, real, sizeof real) != 0)
 			return NULL;
-		struct lib *l = lib_read(c, real);
+		struct lib *l = lib_read(c, real, true);
 		if (!l)
 			*oom = true;
-		return l && l->self >= 0 && l->cls == o->cls && l->machine == o->machine ? l : NULL;
+		return l && l->elf && l->cls == o->cls && l->machine == o->machine ? l : NULL;
 	}
 	struct lib *l = NULL;
 	if (!o->runpath[0])
@@ -465,6 +478,10 @@ static int walk(struct closure *c, const struct chain *at, int depth, char *why,
 			if (!l)
 				continue;
 			if (pass == 0) {
+				if (l->self < 0 && !lib_judge(c, l, -1)) {
+					oom = true;
+					break;
+				}
 				if (l->self == 1) {
 					snprintf(sub, sizeof sub, "%s (%s)", name, l->why);
 					found = 1;
@@ -540,10 +557,10 @@ int closure_uses_cuda(struct closure *c, const char *path, char *why, size_t cap
 	if (strncmp(path, c->root, rl) != 0 || (path[rl] != '/' && rl) ||
 	    closure_resolve(c->root, path + rl, real, sizeof real) != 0)
 		return 0;
-	struct lib *prog = lib_read(c, real);
+	struct lib *prog = lib_read(c, real, false);	/* the caller judged it */
 	if (!prog)
 		return -1;
-	if (prog->self < 0)
+	if (!prog->elf)
 		return 0;
 	if (prog->closure == -2) {
 		struct chain top = { prog, NULL };

@@ -15,7 +15,7 @@
  *
  * Each library is judged once per closure object by the caller's rule (a
  * cache of resolved paths), so a walk over an image reads each library
- * once.  What a library's closure holds is kept from the first program
+ * once; the program itself is not (its caller judged it already).  What a library's closure holds is kept from the first program
  * that reached it (a DT_RPATH inherited from another loader could in
  * principle find other files: rare, and only ever adds a library).
  */

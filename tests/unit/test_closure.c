@@ -53,7 +53,9 @@ Test(closure_sad, resolve_failures)
 /* The judge the test uses: a library whose name says CUDA. */
 static int by_name(void *ctx, int fd, const char *path, char *why, size_t cap)
 {
-	(void)ctx, (void)fd;
+	(void)fd;
+	if (ctx)
+		++*(int *)ctx;
 	const char *base = strrchr(path, '/');
 	if (base && strstr(base, "libcudart")) {
 		snprintf(why, cap, "named so");
@@ -77,11 +79,15 @@ Test(closure_happy, closure_of_a_real_program)
 	snprintf(p, sizeof p, "cp %s %s/env && mkdir -p %s/etc %s/lib && cp %s %s/lib/libc.so.6", env, root,
 		 root, root, real_libc, root);
 	cr_assert_eq(system(p), 0);
-	struct closure *c = closure_new(root, by_name, NULL);
+	int judged = 0;
+	struct closure *c = closure_new(root, by_name, &judged);
 	char why[512];
 	snprintf(p, sizeof p, "%s/env", root);
 	cr_assert_eq(closure_uses_cuda(c, p, why, sizeof why), 0, "%s", why);
 	cr_assert_geq(closure_libraries(c), 2, "env and libc were read");
+	cr_assert_eq(judged, 1, "libc judged once; env, which the caller judged, not again");
+	cr_assert_eq(closure_uses_cuda(c, p, why, sizeof why), 0);
+	cr_assert_eq(judged, 1, "nothing judged twice");
 	closure_free(c);
 
 	/* the same libc, found under another name through ld.so.conf: still libc */

@@ -42,12 +42,12 @@ UP=$V+test1	# the upgrade
 R=$B/roots
 W=$B/e2e-distro
 # a /proc left mounted in a copy (a run killed halfway) goes before the copy
-unmount_all() { for w in "$W"/work/*; do [ -d "$w/proc" ] && umount "$w/proc" 2>/dev/null; done; }
+unmount_all() { for w in "$W"/scratch/*; do [ -d "$w/proc" ] && umount "$w/proc" 2>/dev/null; done; }
 unmount_all
 rm -rf "$W"
 trap unmount_all EXIT
 trap 'unmount_all; exit 130' INT TERM
-mkdir -p "$R" "$W/work" "$W/log"
+mkdir -p "$R" "$W/scratch" "$W/log"
 
 # ---- what goes into the roots, built here ----
 triplet() { [ "$1" = arm64 ] && echo aarch64-linux-gnu || echo x86_64-linux-gnu; }
@@ -140,7 +140,7 @@ flow() { # flow SUITE-ARCH
 		return
 	fi
 	[ -z "$fresh" ] || ok "$name: debootstrap --variant=minbase made the root ($(cat "$R/$name.ok") s, kept in $R)"
-	w=$W/work/$name
+	w=$W/scratch/$name
 	cp -a "$R/$name" "$w"
 	mount -t proc proc "$w/proc" || { bad "$name: cannot mount /proc in the root"; return; }
 	I=$W/in-$a

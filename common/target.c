@@ -326,16 +326,9 @@ int target_interp_from_memory(struct target *t, const void *phdr, size_t phnum,
 				&t->interp, &t->recorded);
 }
 
-int target_interp_from_file(struct target *t, char *why, size_t whycap)
+int target_interp_from_fd(struct target *t, int fd, char *why, size_t whycap)
 {
-	int fd = open_ro(t->path, 0);
-	if (fd < 0) {
-		snprintf(why, whycap, "%s", strerror(-fd));
-		return -1;
-	}
-	int r = read_program(t, fd, false, why, whycap);
-	close(fd);
-	return r;
+	return read_program(t, fd, false, why, whycap);
 }
 
 static void free_argv(struct target *t)

@@ -50,9 +50,11 @@ int target_from_command(struct target *t, int argc, char **argv, const char *pat
 int target_interp_from_memory(struct target *t, const void *phdr, size_t phnum,
 			      size_t phentsize);
 
-/* The same from the program file (t->path), when memory cannot tell (no
- * PT_PHDR, or the string outside a mapped segment).  0, or -1 with why. */
-int target_interp_from_file(struct target *t, char *why, size_t whycap);
+/* The same from the program file open at fd, when memory cannot tell (no
+ * PT_PHDR, or the string outside a mapped segment).  The caller opens the
+ * file the kernel ran (/proc/self/exe), never a name that may have changed
+ * since.  0, or -1 with why. */
+int target_interp_from_fd(struct target *t, int fd, char *why, size_t whycap);
 
 void target_free(struct target *t);
 

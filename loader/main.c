@@ -11,6 +11,7 @@
  */
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <link.h>
 #include <stdio.h>
@@ -138,34 +139,78 @@ static void parse_options(int argc, char **argv, struct settings *s, struct opti
 	}
 }
 
-/* The program's own file, as the kernel opened it.  Only read when needed
- * (exec mode, a PT_INTERP memory cannot tell): chain mode does without.
- * malloc'd, or NULL when out of memory. */
+/* /proc/self/exe's name into out (CL_PATH_MAX): false when there is none
+ * (no /proc: early boot, a chroot) or the file is gone ("(deleted)"). */
+static bool exe_name(char *out)
+{
+	static const char deleted[] = " (deleted)";
+	size_t dl = sizeof deleted - 1;
+	ssize_t n = readlink("/proc/self/exe", out, CL_PATH_MAX - 1);
+	if (n <= 0)
+		return false;
+	out[n] = '\0';
+	return (size_t)n <= dl || strcmp(out + n - dl, deleted) != 0;
+}
+
+/* The name given to execve, relative ones made to contain a '/'. */
+static void execfn_name(char *out)
+{
+	const char *fn = (const char *)getauxval(AT_EXECFN);
+	snprintf(out, CL_PATH_MAX, "%s%s", fn && !strchr(fn, '/') ? "./" : "", fn ? fn : "");
+}
+
+/* This binary's own path, for finding what lies beside it.  malloc'd, or
+ * NULL when out of memory. */
 static char *path_from_kernel(void)
 {
 	char *out = malloc(CL_PATH_MAX);
-	if (!out)
-		return NULL;
-	ssize_t n = readlink("/proc/self/exe", out, CL_PATH_MAX - 1);
-	static const char deleted[] = " (deleted)";
-	size_t dl = sizeof deleted - 1;
-	if (n > 0) {
-		out[n] = '\0';
-		if ((size_t)n <= dl || strcmp(out + n - dl, deleted) != 0)
-			return out;
-	}
-	/* No /proc (early boot, chroot): the path given to execve. */
-	const char *fn = (const char *)getauxval(AT_EXECFN);
-	snprintf(out, CL_PATH_MAX, "%s%s", fn && !strchr(fn, '/') ? "./" : "", fn ? fn : "");
+	if (out && !exe_name(out))
+		execfn_name(out);
 	return out;
 }
 
-static void program_path_from_kernel(struct target *t)
+/* The file the kernel ran, held: opening /proc/self/exe follows the
+ * kernel's own reference to it, whatever has been renamed over its name,
+ * linked to it or deleted since (docs/design.md §6).  O_PATH: the
+ * descriptor grants no access of its own, so an execute-only set-id program
+ * stays unreadable to the children it starts after dropping privileges.
+ * Kept across the exec of ld.so (no O_CLOEXEC), at 3 or above so that it
+ * never stands in for a closed standard stream.  -1 without /proc. */
+static int hold_kernel_file(void)
 {
-	if (!t->path && (t->owned_path = path_from_kernel()))
-		t->path = t->owned_path;
-	if (!t->path)
+	int fd = open("/proc/self/exe", O_PATH);
+	if (fd >= 0 && fd < 3) {
+		int high = fcntl(fd, F_DUPFD, 3);
+		close(fd);
+		fd = high;
+	}
+	return fd;
+}
+
+/* As the interpreter, in exec mode: what ld.so is handed as the program.
+ * Secure mode (set-id, file capabilities): /proc/self/fd/N of the held
+ * file, never a name, which anyone who can write where it points could
+ * change between the kernel's check and ld.so's open.  Otherwise the name,
+ * so that the program's $ORIGIN is its directory (nobody gains a privilege
+ * by changing it), unless the name is gone.  NULL in secure mode without
+ * /proc. */
+static const char *program_for_ldso(bool secure)
+{
+	static char held[sizeof "/proc/self/fd/" + 12];
+	char *name = secure ? NULL : malloc(CL_PATH_MAX);
+	if (!secure && !name)
 		die(EXIT_CANNOT_EXEC, "out of memory");
+	if (name && exe_name(name))
+		return name;
+	int fd = hold_kernel_file();
+	if (fd >= 0) {
+		free(name);
+		snprintf(held, sizeof held, "/proc/self/fd/%d", fd);
+		return held;
+	}
+	if (name)
+		execfn_name(name);	/* no /proc: all there is */
+	return name;
 }
 
 /* "PATH (FROM): WHY", malloc'd: only a failure needs it. */
@@ -371,9 +416,18 @@ int main(int argc, char **argv, char **envp)
 		t.has_interp = true;	/* we are it: never exec the program itself */
 		if (target_interp_from_memory(&t, start_program.phdr, start_program.phnum,
 					      start_program.phent) < 0) {
-			program_path_from_kernel(&t);
-			if (target_interp_from_file(&t, why, sizeof why) < 0)
-				diag("%s: cannot read its PT_INTERP: %s", t.path, why);
+			/* From the file the kernel ran, not from a name (§6). */
+			int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+			char *name = fd < 0 && !s.secure ? path_from_kernel() : NULL;
+			if (name)
+				fd = open(name, O_RDONLY | O_CLOEXEC);
+			free(name);
+			if (fd < 0)
+				snprintf(why, sizeof why, "%s", strerror(errno));
+			if (fd < 0 || target_interp_from_fd(&t, fd, why, sizeof why) < 0)
+				diag("cannot read the program's PT_INTERP: %s", why);
+			if (fd >= 0)
+				close(fd);
 		}
 		self = t.interp;
 	} else {
@@ -393,7 +447,14 @@ int main(int argc, char **argv, char **envp)
 	enum mode configured_mode = s.mode;
 	/* Chain mode needs a mapped program (PT_INTERP) and an ld.so that reads
 	 * LD_LIBRARY_PATH, which it does not in secure mode. */
-	if (s.mode == MODE_CHAIN && (!as_interp || s.secure)) {
+	/* A set-id program is handed to ld.so as the file the kernel ran, held
+	 * from here on (§6); without /proc it cannot be, and chain mode runs it
+	 * as the kernel mapped it, with the system driver. */
+	const char *handed = NULL;
+	if (as_interp && s.secure && !(handed = program_for_ldso(true))) {
+		diag("secure mode: no /proc to hold the program's file by; chain mode, no search list");
+		s.mode = MODE_CHAIN;
+	} else if (s.mode == MODE_CHAIN && (!as_interp || s.secure)) {
 		diag("chain mode %s; exec mode", s.secure ? "cannot pass the search list in secure mode"
 						      : "needs cudaload as the interpreter");
 		s.mode = MODE_EXEC;
@@ -461,6 +522,12 @@ int main(int argc, char **argv, char **envp)
 	}
 	char *llp = plan_library_path(s.root, &d, &cands, &host, pin.dir,
 				      env_get(envp, "LD_LIBRARY_PATH"), s.secure);
+	if (as_interp && s.secure && !handed && llp) {
+		free(llp);	/* chain in secure mode: ld.so would not read it */
+		llp = NULL;
+		d.use_compat = false;
+		snprintf(d.reason, sizeof d.reason, "system driver: a set-id program without /proc");
+	}
 	if (d.use_compat && !llp) {
 		d.use_compat = false;
 		snprintf(d.reason, sizeof d.reason, "system driver: no memory for the search list");
@@ -519,8 +586,11 @@ int main(int argc, char **argv, char **envp)
 		free(entry);
 	}
 
+	if (as_interp && !handed && !(handed = program_for_ldso(s.secure)))
+		die(EXIT_CANNOT_EXEC, "a set-id program is handed to ld.so only as the file the kernel "
+				      "ran, and /proc/self/exe cannot be opened");
 	if (as_interp)
-		program_path_from_kernel(&t);
+		t.path = handed;
 	char **av = calloc((size_t)t.argc + 8, sizeof *av);
 	if (!av)
 		die(EXIT_CANNOT_EXEC, "out of memory");

@@ -89,6 +89,22 @@ for mode in exec chain; do
 	out=$(as_user CUDALOAD_MODE=$mode "$T/bin/probe-suid")
 	has "config: a root-owned $CONF and compat dir are used ($mode)" "$out" "libcuda=$T/cuda-12.9/compat/libcuda.so.1 version=12090"
 done
+# Without /proc the set-id program's file cannot be held (setidrace.sh): it
+# runs as the kernel mapped it (chain), with the system driver, and is never
+# handed to ld.so by a name.
+if unshare -m sh -c 'umount -l /proc' 2>/dev/null; then
+	out=$(unshare -m sh -c "umount -l /proc && setpriv --reuid=$U --regid=$U --clear-groups \
+		env -i PATH=/usr/bin:/bin '$T/bin/probe-suid' a" 2>&1)
+	has "no /proc: the set-id program runs as root" "$out" "euid=0"
+	has "no /proc: ... with its arguments" "$out" "arg[1]=a"
+	has "no /proc: ... with the system driver, though a package is configured" "$out" "libcuda=none"
+else
+	skip "no /proc" "cannot unmount /proc in a new mount namespace here"
+fi
+# With /proc, exec mode: ld.so gets the held file (/proc/self/fd/N); the
+# program still sees its own argv[0].
+out=$(as_user "$T/bin/probe-suid" a)
+has "held file: argv[0] is the program's own" "$out" "arg[0]=$T/bin/probe-suid"
 chmod o+w "$T/cuda-12.9"
 out=$(as_user "$T/bin/probe-suid")
 has "trust: a parent writable by others is refused" "$out" "libcuda=none"

@@ -2,7 +2,9 @@
 #include "helpers.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
+#include <unistd.h>
 
 #include "../../common/record.h"
 #include "../../common/target.h"
@@ -153,13 +155,17 @@ Test(target_happy, interp_from_file)
 	char path[4200];
 	target_init(&t);
 	snprintf(path, sizeof path, "%s/prog", dir);
-	t.path = path;
-	cr_assert_eq(target_interp_from_file(&t, why, sizeof why), 0, "%s", why);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(target_interp_from_fd(&t, fd, why, sizeof why), 0, "%s", why);
 	cr_assert_str_eq(t.interp, "/usr/bin/cudaload");
 	cr_assert_str_eq(t.recorded, "/lib64/ld-linux-x86-64.so.2");
-	snprintf(path, sizeof path, "%s/missing", dir);
-	cr_assert_eq(target_interp_from_file(&t, why, sizeof why), -1);
-	cr_assert_str_eq(why, "No such file or directory");
+	close(fd);
+	/* a descriptor that is not the program: a reason, nothing taken */
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	cr_assert_eq(target_interp_from_fd(&t, fd, why, sizeof why), -1);
+	cr_assert_neq(why[0], '\0');
+	close(fd);
 	target_free(&t);
 	rm_rf(dir);
 	free(dir);

@@ -113,7 +113,7 @@ $(BUILD)/aarch64/cudaload: $(A64_OBJ)
 
 # ---- cudaload-patch: a host tool on elfutils' libelf ----
 ELFPATCH_SRC := $(wildcard tools/elfpatch/*.c)
-TOOL_SRC := tools/cudaload-patch.c $(ELFPATCH_SRC) tools/patchlist.c tools/closure.c tools/pysite.c common/array.c common/elfread.c common/sys.c
+TOOL_SRC := tools/cudaload-patch.c $(ELFPATCH_SRC) tools/patchlist.c tools/closure.c tools/pysite.c tools/replace.c common/array.c common/elfread.c common/sys.c
 TOOL_HDR := $(wildcard tools/*.h tools/elfpatch/*.h) $(COMMON_HDR)
 # Debian's hardening defaults for a program that runs as root.
 TOOL_HARDEN := -D_FORTIFY_SOURCE=2 -fstack-protector-strong -Wl,-z,relro,-z,now
@@ -174,7 +174,7 @@ UNIT_SRC  := $(wildcard tests/unit/*.c)
 HOST_CFLAGS := $(BASEFLAGS) -g -O1
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-UNIT_TOOL := $(ELFPATCH_SRC) tools/patchlist.c tools/closure.c tools/pysite.c
+UNIT_TOOL := $(ELFPATCH_SRC) tools/patchlist.c tools/closure.c tools/pysite.c tools/replace.c
 UNIT_DEPS := $(UNIT_SRC) $(COMMON_SRC) $(UNIT_TOOL) $(TOOL_HDR) $(wildcard tests/unit/*.h)
 UNIT_CFLAGS := $(HOST_CFLAGS) -Wno-missing-prototypes -Wno-write-strings
 
@@ -207,6 +207,8 @@ e2e: all $(BUILD)/asan/cudaload-patch
 	sh tests/e2e/cudart.sh $(BUILD)
 	sh tests/device/real-driver.sh $(BUILD)
 	sh tests/e2e/patch.sh $(BUILD)
+	sh tests/e2e/patchrace.sh $(BUILD)
+	PATCHER=$(BUILD)/asan/cudaload-patch ASAN_OPTIONS=detect_leaks=1 sh tests/e2e/patchrace.sh $(BUILD)
 	sh tests/e2e/strip.sh $(BUILD)
 	sh tests/e2e/secure.sh $(BUILD)
 	sh tests/e2e/setidrace.sh $(BUILD)

@@ -13,7 +13,8 @@
  * write goes to a temporary file in the same directory, made durable, then
  * renamed over the original, keeping its mode, owner and extended attributes:
  * the original is intact or fully replaced, never half-written (see
- * flush_batch).  A file with several hard links is skipped unless
+ * flush_batch), and never replaced when another process wrote, truncated or
+ * replaced it meanwhile (replace.h).  A file with several hard links is skipped unless
  * --break-links (then only the named link is patched).
  *
  * Run as root on this system, what is patched and restored is also kept in
@@ -32,7 +33,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -43,6 +43,7 @@
 #include "elfpatch.h"
 #include "patchlist.h"
 #include "pysite.h"
+#include "replace.h"
 #include "usescuda.h"
 
 #ifndef CUDALOAD_VERSION
@@ -160,15 +161,17 @@ static int copy_xattrs(int src, int dst, char *why, size_t cap)
  * Replacing files, in batches.  Each new file is written in full beside its
  * original; then one syncfs() makes the whole batch durable, each file is
  * renamed over its original, and each directory touched is fsynced.  A crash
- * at any point leaves every original intact or fully replaced (at worst a
- * stray ".NAME.cudaload-XXXXXX" beside it), and costs one flush per batch
- * instead of one per file.
+ * at any point leaves every original intact or fully replaced (at worst, a
+ * power cut or SIGKILL, a stray ".NAME.cudaload-XXXXXX" beside it), and
+ * costs one flush per batch instead of one per file.  Each original stays
+ * open and held (replace.h) until its rename: a batch is bounded by
+ * descriptors too.
  */
-#define BATCH_MAX 512
+#define BATCH_MAX 256
 
 struct pending {
 	char *tmp, *path;
-	dev_t dev;			/* the directory's file system */
+	struct held held;		/* the original, as it was read */
 	const char *interp;		/* the record's: what it was patched for */
 	char line[CL_PATH_MAX + 768];	/* what to report once it is in place */
 };
@@ -195,6 +198,14 @@ static void record_done(const char *path, const char *interp)
 	free(abs);
 }
 
+/* A temporary that could not be removed is said, never left in silence. */
+static void discard_temp(const char *path, const char *tmp)
+{
+	char why[128];
+	if (replace_discard(tmp, why, sizeof why) < 0)
+		complain(path, "error: its temporary copy %s could not be removed: %s", tmp, why);
+}
+
 static int flush_batch(void)
 {
 	int failed = 0;
@@ -203,21 +214,27 @@ static int flush_batch(void)
 	/* the temporaries are all beside their originals: one filesystem flush
 	 * per file system; syncfs on the first one's directory covers the rest
 	 * when they share it, and fsync covers any that do not */
-	int sfd = open(batch.v[0].tmp, O_RDONLY | O_CLOEXEC);
-	bool synced = sfd >= 0 && syncfs(sfd) == 0;
-	if (sfd >= 0)
-		close(sfd);
+	int sfd = batch.v[0].held.fd;
+	bool synced = syncfs(sfd) == 0;
 	char last_dir[CL_PATH_MAX] = "";
 	for (size_t i = 0; i < batch.n; i++) {
 		struct pending *p = &batch.v[i];
 		int r = 0;
-		if (!synced || p->dev != batch.v[0].dev) {
+		char why[160];
+		if (!synced || p->held.st.st_dev != batch.v[0].held.st.st_dev) {
 			int fd = open(p->tmp, O_RDONLY | O_CLOEXEC);
 			r = fd >= 0 && fsync(fd) == 0 ? 0 : -1;
+			if (r < 0)
+				snprintf(why, sizeof why, "cannot make the new file durable: %s",
+					 strerror(errno));
 			if (fd >= 0)
 				close(fd);
 		}
-		if (r == 0 && rename(p->tmp, p->path) == 0) {
+		if (r == 0)
+			r = replace_still_held(&p->held, p->path, why, sizeof why);
+		if (r == 0 && (r = replace_commit(p->tmp, p->path)) < 0)
+			snprintf(why, sizeof why, "cannot replace it: %s", strerror(errno));
+		if (r == 0) {
 			progress_clear();
 			if (!opt.quiet)
 				puts(p->line);
@@ -236,11 +253,13 @@ static int flush_batch(void)
 				snprintf(last_dir, sizeof last_dir, "%s", dir);
 			}
 		} else {
-			complain(p->path, "error: cannot replace it: %s; left as it was", strerror(errno));
-			unlink(p->tmp);
+			complain(p->path, "error: %s; left as it was", why);
+			discard_temp(p->path, p->tmp);
 			count(FAILED, p->path);
 			failed++;
 		}
+		replace_release(&p->held);
+		close(p->held.fd);
 		free(p->tmp);
 		free(p->path);
 	}
@@ -248,24 +267,20 @@ static int flush_batch(void)
 	return failed;
 }
 
-/* Write the planned file beside `path`, with the original's owner, mode and
- * extended attributes, and queue it to replace the original. */
+/* Hold the original (open at srcfd, st as read), write the planned file
+ * beside `path` with the original's owner, mode and extended attributes,
+ * and queue it to replace the original.  The queue owns srcfd from then. */
 static int queue_replacement(const char *path, int srcfd, const struct stat *st,
 			     const unsigned char *img, const struct patch_plan *plan,
 			     const char *interp, const char *line, char *why, size_t cap)
 {
 	char tmp[CL_PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	int dirlen = slash ? (int)(slash - path) : 1;
-	const char *dir = slash ? path : ".";
-	if (snprintf(tmp, sizeof tmp, "%.*s/.%s.cudaload-XXXXXX", dirlen, dir,
-		     slash ? slash + 1 : path) >= (int)sizeof tmp) {
-		snprintf(why, cap, "path too long");
+	struct pending *p = &batch.v[batch.n];
+	if (replace_hold(&p->held, srcfd, st, path, why, cap) < 0)
 		return -1;
-	}
-	int fd = mkstemp(tmp);
+	int fd = replace_make_temp(path, tmp, sizeof tmp, why, cap);
 	if (fd < 0) {
-		snprintf(why, cap, "cannot create a file beside it: %s", strerror(errno));
+		replace_release(&p->held);
 		return -1;
 	}
 	int r = patch_plan_write(fd, img, plan);
@@ -280,17 +295,16 @@ static int queue_replacement(const char *path, int srcfd, const struct stat *st,
 		r = -1;
 	if (close(fd) < 0 && r == 0)
 		snprintf(why, cap, "cannot write: %s", strerror(errno)), r = -1;
-	struct pending *p = &batch.v[batch.n];
 	if (r == 0 && (!(p->tmp = strdup(tmp)) || !(p->path = strdup(path)))) {
 		free(p->tmp);
 		snprintf(why, cap, "out of memory"), r = -1;
 	}
 	if (r < 0) {
-		unlink(tmp);
+		replace_release(&p->held);
+		discard_temp(path, tmp);
 		return -1;
 	}
 	snprintf(p->line, sizeof p->line, "%s", line);
-	p->dev = st->st_dev;	/* the temporary sits beside the original */
 	p->interp = interp;
 	if (++batch.n == BATCH_MAX)
 		flush_batch();
@@ -323,14 +337,14 @@ static int judge_library(void *ctx, int fd, const char *path, char *why, size_t 
 	struct stat st;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < EI_NIDENT)
 		return -1;
-	size_t len = (size_t)st.st_size;
-	unsigned char *img = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-	if (img == MAP_FAILED)
+	size_t len;
+	char err[128];
+	unsigned char *img = replace_read(fd, &st, &len, err, sizeof err);
+	if (!img)
 		return -1;
 	struct cuda_use use;
-	char err[128];
 	int r = usescuda_image(img, len, USESCUDA_ALL, &use, err, sizeof err);
-	munmap(img, len);
+	free(img);
 	if (r < 0)
 		return -1;
 	if (use.sign == CUDA_SIGN_NONE)
@@ -386,10 +400,10 @@ static enum outcome process_file(const char *path, bool named, const char *inter
 		}
 		return SKIP_SPECIAL;
 	}
-	size_t len = (size_t)st.st_size;
-	unsigned char *img = len ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0) : NULL;
-	if (len && img == MAP_FAILED) {
-		complain(path, "error: cannot read: %s", strerror(errno));
+	size_t len;
+	unsigned char *img = replace_read(fd, &st, &len, why, sizeof why);
+	if (!img) {
+		complain(path, "error: %s", why);
 		close(fd);
 		return FAILED;
 	}
@@ -398,7 +412,7 @@ static enum outcome process_file(const char *path, bool named, const char *inter
 	struct patch_plan plan;
 	bool forced = false;
 	memset(&plan, 0, sizeof plan);
-	if (elfpatch_inspect(img ? img : (unsigned char *)"", len, &f, why, sizeof why) < 0) {
+	if (elfpatch_inspect(img, len, &f, why, sizeof why) < 0) {
 		complain(path, "error: %s", why);
 		o = FAILED;
 		goto out;
@@ -488,6 +502,7 @@ static enum outcome process_file(const char *path, bool named, const char *inter
 			o = FAILED;
 		} else {
 			o = QUEUED;	/* counted when it is in place */
+			fd = -1;	/* the queue's now */
 		}
 	} else if (o == SKIP_PATCHED) {
 		say(path, "already patched, original interpreter %s", f.recorded);
@@ -512,9 +527,9 @@ static enum outcome process_file(const char *path, bool named, const char *inter
 	}
 out:
 	patch_plan_free(&plan);
-	if (img && img != MAP_FAILED)
-		munmap(img, len);
-	close(fd);
+	free(img);
+	if (fd >= 0)
+		close(fd);
 	return o;
 }
 
@@ -822,6 +837,7 @@ int main(int argc, char **argv)
 	bool no_record = false;
 
 	elfpatch_init();
+	replace_install_handlers();
 	/* paths are gathered in argv's own slots, in order */
 	char **paths = argv + 1;
 	int npaths = 0;

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+#include "helpers.h"
+
+#include <errno.h>
+#include <sys/wait.h>
+
+#include "../../tools/replace.h"
+
+/* A file in a scratch directory, open read-only with its stat. */
+struct fixture {
+	char *dir;
+	char path[4200];
+	int fd;
+	struct stat st;
+};
+
+static void open_fixture(struct fixture *f, const void *data, size_t len)
+{
+	f->dir = scratch_dir();
+	put_file(f->dir, "/prog", data, len);
+	snprintf(f->path, sizeof f->path, "%s/prog", f->dir);
+	f->fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	cr_assert_geq(f->fd, 0);
+	cr_assert_eq(fstat(f->fd, &f->st), 0);
+}
+
+static void close_fixture(struct fixture *f)
+{
+	close(f->fd);
+	rm_rf(f->dir);
+	free(f->dir);
+}
+
+static size_t temps_in(const char *dir)
+{
+	size_t n = 0;
+	char cmd[4300];
+	snprintf(cmd, sizeof cmd, "find '%s' -name '.*.cudaload-*' | wc -l", dir);
+	FILE *p = popen(cmd, "r");
+	cr_assert(p != NULL);
+	cr_assert_eq(fscanf(p, "%zu", &n), 1);
+	pclose(p);
+	return n;
+}
+
+Test(replace, reads_an_elf_whole_and_only_the_magic_of_the_rest)
+{
+	static const unsigned char elf[] = "\177ELF and then the rest of it";
+	struct fixture f;
+	char why[128];
+	size_t len = 0;
+	open_fixture(&f, elf, sizeof elf);
+	unsigned char *img = replace_read(f.fd, &f.st, &len, why, sizeof why);
+	cr_assert_not_null(img, "%s", why);
+	cr_assert_eq(len, sizeof elf);
+	cr_assert_eq(memcmp(img, elf, len), 0);
+	free(img);
+	close_fixture(&f);
+
+	static const char data[] = "PK\003\004 a big archive, say";
+	open_fixture(&f, data, sizeof data);
+	img = replace_read(f.fd, &f.st, &len, why, sizeof why);
+	cr_assert_not_null(img, "%s", why);
+	cr_assert_eq(len, 4);
+	free(img);
+	close_fixture(&f);
+}
+
+Test(replace, a_file_that_got_shorter_is_said)
+{
+	static const unsigned char elf[] = "\177ELF and then the rest of it";
+	struct fixture f;
+	char why[128] = "";
+	size_t len;
+	open_fixture(&f, elf, sizeof elf);
+	cr_assert_eq(truncate(f.path, 10), 0);
+	cr_assert_null(replace_read(f.fd, &f.st, &len, why, sizeof why));
+	cr_assert(strstr(why, "shorter") != NULL, "%s", why);
+	close_fixture(&f);
+}
+
+Test(replace, a_file_open_for_writing_is_not_held)
+{
+	struct fixture f;
+	struct held h;
+	char why[128] = "";
+	open_fixture(&f, "\177ELF", 4);
+	int w = open(f.path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	cr_assert_geq(w, 0);
+	cr_assert_eq(replace_hold(&h, f.fd, &f.st, f.path, why, sizeof why), -1);
+	cr_assert_str_eq(why, "another process has it open for writing");
+	close(w);
+	close_fixture(&f);
+}
+
+Test(replace, a_write_after_the_read_is_seen)
+{
+	struct fixture f;
+	struct held h;
+	char why[128] = "";
+	open_fixture(&f, "\177ELF", 4);
+	cr_assert_eq(replace_hold(&h, f.fd, &f.st, f.path, why, sizeof why), 0, "%s", why);
+	cr_assert(h.leased, "root or the owner may lease on ext4 and tmpfs");
+	cr_assert_eq(replace_still_held(&h, f.path, why, sizeof why), 0, "%s", why);
+	replace_release(&h);
+	/* without the lease, the identity alone */
+	int w = open(f.path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	cr_assert_eq(write(w, "x", 1), 1);
+	close(w);
+	cr_assert_eq(replace_still_held(&h, f.path, why, sizeof why), -1);
+	cr_assert_str_eq(why, "it was written to meanwhile");
+	close_fixture(&f);
+}
+
+Test(replace, a_lease_broken_by_a_writer_is_seen)
+{
+	struct fixture f;
+	struct held h;
+	char why[128] = "";
+	replace_install_handlers();	/* the break's SIGIO ignored */
+	open_fixture(&f, "\177ELF", 4);
+	cr_assert_eq(replace_hold(&h, f.fd, &f.st, f.path, why, sizeof why), 0, "%s", why);
+	/* another process opens it for writing: it waits for the lease, we see the break */
+	pid_t pid = fork();
+	if (pid == 0) {
+		int w = open(f.path, O_WRONLY | O_CLOEXEC);
+		_exit(w < 0);
+	}
+	int broken = 0;
+	for (int i = 0; i < 500 && !broken; i++) {
+		broken = replace_still_held(&h, f.path, why, sizeof why) < 0;
+		usleep(1000);
+	}
+	cr_assert(broken);
+	cr_assert_str_eq(why, "another process opened it for writing meanwhile");
+	replace_release(&h);
+	int status;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert_eq(WEXITSTATUS(status), 0);
+	close_fixture(&f);
+}
+
+Test(replace, a_rename_over_it_is_seen)
+{
+	struct fixture f;
+	struct held h;
+	char why[128] = "", other[4300];
+	open_fixture(&f, "\177ELF", 4);
+	cr_assert_eq(replace_hold(&h, f.fd, &f.st, f.path, why, sizeof why), 0, "%s", why);
+	put_file(f.dir, "/new", "\177ELF", 4);
+	snprintf(other, sizeof other, "%s/new", f.dir);
+	cr_assert_eq(rename(other, f.path), 0);
+	cr_assert_eq(replace_still_held(&h, f.path, why, sizeof why), -1);
+	cr_assert_str_eq(why, "it was replaced meanwhile (an upgrade?)");
+	replace_release(&h);
+	close_fixture(&f);
+}
+
+Test(replace, temporaries_are_committed_or_removed)
+{
+	struct fixture f;
+	char why[128] = "", tmp[4300];
+	open_fixture(&f, "\177ELF", 4);
+	int fd = replace_make_temp(f.path, tmp, sizeof tmp, why, sizeof why);
+	cr_assert_geq(fd, 0, "%s", why);
+	close(fd);
+	cr_assert_eq(temps_in(f.dir), 1);
+	cr_assert_eq(replace_discard(tmp, why, sizeof why), 0);
+	cr_assert_eq(temps_in(f.dir), 0);
+	fd = replace_make_temp(f.path, tmp, sizeof tmp, why, sizeof why);
+	close(fd);
+	cr_assert_eq(replace_commit(tmp, f.path), 0);
+	cr_assert_eq(temps_in(f.dir), 0);
+	close_fixture(&f);
+}

@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: MIT */
+#include "replace.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+/* Enough for "\177ELF" and "#!" */
+#define MAGIC_LEN 4
+
+/* n bytes at off into p; 0, or -1 with why (end of file included). */
+static int read_at(int fd, unsigned char *p, size_t n, size_t off, char *why, size_t cap)
+{
+	for (size_t got = 0; got < n;) {
+		ssize_t r = pread(fd, p + got, n - got, (off_t)(off + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return snprintf(why, cap, "cannot read: %s", strerror(errno)), -1;
+		if (r == 0)
+			return snprintf(why, cap, "it got shorter while being read (truncated by another "
+				       "process?)"), -1;
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+unsigned char *replace_read(int fd, const struct stat *st, size_t *len, char *why, size_t cap)
+{
+	size_t want = (size_t)st->st_size;
+	if (st->st_size < 0 || (off_t)want != st->st_size || want == (size_t)-1) {
+		snprintf(why, cap, "too large to read");
+		return NULL;
+	}
+	unsigned char *img = malloc(want + 1);
+	if (!img) {
+		snprintf(why, cap, "out of memory (%zu bytes)", want);
+		return NULL;
+	}
+	size_t head = want < MAGIC_LEN ? want : MAGIC_LEN;
+	if (read_at(fd, img, head, 0, why, cap) < 0) {
+		free(img);
+		return NULL;
+	}
+	/* nothing past the magic matters in a file that is not ELF */
+	if (head == MAGIC_LEN && memcmp(img, "\177ELF", 4) != 0)
+		want = head;
+	if (read_at(fd, img + head, want - head, head, why, cap) < 0) {
+		free(img);
+		return NULL;
+	}
+	img[want] = 0;
+	*len = want;
+	return img;
+}
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/* "append-only" or "immutable" when fd's inode flags say it is, else NULL
+ * (also where the file system keeps no such flags). */
+static const char *fixed_flag(int fd)
+{
+	int flags = 0;
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags) < 0)
+		return NULL;
+	return flags & FS_APPEND_FL ? "append-only" : flags & FS_IMMUTABLE_FL ? "immutable" : NULL;
+}
+
+int replace_hold(struct held *h, int fd, const struct stat *st, const char *path,
+		 char *why, size_t cap)
+{
+	const char *flag = fixed_flag(fd);
+	if (flag) {
+		snprintf(why, cap, "it is %s (chattr): it cannot be replaced", flag);
+		return -1;
+	}
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
+		 slash ? path : ".");
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	flag = dfd >= 0 ? fixed_flag(dfd) : NULL;
+	if (dfd >= 0)
+		close(dfd);
+	if (flag) {
+		snprintf(why, cap, "its directory is %s (chattr): a new file there could neither "
+			 "replace it nor be removed again", flag);
+		return -1;
+	}
+	h->fd = fd;
+	h->st = *st;
+	h->leased = fcntl(fd, F_SETLEASE, F_RDLCK) == 0;
+	if (!h->leased && errno == EAGAIN) {
+		snprintf(why, cap, "another process has it open for writing");
+		return -1;
+	}
+	/* EACCES (neither owner nor CAP_LEASE), EINVAL (no leases on this file
+	 * system): the identity checks still hold it */
+	struct stat now;
+	if (fstat(fd, &now) < 0 || !same_file(&now, st)) {
+		replace_release(h);
+		snprintf(why, cap, "it changed while being read");
+		return -1;
+	}
+	return 0;
+}
+
+int replace_still_held(const struct held *h, const char *path, char *why, size_t cap)
+{
+	struct stat now;
+	if (h->leased && fcntl(h->fd, F_GETLEASE) != F_RDLCK) {
+		snprintf(why, cap, "another process opened it for writing meanwhile");
+		return -1;
+	}
+	/* the name first: a rename over it also changes the old file's ctime */
+	if (lstat(path, &now) < 0 || now.st_dev != h->st.st_dev || now.st_ino != h->st.st_ino) {
+		snprintf(why, cap, "it was replaced meanwhile (an upgrade?)");
+		return -1;
+	}
+	if (fstat(h->fd, &now) < 0 || !same_file(&now, &h->st)) {
+		snprintf(why, cap, "it was written to meanwhile");
+		return -1;
+	}
+	return 0;
+}
+
+void replace_release(struct held *h)
+{
+	if (h->leased)
+		fcntl(h->fd, F_SETLEASE, F_UNLCK);
+	h->leased = false;
+}
+
+/* The registered temporaries, for the signal handler: a slot holds a name
+ * from its creation until it is renamed or removed. */
+#define SLOTS 1024
+static char *volatile slots[SLOTS];
+
+static int slot_of(const char *tmp)
+{
+	for (int i = 0; i < SLOTS; i++)
+		if (slots[i] && strcmp(slots[i], tmp) == 0)
+			return i;
+	return -1;
+}
+
+static void forget(const char *tmp)
+{
+	int i = slot_of(tmp);
+	if (i >= 0) {
+		char *name = slots[i];
+		slots[i] = NULL;
+		free(name);
+	}
+}
+
+int replace_make_temp(const char *path, char *tmp, size_t cap, char *why, size_t whycap)
+{
+	const char *slash = strrchr(path, '/');
+	int dirlen = slash ? (int)(slash - path) : 1;
+	const char *dir = slash ? path : ".";
+	if (snprintf(tmp, cap, "%.*s/.%s.cudaload-XXXXXX", dirlen, dir,
+		     slash ? slash + 1 : path) >= (int)cap) {
+		snprintf(why, whycap, "path too long");
+		return -1;
+	}
+	int free_slot = -1;
+	for (int i = 0; i < SLOTS && free_slot < 0; i++)
+		if (!slots[i])
+			free_slot = i;
+	char *name = free_slot >= 0 ? strdup(tmp) : NULL;
+	if (!name) {
+		snprintf(why, whycap, "out of memory");
+		return -1;
+	}
+	/* blocked while the name exists unregistered */
+	sigset_t all, old;
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	int fd = mkstemp(tmp);
+	int e = errno;
+	if (fd >= 0) {
+		strcpy(name, tmp);
+		slots[free_slot] = name;
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (fd < 0) {
+		free(name);
+		snprintf(why, whycap, "cannot create a file beside it: %s", strerror(e));
+	}
+	return fd;
+}
+
+int replace_commit(const char *tmp, const char *path)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	int r = rename(tmp, path);
+	int e = errno;
+	if (r == 0)
+		forget(tmp);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	errno = e;
+	return r;
+}
+
+int replace_discard(const char *tmp, char *why, size_t cap)
+{
+	int r = unlink(tmp);
+	if (r < 0 && errno != ENOENT) {
+		snprintf(why, cap, "%s", strerror(errno));
+		forget(tmp);
+		return -1;
+	}
+	forget(tmp);
+	return 0;
+}
+
+static void on_fatal_signal(int sig)
+{
+	for (int i = 0; i < SLOTS; i++)
+		if (slots[i])
+			unlink(slots[i]);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void replace_install_handlers(void)
+{
+	static const int fatal[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_fatal_signal;
+	sigfillset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
+		sigaction(fatal[i], &sa, NULL);
+	signal(SIGIO, SIG_IGN);
+}

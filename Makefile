@@ -211,7 +211,6 @@ e2e: all $(BUILD)/asan/cudaload-patch
 	PATCHER=$(BUILD)/asan/cudaload-patch ASAN_OPTIONS=detect_leaks=1 sh tests/e2e/patchrace.sh $(BUILD)
 	sh tests/e2e/strip.sh $(BUILD)
 	sh tests/e2e/secure.sh $(BUILD)
-	sh tests/e2e/setidrace.sh $(BUILD)
 	sh tests/e2e/faults.sh $(BUILD)
 	PATCHER=$(BUILD)/asan/cudaload-patch ASAN_OPTIONS=detect_leaks=1 sh tests/e2e/patch.sh $(BUILD)
 	sh tests/e2e/valgrind.sh $(BUILD)

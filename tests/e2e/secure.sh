@@ -6,7 +6,12 @@
 # and driver directories used only when root owns them and their parents and
 # nobody else may write them, the user's LD_LIBRARY_PATH not passed on, and
 # glibc's unsafe variables removed before ld.so runs (glibc 2.36's ld.so run as
-# a command in secure mode aborts on LD_LIBRARY_PATH).
+# a command in secure mode aborts on LD_LIBRARY_PATH).  Last, the hand-over
+# under attack: the user swaps their own program in under the name the set-id
+# program was started by (setidrace.c), holding the set-id file across an
+# upgrade or through a hard link (fs.protected_hardlinks=0); ld.so must run
+# the file the kernel checked, so theirs never runs as root.  RACE_TRIES
+# (default 400) a case, in exec and chain mode, fs.protected_hardlinks 1 and 0.
 # Needs root (to make the user, the setuid file and /etc/cudaload.conf);
 # everything it creates is removed on exit.  Usage: secure.sh BUILD
 set -u
@@ -14,6 +19,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 B=$(cd "${1:-$top/build}" && pwd)
 CC=${CC:-cc}
+TRIES=${RACE_TRIES:-400}
 . "$here/lib.sh"
 echo "== end-to-end, set-id programs"
 
@@ -31,7 +37,9 @@ if [ -e "$CONF" ] || [ -e "$T" ]; then
 	exit
 fi
 made_run=
+hardlinks=$(sysctl -n fs.protected_hardlinks 2>/dev/null || echo)
 cleanup() {
+	[ -z "$hardlinks" ] || sysctl -qw fs.protected_hardlinks="$hardlinks" 2>/dev/null
 	rm -rf "$T" "$CONF" /tmp/cudaload-evil
 	[ -z "$made_run" ] || rm -rf /run/cudaload
 	userdel "$U" 2>/dev/null
@@ -89,7 +97,7 @@ for mode in exec chain; do
 	out=$(as_user CUDALOAD_MODE=$mode "$T/bin/probe-suid")
 	has "config: a root-owned $CONF and compat dir are used ($mode)" "$out" "libcuda=$T/cuda-12.9/compat/libcuda.so.1 version=12090"
 done
-# Without /proc the set-id program's file cannot be held (setidrace.sh): it
+# Without /proc the set-id program's file cannot be held (below): it
 # runs as the kernel mapped it (chain), with the system driver, and is never
 # handed to ld.so by a name.
 if unshare -m sh -c 'umount -l /proc' 2>/dev/null; then
@@ -158,4 +166,56 @@ chmod 644 "$CONF"
 chown "$U" "$CONF"
 out=$(as_user "$T/bin/probe-suid")
 has "config: a $CONF not owned by root is ignored" "$out" "libcuda=none"
+# ---- the hand-over under a renaming attacker ----
+mkdir -p "$T/u"
+$CC -O1 -o "$T/bin/setidrace" "$here/setidrace.c"
+printf '#include <stdio.h>\n#include <unistd.h>\nint main(void){printf("evil euid=%%d\\n",(int)geteuid());return 0;}\n' |
+	$CC -O1 -x c -o "$T/u/evil" -
+chown -R "$U" "$T/u"
+# race MODE HOW SETTING: one case; the set-id file is fresh for each
+race() {
+	name="$1 mode, $2, fs.protected_hardlinks=$3"
+	rm -rf "$T/u/w"
+	mkdir "$T/u/w"
+	chown "$U" "$T/u/w"
+	cp -p "$T/bin/probe" "$T/bin/probe-suid.new"
+	chmod 4755 "$T/bin/probe-suid.new"
+	mv "$T/bin/probe-suid.new" "$T/bin/probe-suid"
+	as_user "$T/bin/setidrace" "$2" "$T/bin/probe-suid" "$T/u/evil" "$T/u/w" "$TRIES" >"$T/out" &
+	pid=$!
+	if [ "$2" = held ]; then
+		# the upgrade, once the user holds the old file
+		i=0
+		while [ ! -e "$T/u/w/ready" ] && [ $i -lt 500 ]; do sleep 0.01; i=$((i + 1)); done
+		cp -p "$T/bin/probe" "$T/bin/probe-suid.new"
+		chmod 4755 "$T/bin/probe-suid.new"
+		mv "$T/bin/probe-suid.new" "$T/bin/probe-suid"
+	fi
+	wait $pid
+	st=$?
+	out=$(cat "$T/out")
+	if [ $st -ne 0 ]; then
+		bad "$name: the attack could not be run" "$out"
+	elif printf '%s\n' "$out" | grep -qx "tries $TRIES won 0 setid 0"; then
+		bad "$name: the set-id program never ran: the race proves nothing" "$out"
+	elif printf '%s\n' "$out" | grep -q "^tries $TRIES won 0 setid"; then
+		ok "$name: $TRIES tries, the user's program never ran as root ($(echo "$out" | sed 's/.* setid //') ran the set-id program)"
+	else
+		bad "$name: the user's program ran as root" "$out"
+	fi
+}
+
+for mode in exec chain; do
+	rm -f "$CONF"
+	printf 'mode = %s\n' "$mode" >"$CONF"
+	chmod 644 "$CONF"
+	for setting in 1 0; do
+		if ! sysctl -qw fs.protected_hardlinks=$setting 2>/dev/null; then
+			skip "$mode mode, fs.protected_hardlinks=$setting" "cannot set the sysctl here"
+			continue
+		fi
+		race "$mode" held "$setting"
+		[ "$setting" = 1 ] || race "$mode" hardlink "$setting"
+	done
+done
 finish

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The attack on a set-id program's hand-over, as an unprivileged user runs
- * it (tests/e2e/setidrace.sh):
+ * it (tests/e2e/secure.sh):
  *
  *   setidrace held     SETID EVIL DIR TRIES
  *   setidrace hardlink SETID EVIL DIR TRIES

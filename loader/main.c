@@ -52,10 +52,7 @@ extern const ElfW(Ehdr) __ehdr_start;
 
 /* Marks this binary as cudaload for any cudaload that meets it as a loader
  * candidate (common/identity.h). */
-__attribute__((used, section(".note.cudaload"), aligned(4)))
-static const struct identity_note identity = {
-	sizeof IDENTITY_NOTE_OWNER, 0, IDENTITY_NOTE_TYPE, IDENTITY_NOTE_OWNER,
-};
+IDENTITY_NOTE(IDENTITY_NOTE_TYPE);
 
 static const char usage[] =
 	"usage: cudaload [--policy auto|compat|system] [--] PROGRAM [ARGS...]\n"

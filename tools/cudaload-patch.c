@@ -39,6 +39,7 @@
 
 #include "../common/array.h"
 #include "../common/elfread.h"
+#include "../common/identity.h"
 #include "closure.h"
 #include "elfpatch.h"
 #include "patchlist.h"
@@ -52,6 +53,8 @@
 
 #define EXIT_USAGE 100
 #define EXIT_SKIPPED 2
+
+IDENTITY_NOTE(IDENTITY_NOTE_TYPE_TOOL);
 
 enum action { PATCH, RESTORE, CHECK };
 
@@ -428,6 +431,15 @@ static enum outcome process_file(const char *path, bool named, const char *inter
 		cuda_why = reach;
 	}
 
+	if (f.own_program && opt.action != RESTORE) {
+		/* never patched, so never counted as unpatched */
+		if (named || opt.verbose)
+			say(path, "skipped: one of cudaload's own programs (its identity note): "
+			    "--verify must judge each driver with that driver");
+		opt.named_skipped += named;
+		o = SKIP_CUDALOAD;
+		goto out;
+	}
 	if (opt.action == CHECK) {
 		o = skip_for_kind(&f);
 		if (o != DONE) {

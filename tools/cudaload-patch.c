@@ -435,7 +435,7 @@ static enum outcome process_file(const char *path, bool named, const char *inter
 		/* never patched, so never counted as unpatched */
 		if (named || opt.verbose)
 			say(path, "skipped: one of cudaload's own programs (its identity note): "
-			    "--verify must judge each driver with that driver");
+			    "the verifier must judge each driver with that driver");
 		opt.named_skipped += named;
 		o = SKIP_CUDALOAD;
 		goto out;

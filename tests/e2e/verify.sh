@@ -136,7 +136,7 @@ else
 fi
 "$B/cudaload-patch" -v --interp "$PV/cudaload" "$PV" >"$W/own.out" 2>&1
 has "cudaload-patch leaves cudaload-verify alone, saying why" "$(cat "$W/own.out")" \
-	"$PV/cudaload-verify: skipped: one of cudaload's own programs (its identity note): --verify must judge each driver with that driver"
+	"$PV/cudaload-verify: skipped: one of cudaload's own programs (its identity note): the verifier must judge each driver with that driver"
 verify "$D" $DD
 
 # A changed libcuda: touched, then replaced by another file.

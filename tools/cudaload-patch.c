@@ -261,8 +261,7 @@ static int flush_batch(void)
 			count(FAILED, p->path);
 			failed++;
 		}
-		replace_release(&p->held);
-		close(p->held.fd);
+		close(p->held.fd);	/* and with it the lease */
 		free(p->tmp);
 		free(p->path);
 	}

@@ -210,6 +210,78 @@ static const char *program_for_ldso(bool secure)
 	return name;
 }
 
+/* A `cudaload PROGRAM` hands its choice down to the program's descendants
+ * (workers that re-run sys.executable: torchrun, multiprocessing's spawn,
+ * Ray), which start without cudaload, through LD_LIBRARY_PATH: the chosen
+ * driver's own directories first, then the user's list, with
+ * CUDALOAD_INHERITED_PATH naming those directories (docs/design.md §6).
+ * The user's list is what follows them; a cudaload below decides for itself
+ * on it.  NULL: the user has none. */
+#define INHERITED "CUDALOAD_INHERITED_PATH"
+
+static const char *user_library_path(char **envp, bool secure)
+{
+	const char *llp = env_get(envp, "LD_LIBRARY_PATH");
+	const char *own = secure ? NULL : env_get(envp, INHERITED);
+	size_t n = own ? strlen(own) : 0;
+	if (!llp || !n || strncmp(llp, own, n) != 0 || (llp[n] != ':' && llp[n] != '\0'))
+		return llp;
+	return llp[n] ? llp + n + 1 : NULL;
+}
+
+static bool is_variable(const char *entry, const char *name)
+{
+	size_t n = strlen(name);
+	return strncmp(entry, name, n) == 0 && entry[n] == '=';
+}
+
+/* "A=B" + C, malloc'd. */
+static char *variable(const char *name, const char *value, const char *more)
+{
+	size_t n = strlen(name) + strlen(value) + strlen(more) + 2;
+	char *v = malloc(n);
+	if (v)
+		snprintf(v, n, "%s=%s%s", name, value, more);
+	return v;
+}
+
+/* The environment for the program of `cudaload PROGRAM`: envp with
+ * LD_LIBRARY_PATH led by own (the chosen driver's directories; NULL: none)
+ * and CUDALOAD_INHERITED_PATH naming them, or the user's list alone.
+ * envp itself when there is nothing to hand down, or no memory. */
+static char **inheritable_env(char **envp, const char *own, const char *user_llp)
+{
+	if (!own && !env_get(envp, INHERITED))
+		return envp;
+	size_t n = 0;
+	while (envp[n])
+		n++;
+	char **out = calloc(n + 3, sizeof *out);
+	if (!out)
+		return envp;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!is_variable(envp[i], "LD_LIBRARY_PATH") && !is_variable(envp[i], INHERITED))
+			out[k++] = envp[i];
+	if (own) {
+		/* "own" alone: the user had no list; "own:LIST" (LIST may be empty) */
+		char *llp = malloc(strlen(own) + (user_llp ? strlen(user_llp) + 2 : 1));
+		if (llp)
+			strcat(strcat(strcpy(llp, own), user_llp ? ":" : ""), user_llp ? user_llp : "");
+		if (!llp || !(out[k++] = variable("LD_LIBRARY_PATH", llp, "")) ||
+		    !(out[k++] = variable(INHERITED, own, ""))) {
+			free(llp);
+			return envp;	/* without the hand-down: the program itself is right */
+		}
+		diag("descendants inherit LD_LIBRARY_PATH=%s", llp);
+		free(llp);
+	} else if (user_llp && !(out[k++] = variable("LD_LIBRARY_PATH", user_llp, ""))) {
+		return envp;
+	}
+	out[k] = NULL;
+	return out;
+}
+
 /* "PATH (FROM): WHY", malloc'd: only a failure needs it. */
 __attribute__((format(printf, 1, 2)))
 static char *problem_text(const char *fmt, ...)
@@ -517,8 +589,8 @@ int main(int argc, char **argv, char **envp)
 		else
 			diag("system driver not pinned: %s", pin.why);
 	}
-	char *llp = plan_library_path(s.root, &d, &cands, &host, pin.dir,
-				      env_get(envp, "LD_LIBRARY_PATH"), s.secure);
+	const char *user_llp = user_library_path(envp, s.secure);
+	char *llp = plan_library_path(s.root, &d, &cands, &host, pin.dir, user_llp, s.secure);
 	if (as_interp && s.secure && !handed && llp) {
 		free(llp);	/* chain in secure mode: ld.so would not read it */
 		llp = NULL;
@@ -534,7 +606,7 @@ int main(int argc, char **argv, char **envp)
 	if (o.explain || diag_on) {
 		n_rivals = pin_rivals(s.root, have_program ? t.path : NULL,
 				      d.use_compat ? cands.v[d.chosen].dir : pin.system_dir, llp != NULL,
-				      env_get(envp, "LD_LIBRARY_PATH"), envp, s.secure, &libcuda, &rivals);
+				      user_llp, envp, s.secure, &libcuda, &rivals);
 		if (libcuda)
 			diag("libcuda %s", libcuda);
 		for (int i = 0; i < n_rivals; i++)
@@ -558,6 +630,11 @@ int main(int argc, char **argv, char **envp)
 	/* ---- hand over ---- */
 	if (s.secure)
 		secure_env_filter(envp);
+	if (!as_interp) {
+		char *own = llp ? plan_library_path(s.root, &d, &cands, &host, pin.dir, NULL, s.secure)
+				: NULL;
+		envp = inheritable_env(envp, own, user_llp);
+	}
 	/* Run as a command with the system driver, nothing to pin, and the program's own loader:
 	 * exec the program itself, exactly as without cudaload. */
 	if (!as_interp && !llp && strcmp(ldso.from, "PT_INTERP") == 0)

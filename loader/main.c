@@ -235,13 +235,13 @@ static bool is_variable(const char *entry, const char *name)
 	return strncmp(entry, name, n) == 0 && entry[n] == '=';
 }
 
-/* "A=B" + C, malloc'd. */
-static char *variable(const char *name, const char *value, const char *more)
+/* "NAME=VALUE", malloc'd. */
+static char *variable(const char *name, const char *value)
 {
-	size_t n = strlen(name) + strlen(value) + strlen(more) + 2;
+	size_t n = strlen(name) + strlen(value) + 2;
 	char *v = malloc(n);
 	if (v)
-		snprintf(v, n, "%s=%s%s", name, value, more);
+		snprintf(v, n, "%s=%s", name, value);
 	return v;
 }
 
@@ -268,14 +268,14 @@ static char **inheritable_env(char **envp, const char *own, const char *user_llp
 		char *llp = malloc(strlen(own) + (user_llp ? strlen(user_llp) + 2 : 1));
 		if (llp)
 			strcat(strcat(strcpy(llp, own), user_llp ? ":" : ""), user_llp ? user_llp : "");
-		if (!llp || !(out[k++] = variable("LD_LIBRARY_PATH", llp, "")) ||
-		    !(out[k++] = variable(INHERITED, own, ""))) {
+		if (!llp || !(out[k++] = variable("LD_LIBRARY_PATH", llp)) ||
+		    !(out[k++] = variable(INHERITED, own))) {
 			free(llp);
 			return envp;	/* without the hand-down: the program itself is right */
 		}
 		diag("descendants inherit LD_LIBRARY_PATH=%s", llp);
 		free(llp);
-	} else if (user_llp && !(out[k++] = variable("LD_LIBRARY_PATH", user_llp, ""))) {
+	} else if (user_llp && !(out[k++] = variable("LD_LIBRARY_PATH", user_llp))) {
 		return envp;
 	}
 	out[k] = NULL;
@@ -515,10 +515,10 @@ int main(int argc, char **argv, char **envp)
 	settings_load_config(&s, envp, self);
 	enum mode configured_mode = s.mode;
 	/* Chain mode needs a mapped program (PT_INTERP) and an ld.so that reads
-	 * LD_LIBRARY_PATH, which it does not in secure mode. */
-	/* A set-id program is handed to ld.so as the file the kernel ran, held
-	 * from here on (§6); without /proc it cannot be, and chain mode runs it
-	 * as the kernel mapped it, with the system driver. */
+	 * LD_LIBRARY_PATH, which it does not in secure mode.  So a set-id
+	 * program goes by exec, handed to ld.so as the file the kernel ran,
+	 * held from here on (§6); without /proc it cannot be held, and chain
+	 * mode runs it as the kernel mapped it, without a search list. */
 	const char *handed = NULL;
 	if (as_interp && s.secure && !(handed = program_for_ldso(true))) {
 		diag("secure mode: no /proc to hold the program's file by; chain mode, no search list");

@@ -165,7 +165,7 @@ pipeline() {
 	cp "$I/pyworker" "$w$P/bin/python3.11"
 	ln -s /usr/bin/python3.11 "$w$V/bin/python3.11"
 	printf 'home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.11.2\n' >"$w$V/pyvenv.cfg"
-	out=$(CUDALOAD_PATCH=$B/cudaload-patch sh "$top/scripts/patch-image.sh" "$w" "$w/usr/bin/cudaload" 2>&1)
+	out=$(CUDALOAD_PATCH=$B/cudaload-patch sh "$top/scripts/patch-image.sh" "$w" "$B/cudaload" 2>&1)
 	status "$name: patch-image.sh over the root" 0 $? "$out"
 	for prog in $E/bin/python3.11 /usr/bin/python3.11; do
 		contains "$name: ... patches $prog" "$(chr cudaload-patch --check $prog)" "$prog: patched, interpreter /usr/bin/cudaload"
@@ -185,6 +185,22 @@ pipeline() {
 				status "$name $h ($expect_decision): $prog, the parent and two workers load ${want#"$T/hosts/$h"}" \
 					3 "$n" "$out"
 			done
+			# the user's recipe left in the environment names the package
+			# first: where the system driver is chosen, the workers are held
+			# against it too (without cudaload all three load the package).
+			# On the H200 the driver's directory is its own pin; the links
+			# shipped for /usr/lib/<triplet> name the real one, which a
+			# fixture root does not stand in for (hold.sh runs them in chroots).
+			if [ "$h" = dgpu-h200-real ]; then
+				rival=$T/hosts/$h/usr/local/cuda-13.0/compat:$T/hosts/$h$driver_dir
+				for run in "" cudaload; do
+					out=$(chr env CUDALOAD_ROOT=$T/hosts/$h CUDALOAD_CONFIG=$T/empty.conf \
+						LD_LIBRARY_PATH=$rival $run $P/bin/python3.11)
+					n=$(printf '%s\n' "$out" | grep -cx "libcuda=$want")
+					status "$name $h: LD_LIBRARY_PATH names the package first, ${run:-no cudaload}: system for $([ -n "$run" ] && echo all three || echo none)" \
+						"$([ -n "$run" ] && echo 3 || echo 0)" "$n" "$out"
+				done
+			fi
 			echo "$pass $fail $skip" >"$W/log/$name.pipeline"
 		)
 		read -r pass fail skip <"$W/log/$name.pipeline"

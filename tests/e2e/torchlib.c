@@ -4,6 +4,7 @@
  * nvidia-cuda-runtime wheel, as PyTorch's wheels do), which is what makes
  * the interpreter a CUDA program to cudaload-patch, and opens libcuda.so.1
  * as the runtime would, reporting the file that answered. */
+#define _GNU_SOURCE
 #include "holdreport.h"
 
 int cudaRuntimeGetVersion(int *version);

@@ -103,6 +103,22 @@ for mode in exec chain; do
 	out=$(run CUDALOAD_MODE=$mode CUDALOAD_LDSO="$F/notexec" "$F/bin/probe")
 	status "loader is not ELF ($mode): 126" 126 $? "$out"
 done
+# A configured loader that is no loader at all (a typo naming the C library,
+# a program, a shell) is never run: a warning, then the next loader.
+libc=$(ldd "$F/bin/cudaprobe" | sed -n 's/.*=> \(\/[^ ]*\/libc\.so\.6\) .*/\1/p')
+for wrong in "$libc" /usr/bin/true /bin/bash; do
+	printf 'ldso.%s = %s\n' "$(uname -m)" "$wrong" >"$F/wrong-ldso.conf"
+	for mode in exec chain; do
+		out=$(run CUDALOAD_MODE=$mode CUDALOAD_CONFIG="$F/wrong-ldso.conf" "$F/bin/probe")
+		status "config ldso = $wrong ($mode): the program runs" 0 $? "$out"
+		has "config ldso = $wrong ($mode): with the decision" "$out" "$COMPAT_LINE"
+		contains "config ldso = $wrong ($mode): warned" "$out" "cudaload: config ldso.$(uname -m) $wrong: "
+		contains "config ldso = $wrong ($mode): ... as no loader" "$out" "not a dynamic loader; using the next loader"
+	done
+	out=$(run CUDALOAD_LDSO="$wrong" "$F/bin/probe")
+	status "CUDALOAD_LDSO=$wrong: 126, not run" 126 $? "$out"
+	contains "CUDALOAD_LDSO=$wrong: said" "$out" "cudaload: $wrong (CUDALOAD_LDSO): "
+done
 out=$(run "$F/bin/cudaload" "$F/bin/cudaload" "$F/bin/cudaprobe")
 status "cudaload cudaload ./x: runs" 0 $? "$out"
 has "cudaload cudaload ./x: the decision still applies" "$out" "$COMPAT_LINE"

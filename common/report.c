@@ -46,11 +46,16 @@ static void json_gpu(FILE *f, const struct host *h)
 	json_kstr(f, "model", g->model);
 			fprintf(f, ",\"brand\":%d,\"brand_name\":", g->brand);
 			json_str(f, tables_brand_name(g->brand));
-			fprintf(f, ",\"forward_compat\":%s}",
+			fprintf(f, ",\"forward_compat\":%s,\"problem\":",
 				tables_brand_supports_compat(g->brand) ? "true" : "false");
+			char why[80];
+			json_str(f, g->error ? probe_gpu_problem(g, why, sizeof why) : NULL);
+			fputc('}', f);
 		}
 		fprintf(f, "],\"count\":%d,\"unsupported\":", h->n_gpus);
-		json_str(f, unsupported(h) ? unsupported(h)->model : NULL);
+		/* its model, or for a GPU that cannot be identified its bus */
+		const struct dgpu *u = unsupported(h);
+		json_str(f, u ? u->error ? u->bus : u->model : NULL);
 		fputc('}', f);
 	} else {
 		fputs("{\"problem\":", f);
@@ -260,11 +265,17 @@ void report_text(FILE *f, const struct report *r)
 	}
 	if (h->platform == PLATFORM_DGPU) {
 		fprintf(f, "driver:       %s\n", h->driver_str);
-		for (int i = 0; i < h->n_gpus && i < MAX_GPUS; i++)
-			fprintf(f, "gpu:          %s %s (%s%s)\n", h->gpus[i].bus, h->gpus[i].model,
-				tables_brand_name(h->gpus[i].brand),
-				tables_brand_supports_compat(h->gpus[i].brand) ? ""
-					: ": no forward compatibility");
+		for (int i = 0; i < h->n_gpus && i < MAX_GPUS; i++) {
+			char why[80];
+			if (h->gpus[i].error)
+				fprintf(f, "gpu:          %s cannot be identified (%s): may not support forward compatibility\n",
+					h->gpus[i].bus, probe_gpu_problem(&h->gpus[i], why, sizeof why));
+			else
+				fprintf(f, "gpu:          %s %s (%s%s)\n", h->gpus[i].bus, h->gpus[i].model,
+					tables_brand_name(h->gpus[i].brand),
+					tables_brand_supports_compat(h->gpus[i].brand) ? ""
+						: ": no forward compatibility");
+		}
 		if (h->n_gpus > MAX_GPUS)
 			fprintf(f, "gpu:          ... %d in all\n", h->n_gpus);
 		if (!h->n_gpus)

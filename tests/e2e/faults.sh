@@ -62,6 +62,42 @@ for kind in directory fifo endless; do
 done
 cp "$F/release.good" "$rel"
 
+# ---- a GPU whose information file says nothing, beside an H100 ---------------------
+# Not counted, it let the package through: it must count as a GPU that may
+# not support forward compatibility (tests/fixtures/dgpu-unreadable-gpu).
+U13=$F/unreadable-gpu
+sh "$here/mkroot.sh" "$top/tests/fixtures/dgpu-unreadable-gpu.profile" "$U13" "$F/libs"
+info=$U13/proc/driver/nvidia/gpus/0000:02:00.0/information
+X86DD=/usr/lib/x86_64-linux-gnu
+for kind in fifo directory dangling garbage; do
+	rm -rf "$info"
+	case $kind in
+	fifo) mkfifo "$info"; problem="information file: empty or no Model: line" ;;
+	directory) mkdir "$info"; problem="information file: Is a directory" ;;
+	dangling) ln -s nowhere "$info"; problem="information file: No such file or directory" ;;
+	garbage) printf 'IRQ: 41\nBus Type: PCIe\n' >"$info"; problem="information file: empty or no Model: line" ;;
+	esac
+	for mode in exec chain; do
+		out=$(timeout 20 env CUDALOAD_ROOT="$U13" CUDALOAD_CONFIG="$F/empty.conf" CUDALOAD_MODE=$mode \
+			LD_LIBRARY_PATH="$U13$X86DD" "$F/bin/probe" 2>&1)
+		status "unidentified GPU, $kind ($mode): runs" 0 $? "$out"
+		has "unidentified GPU, $kind ($mode): system driver" "$out" "libcuda=$U13$X86DD/libcuda.so.1 version=12080"
+	done
+	out=$(timeout 20 env CUDALOAD_ROOT="$U13" CUDALOAD_CONFIG="$F/empty.conf" "$F/bin/cudaload" --explain 2>&1)
+	has "unidentified GPU, $kind: explained" "$out" \
+		"gpu:          0000:02:00.0 cannot be identified ($problem): may not support forward compatibility"
+	has "unidentified GPU, $kind: the decision says why" "$out" \
+		"reason:       system driver: GPU 0000:02:00.0 cannot be identified ($problem): it may not support forward compatibility"
+	out=$(timeout 20 env CUDALOAD_ROOT="$U13" CUDALOAD_CONFIG="$F/empty.conf" "$F/bin/cudaload" --explain --json 2>&1)
+	contains "unidentified GPU, $kind: json device" "$out" \
+		"{\"bus\":\"0000:02:00.0\",\"model\":\"\",\"brand\":0,\"brand_name\":\"unknown\",\"forward_compat\":false,\"problem\":\"$problem\"}"
+	contains "unidentified GPU, $kind: json count and unsupported" "$out" "\"count\":2,\"unsupported\":\"0000:02:00.0\""
+	contains "unidentified GPU, $kind: json decision" "$out" "\"decision\":\"system\""
+done
+rm -rf "$(dirname "$info")"
+out=$(timeout 20 env CUDALOAD_ROOT="$U13" CUDALOAD_CONFIG="$F/empty.conf" "$F/bin/cudaload" --explain --json 2>&1)
+contains "the H100 alone: compat (the control)" "$out" "\"decision\":\"compat\""
+
 # ---- unreadable /proc, /sys and config: as an unprivileged user ---------------
 if [ "$(id -u)" -eq 0 ] && (id "$U" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$U"); then
 	as_user() { setpriv --reuid="$U" --regid="$U" --clear-groups "$@" 2>&1; }

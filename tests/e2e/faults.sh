@@ -194,6 +194,25 @@ out=$(run "$F/bin/cudaload" "$long/prog")
 status "overlong program path: 127" 127 $? "$out"
 has "overlong program path: said" "$out" "cudaload: $long/prog: Filename too long"	# musl's words
 
+# More CUDALOAD_COMPAT_PATH entries than cudaload takes (64): said, never
+# dropped silently; the run goes on with the first 64.
+many_env=
+i=0
+while [ $i -lt 70 ]; do many_env="$many_env${many_env:+:}/nowhere/c$i"; i=$((i + 1)); done
+out=$(run CUDALOAD_COMPAT_PATH="$many_env" "$F/bin/probe")
+status "70 compat path entries: runs" 0 $? "$out"
+has "70 compat path entries: warned" "$out" \
+	"cudaload: CUDALOAD_COMPAT_PATH: more than 64 entries; '/nowhere/c64' and every later one ignored"
+has "70 compat path entries: the decision stands" "$out" "$COMPAT_LINE"
+out=$(run CUDALOAD_COMPAT_PATH="$many_env" "$F/bin/cudaload" --explain)
+has "70 compat path entries: explained" "$out" \
+	"warning:      CUDALOAD_COMPAT_PATH: more than 64 entries; '/nowhere/c64' and every later one ignored"
+out=$(run CUDALOAD_COMPAT_PATH="$many_env" "$F/bin/cudaload" --explain --json)
+contains "70 compat path entries: in the JSON" "$out" \
+	"\"config_warnings\":[\"CUDALOAD_COMPAT_PATH: more than 64 entries; '/nowhere/c64' and every later one ignored\"]"
+out=$(run CUDALOAD_COMPAT_PATH="$long" "$F/bin/probe")
+contains "overlong compat path entry: warned" "$out" "cudaload: CUDALOAD_COMPAT_PATH: an entry of 5020 bytes is longer than a path can be; ignored"
+
 big=$R/usr/lib/big
 mkdir -p "$big"
 llp=$R$DD

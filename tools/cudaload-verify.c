@@ -182,7 +182,10 @@ static void run_child(const struct self *self, const char *llp, int timeout_s, s
 	if (pid == 0) {
 		setpgid(0, 0);	/* so that a hang is killed with whatever it started */
 		int null = open("/dev/null", O_RDWR);
-		dup2(fds[1], STDOUT_FILENO);
+		if (fds[1] == STDOUT_FILENO)	/* dup2 onto itself keeps close-on-exec */
+			fcntl(STDOUT_FILENO, F_SETFD, 0);
+		else
+			dup2(fds[1], STDOUT_FILENO);
 		if (null >= 0) {
 			dup2(null, STDIN_FILENO);
 			dup2(null, STDERR_FILENO);	/* libcuda's own chatter */
@@ -355,8 +358,24 @@ static void usage_exit(void)
 	exit(EXIT_USAGE);
 }
 
+/* Descriptors 0-2 left closed by whoever started us (a service, a job
+ * with >&-) would be taken by the child's pipe (its stdout then not the
+ * pipe: wrong verdicts) or by the store (messages written into it): hold
+ * them with /dev/null first.  open takes the lowest free number, so each
+ * lands where it is missing.  false when that cannot be done. */
+static bool standard_fds(void)
+{
+	for (int fd = 0; fd < 3; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF && open("/dev/null", O_RDWR) != fd)
+			return false;
+	return true;
+}
+
 int main(int argc, char **argv)
 {
+	if (!standard_fds())
+		return EXIT_CANNOT_RUN;
+
 	bool json = false;
 	int timeout_s = 60;
 	const char *cl_dir = NULL;

@@ -370,8 +370,10 @@ if [ "$mode" = chain ]; then
 	out=$(CUDALOAD_DEBUG=1 run "$J5" $J5DD "$CL" "$W/bin/cudaprobe")
 	contains "chain: as a command it falls back to exec" "$out" " cudaprobe: chain mode needs cudaload as the interpreter; exec mode"
 	has "chain: ... and still applies the decision" "$out" "libcuda=$J5/usr/local/cuda-12.2/compat/libcuda.so.1 version=12020"
+	# An ET_EXEC file is no loader (common/ldso.h), so it is refused before
+	# chain mode would have to fall back to exec for it.
 	out=$(CUDALOAD_DEBUG=1 CUDALOAD_LDSO=$W/bin/cudaprobe-nopie run "$J5" $J5DD "$W/bin/probe-patched")
-	contains "chain: a loader that cannot be mapped falls back to exec" "$out" " probe-patched: chain mode: $W/bin/cudaprobe-nopie: not ET_DYN; exec mode instead"
+	contains "chain: a program named as the loader is refused, not mapped" "$out" "$W/bin/cudaprobe-nopie (CUDALOAD_LDSO): names a loader of its own (PT_INTERP)"
 else
 	has "exec: /proc/self/exe is ld.so" "$out" "exe=$(readlink -f "$LDSO")"
 fi

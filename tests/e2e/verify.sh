@@ -223,6 +223,19 @@ contains "baseline: explain says why" "$out" "; not applied: the system driver f
 rm -f "$D$DD/fake-cuinit"
 printf '804\n' >"$C/fake-cuinit"
 
+# Started with standard descriptors closed (a service manager, a cron job
+# with >&-): its pipe must not take their numbers, nor the store fd 2.
+tokens() { sed -n 's/^\(system\|compat\) \([a-z]*=[0-9]*\) .*/\1 \2/p' "$D/run/cudaload/verdicts" | tr '\n' ' '; }
+verify "$D" $DD
+want_tokens=$(tokens)
+for closed in "0<&- 1>&-" "1>&-" "0<&-" "2>&-" "0<&- 1>&- 2>&-"; do
+	rm -f "$D/run/cudaload/verdicts"
+	out=$(eval "env CUDALOAD_ROOT=\"\$D\" CUDALOAD_CONFIG=\"\$W/empty.conf\" LD_LIBRARY_PATH=\"\$D\$DD\" \"\$CL\" --verify --timeout 3 2>&1 $closed")
+	st=$?
+	status "closed $closed: --verify exits 0" 0 $st "$out"
+	status "closed $closed: the same verdicts stored" "$want_tokens" "$(tokens)" "$(cat "$D/run/cudaload/verdicts" 2>&1)"
+done
+
 # It must be able to store what it found.
 rm -rf "$D/run"
 verify "$D" $DD

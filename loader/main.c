@@ -37,16 +37,15 @@
 #include "../common/target.h"
 #include "../common/verdict.h"
 #include "chain.h"
+#include "pick.h"
 #include "start.h"
 
 #ifndef CUDALOAD_VERSION
 #define CUDALOAD_VERSION "0.1.0"
 #endif
 
-/* execline's exit codes */
+/* execline's exit codes; 126 and 127 in pick.h */
 #define EXIT_USAGE 100
-#define EXIT_CANNOT_EXEC 126
-#define EXIT_NOT_FOUND 127
 
 extern const ElfW(Ehdr) __ehdr_start;
 
@@ -211,96 +210,6 @@ static const char *program_for_ldso(bool secure)
 	if (name)
 		execfn_name(name);	/* no /proc: all there is */
 	return name;
-}
-
-/* "PATH (FROM): WHY", malloc'd: only a failure needs it. */
-__attribute__((format(printf, 1, 2)))
-static char *problem_text(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	char *p = n >= 0 ? malloc((size_t)n + 1) : NULL;
-	if (p) {
-		va_start(ap, fmt);
-		vsnprintf(p, (size_t)n + 1, fmt, ap);
-		va_end(ap);
-	}
-	return p ? p : (char *)"out of memory";
-}
-
-/* Find the real loader.  0, or the exit status (127/126) with the problem
- * in *problem: --explain reports it, a run stops on it.  *patched: the
- * program's interpreter is cudaload (a recorded loader, or a PT_INTERP that
- * turned out to be cudaload). */
-static int choose_ldso(struct settings *s, const struct target *t, bool as_interp,
-		       struct ldso_info *l, bool *patched, char **problem)
-{
-	const char *machine = elfread_machine_name(t->machine);
-	char cfgkey[32];
-	snprintf(cfgkey, sizeof cfgkey, "config ldso.%s", machine ? machine : "?");
-	/* A bad ldso.<machine> in the system-wide config would stop every
-	 * patched program: warn and look further, as for other config mistakes.
-	 * CUDALOAD_LDSO, named for one run, stays an error. */
-	const struct {
-		const char *path, *from;
-		bool explicit;	/* the user named it: failures are errors */
-		bool warn;	/* a configured one: failures are warnings */
-	} tries[] = {
-		{ s->ldso_env, "CUDALOAD_LDSO", true, false },
-		{ settings_ldso_for(s, machine), cfgkey, false, true },
-		{ t->recorded[0] ? t->recorded : NULL, "recorded by cudaload-patch", false, false },
-		/* As the interpreter, PT_INTERP is this cudaload: not worth an open. */
-		{ !as_interp && t->has_interp && t->interp[0] ? t->interp : NULL, "PT_INTERP", false, false },
-		{ ldso_standard(t->machine, t->cls), "standard path", true, false },
-	};
-	*patched = t->recorded[0] != '\0';
-	for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++) {
-		char why[160];
-		if (!tries[i].path)
-			continue;
-		ldso_release(l);
-		bool keep = l->keep;
-		memset(l, 0, sizeof *l);
-		l->keep = keep;
-		l->fd = -1;
-		l->path = tries[i].path;
-		l->from = tries[i].from;
-		int r = ldso_inspect(l, why, sizeof why);
-		if (r == 0 && (l->machine != t->machine || l->cls != t->cls)) {
-			snprintf(why, sizeof why, "is for %s, the program for %s",
-				 elfread_machine_name(l->machine) ? elfread_machine_name(l->machine) : "another machine",
-				 machine ? machine : "another machine");
-			r = -ENOEXEC;
-		}
-		if (r == 0) {
-			diag("loader %s (%s)%s", l->path, l->from,
-			     l->argv0 ? ", takes --argv0" : ", no --argv0");
-			return 0;
-		}
-		if (r == -ELOOP && !tries[i].explicit) {
-			diag("%s %s is cudaload itself; looking further", l->from, l->path);
-			*patched |= strcmp(tries[i].from, "PT_INTERP") == 0;
-			if (tries[i].warn)
-				settings_warn(s, "%s %s is cudaload itself; using the next loader",
-					      l->from, l->path);
-			continue;
-		}
-		if (tries[i].warn) {
-			settings_warn(s, "%s %s: %s; using the next loader", l->from, l->path, why);
-			continue;
-		}
-		if (!tries[i].explicit && r == -ENOEXEC) {
-			diag("%s %s: %s; looking further", l->from, l->path, why);
-			continue;
-		}
-		*problem = problem_text("%s (%s): %s", l->path, l->from, why);
-		return r == -ENOENT || r == -ELOOP ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
-	}
-	l->path = "";
-	*problem = problem_text("no dynamic loader known for machine %d", t->machine);
-	return EXIT_NOT_FOUND;
 }
 
 /* For --explain, the mode that program runs in: a patched one starts
@@ -477,7 +386,7 @@ int main(int argc, char **argv, char **envp)
 	char *ldso_problem = NULL;	/* set with a non-zero status only */
 	bool patched = false;
 	int ldso_status = have_program && !is_static
-				  ? choose_ldso(&s, &t, as_interp, &ldso, &patched, &ldso_problem)
+				  ? pick_ldso(&s, &t, as_interp, &ldso, &patched, &ldso_problem)
 				  : 0;
 	if (ldso_status && !o.explain)
 		die(ldso_status, "%s", ldso_problem);

@@ -121,7 +121,6 @@ static void verdict_text(FILE *f, const struct report *r, const char *indent,
 		verdict_describe(v, what, sizeof what),
 		v->state == VSTATE_CHANGED ? "; ignored: libcuda.so.1 changed since"
 		: v->state == VSTATE_INCONCLUSIVE ? "; not applied: the system driver failed too"
-		: v->state == VSTATE_OTHER_HOST ? "; stale: made on another driver or GPU"
 		: "");
 }
 

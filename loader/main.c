@@ -38,6 +38,7 @@
 #include "../common/verdict.h"
 #include "chain.h"
 #include "pick.h"
+#include "status.h"
 #include "start.h"
 
 #ifndef CUDALOAD_VERSION
@@ -60,17 +61,25 @@ static const char usage[] =
 	"usage: cudaload [--policy auto|compat|system] [--] PROGRAM [ARGS...]\n"
 	"       cudaload --explain [--json] [--policy P] [PROGRAM]\n"
 	"       cudaload --verify [--json] [--timeout SECONDS]   (as root)\n"
+	"       cudaload --status [--json | --prometheus] [--textfile DIR] [--root DIR]\n"
 	"       cudaload --version | --help\n"
 	"Runs PROGRAM with the newest CUDA forward-compatibility driver valid for\n"
 	"this device, or with the system driver.  See CUDALOAD_DEBUG=1.\n"
 	"  --policy P   auto (default), compat (any package for the machine) or\n"
 	"               system (never a package)\n"
 	"  --explain    print what was found and decided, run nothing\n"
-	"  --json       with --explain or --verify: one JSON object (keys in\n"
-	"               cudaload(1))\n"
+	"  --json       with --explain, --verify or --status: one JSON object\n"
+	"               (keys in cudaload(1))\n"
 	"  --verify     as root: cuInit each compat package and the system driver\n"
 	"               in a child, store the verdicts in /run/cudaload/verdicts\n"
 	"  --timeout S  with --verify: kill a child after S seconds (default 60)\n"
+	"  --status     the whole machine: host, compat packages and their\n"
+	"               verdicts, the pin, every program cudaload-patch recorded\n"
+	"               and whether what it loads holds; exit 0 all holds, 1 not\n"
+	"               (or a verdict is stale), 2 the status cannot be told\n"
+	"  --prometheus with --status: node_exporter's textfile format\n"
+	"  --textfile D with --status: also write D/cudaload.prom, atomically\n"
+	"  --root DIR   with --status: the machine or image under DIR\n"
 	"  --version    print the version\n"
 	"  --help       print this\n"
 	"As a program's interpreter (cudaload-patch) cudaload reads no option.\n"
@@ -90,7 +99,9 @@ static void die(int status, const char *fmt, ...)
 }
 
 struct options {
-	bool explain, json, verify;
+	bool explain, json, verify, status;
+	struct status_options so;
+	const char *root;	/* --root DIR */
 	int first;		/* index of PROGRAM in argv */
 };
 
@@ -109,6 +120,17 @@ static void parse_options(int argc, char **argv, struct settings *s, struct opti
 			return;
 		} else if (strcmp(a, "--json") == 0) {
 			o->json = true;
+		} else if (strcmp(a, "--status") == 0) {
+			o->status = true;
+		} else if (strcmp(a, "--prometheus") == 0) {
+			o->so.prometheus = true;
+		} else if (strcmp(a, "--textfile") == 0 || strcmp(a, "--root") == 0) {
+			if (i + 1 >= argc || !argv[i + 1][0])
+				die(EXIT_USAGE, "%s needs a directory", a);
+			if (strcmp(a, "--root") == 0)
+				o->root = argv[++i];
+			else
+				o->so.textfile_dir = argv[++i];
 		} else if (strcmp(a, "--policy") == 0 || strncmp(a, "--policy=", 9) == 0) {
 			const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : "");
 			if (policy_parse(v, &s->policy) < 0)
@@ -130,8 +152,18 @@ static void parse_options(int argc, char **argv, struct settings *s, struct opti
 		}
 	}
 	o->first = i;
+	if (o->status) {
+		if (o->explain || i < argc)
+			die(EXIT_USAGE, "--status takes no program and no --explain");
+		if (o->json && o->so.prometheus)
+			die(EXIT_USAGE, "--json or --prometheus, not both");
+		o->so.json = o->json;
+		return;
+	}
+	if (o->so.prometheus || o->so.textfile_dir || o->root)
+		die(EXIT_USAGE, "--prometheus, --textfile and --root go with --status");
 	if (o->json && !o->explain)
-		die(EXIT_USAGE, "--json goes with --explain");
+		die(EXIT_USAGE, "--json goes with --explain or --status");
 	if (!o->explain && i >= argc) {
 		fputs(usage, stderr);
 		exit(EXIT_USAGE);
@@ -311,6 +343,13 @@ int main(int argc, char **argv, char **envp)
 					   : o.first < argc ? argv[o.first] : "cudaload");
 	if (o.verify)
 		run_verifier(argc, argv, envp);
+	if (o.status) {
+		const char *self = path_from_kernel();
+		if (o.root)
+			s.root = o.root;
+		settings_load_config(&s, envp, self);
+		return status_run(&s, self, &o.so);
+	}
 	diag("%s%s", as_interp ? "as interpreter" : "as a command", s.secure ? ", secure" : "");
 
 	/* ---- the program, and where this binary lives ---- */

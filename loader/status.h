@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * status: `cudaload --status`, the whole machine at a glance.
+ * status: `cudaload --status`, the whole machine at a glance (docs/design.md
+ * §12).
  *
  * The host, each compat package with its rules and its stored verdict
  * (fresh, or stale against the driver and the file), the system driver's

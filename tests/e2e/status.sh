@@ -327,7 +327,7 @@ EOF
 	has "dc 580 verified: verdicts fresh" "$(printf '%s\n' "$txt" | tail -n1)" \
 		"status:       does not hold: 1 of 2 programs held, 1 not_held; verdicts fresh"
 	cp "$L/probe" "$R/opt/app/bin/probe-lost"
-	printf '/usr/bin/cudaload\t/opt/app/bin/%s\n' probe-lost probe-gone >>"$R/var/lib/cudaload/patched"
+	printf '/usr/bin/cudaload\t/opt/app/bin/%s\n' probe-lost probe-gone 'we"ird\name' >>"$R/var/lib/cudaload/patched"
 	rm -rf "$R/usr/lib/cudaload/pin"
 	snap $C
 	exits "dc after" 1
@@ -340,8 +340,10 @@ EOF
 		"              a compat package for x86_64 is installed and the system driver has no pin (no pin directory /usr/bin/../lib/cudaload/pin$sys)"
 	has "dc after: the pin line" "$txt" \
 		"pin:          none (x86_64): no pin directory /usr/bin/../lib/cudaload/pin$sys"
-	counts "dc after" 0 2 1 1 0
+	counts "dc after" 0 2 1 2 0
 	has "dc after: metric program" "$prom" 'cudaload_program{path="/opt/app/bin/probe-lost",state="unpatched",driver="none"} 1'
+	has "dc after: a label escaped" "$prom" 'cudaload_program{path="/opt/app/bin/we\"ird\\name",state="missing",driver="none"} 1'
+	status "dc after: the JSON keeps the name" 'we"ird\name' "$(jq "d['programs'][4]['path'].split('/')[-1]")"
 	judged "dc after" probe probe-rpath
 
 	# an unreadable record: the status cannot be told

@@ -26,6 +26,7 @@
 #include "../common/tables.h"
 #include "../common/target.h"
 #include "../common/verdict.h"
+#include "imagewalk.h"
 #include "pick.h"
 
 extern const ElfW(Ehdr) __ehdr_start;
@@ -68,6 +69,7 @@ struct machine {
 	struct pin own_pin;
 	bool own_pin_needed;
 	bool record_unreadable;
+	bool walked;			/* no record in the image: its programs walked */
 	char record_why[192];
 	int record_skipped;
 	struct prog *progs;
@@ -201,15 +203,24 @@ static void judge(struct machine *m, const struct patchlist_entry *e, struct pro
 	}
 }
 
-/* The record under the root: every program judged.  -1 when it cannot be
- * read (the status cannot be told). */
-static int read_record(struct machine *m)
+/* The record under the root into pl; an image without one is walked
+ * (imagewalk.h).  -1 when it cannot be read (the status cannot be told). */
+static int read_record(struct machine *m, struct patchlist *pl)
 {
 	char *path = rooted_path(m->root, PATCHLIST_FILE);
 	int fd = path ? open_ro(path, 0) : -ENOMEM;
 	struct stat st;
 	char *buf = NULL;
 	ssize_t len = 0;
+	if ((fd == -ENOENT || fd == -ENOTDIR) && root_len(m->root)) {
+		rooted_path_free(path, PATCHLIST_FILE);
+		m->walked = true;
+		if (imagewalk(m->root, pl) == 0)
+			return 0;
+		snprintf(m->record_why, sizeof m->record_why, "out of memory");
+		m->record_unreadable = true;
+		return -1;
+	}
 	if (fd == -ENOENT || fd == -ENOTDIR) {
 		rooted_path_free(path, PATCHLIST_FILE);
 		return 0;	/* nothing recorded */
@@ -228,20 +239,26 @@ static int read_record(struct machine *m)
 	rooted_path_free(path, PATCHLIST_FILE);
 	if (m->record_unreadable)
 		return -1;
+	m->record_skipped = patchlist_parse(pl, buf, (size_t)len, m->record_why, sizeof m->record_why);
+	return 0;
+}
+
+/* Every program of the record (or the walk) judged once. */
+static void judge_programs(struct machine *m)
+{
 	struct patchlist pl = { 0 };
-	m->record_skipped = patchlist_parse(&pl, buf, (size_t)len, m->record_why, sizeof m->record_why);
+	if (read_record(m, &pl) < 0)
+		return;
 	m->progs = calloc(pl.n ? pl.n : 1, sizeof *m->progs);
 	if (!m->progs) {
-		snprintf(m->record_why, sizeof m->record_why, "out of memory");
-		m->record_unreadable = true;
-		return -1;
+		m->oom = true;
+		return;
 	}
 	m->n_progs = pl.n;
 	for (size_t i = 0; i < pl.n; i++) {
 		judge(m, &pl.v[i], &m->progs[i]);
 		m->counts[m->progs[i].state]++;
 	}
-	return 0;
 }
 
 /* Can cudaload --verify judge this package here (its verifier's machine)? */
@@ -379,8 +396,14 @@ static void print_text(FILE *f, const struct machine *m)
 	if (m->record_skipped)
 		fprintf(f, "record:       %s: %d line%s skipped (%s)\n", PATCHLIST_FILE, m->record_skipped,
 			m->record_skipped == 1 ? "" : "s", m->record_why);
-	if (!m->n_progs)
+	if (m->walked) {
+		fprintf(f, "programs:     %zu patched, found in", m->n_progs);
+		for (const char *const *d = imagewalk_dirs; *d; d++)
+			fprintf(f, "%s %s", d == imagewalk_dirs ? "" : ",", *d);
+		fprintf(f, " (the image keeps no %s)\n", PATCHLIST_FILE);
+	} else if (!m->n_progs) {
 		fprintf(f, "programs:     none recorded in %s\n", PATCHLIST_FILE);
+	}
 	for (size_t i = 0; i < m->n_progs; i++) {
 		const struct prog *p = &m->progs[i];
 		fprintf(f, "program:      %s: %s\n", p->path, pstate_names[p->state]);
@@ -396,7 +419,7 @@ static void print_text(FILE *f, const struct machine *m)
 	if (m->record_unreadable)
 		fprintf(f, ": %s", m->record_why);
 	else if (!m->n_progs)
-		fprintf(f, ": no program recorded");
+		fprintf(f, ": %s", m->walked ? "no patched program found" : "no program recorded");
 	else
 		fprintf(f, ": %d of %zu program%s held", m->counts[P_HELD], m->n_progs,
 			m->n_progs == 1 ? "" : "s");
@@ -460,7 +483,8 @@ static void print_json(FILE *f, const struct machine *m)
 				: m->own_pin_needed ? m->own_pin.why
 						    : "not needed: no compat package for this machine");
 	fputs("},\"record\":", f);
-	json_str(f, PATCHLIST_FILE);
+	json_str(f, m->walked ? NULL : PATCHLIST_FILE);
+	json_kbool(f, "walked", m->walked);
 	fprintf(f, ",\"record_skipped\":%d", m->record_skipped);
 	json_kstr(f, "record_problem", m->record_unreadable || m->record_skipped ? m->record_why : NULL);
 	fputs(",\"programs\":[", f);
@@ -640,7 +664,7 @@ int status_run(struct settings *s, const char *self, const struct status_options
 	m->elf_machine = __ehdr_start.e_machine;
 	read_packages(m);
 	if (!m->oom)
-		read_record(m);
+		judge_programs(m);
 	if (!m->oom)
 		judge_own(m);	/* last: decide() marks the candidates for this machine */
 	if (m->oom) {

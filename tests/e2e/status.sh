@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # cudaload --status, the whole machine, before and after an upgrade.
 #
-#   empty  nothing installed (no GPU, no package, no record): a short status,
-#          exit 0.
+#   empty  nothing installed (no GPU, no package, no record, no program): a
+#          short status, exit 0.
 #   orin   (CUDALOAD_ROOT) AGX Orin on JetPack 5, L4T r35.4.1, with
 #          cuda-compat 12.4, which JetPack 5 refuses; verified.  The OTA moves
 #          L4T to r36.3.0 (the driver from tegra/ to nvidia/): the package
@@ -15,7 +15,9 @@
 #          the package is refused, its verdict stale, the plain program pinned
 #          to the system driver, the DT_RPATH program not held (exit 1).  Then
 #          a program that lost its patch, one that is gone, the pin directory
-#          removed.  --root DIR from outside sees what the chroot sees.
+#          removed.  --root DIR from outside sees what the chroot sees, and
+#          without the record (an image patched by patch-image.sh) walks the
+#          program directories for the patched programs.
 # Each state asserts the text, the JSON, the textfile of --prometheus and
 # --textfile, and the exit status; each program's entry is compared with
 # `cudaload --explain --json` for it, and with what the program loads when
@@ -106,8 +108,10 @@ keys_documented() {
 mkdir -p "$W/empty"
 snap env -i CUDALOAD_ROOT="$W/empty" CUDALOAD_CONFIG="$W/empty.conf" "$B/cudaload"
 exits "empty" 0
-has "empty: says no program" "$txt" "programs:     none recorded in /var/lib/cudaload/patched"
-has "empty: last line" "$(printf '%s\n' "$txt" | tail -n1)" "status:       holds: no program recorded"
+# (a root without a record is an image: its program directories are walked)
+has "empty: says no program" "$txt" \
+	"programs:     0 patched, found in /usr/bin, /usr/sbin, /usr/local, /opt (the image keeps no /var/lib/cudaload/patched)"
+has "empty: last line" "$(printf '%s\n' "$txt" | tail -n1)" "status:       holds: no patched program found"
 lines=$(printf '%s\n' "$txt" | wc -l)
 [ "$lines" -le 10 ] && ok "empty: short ($lines lines)" || bad "empty: $lines lines" "$txt"
 status "empty: JSON holds" True "$(jq "d['holds']")"
@@ -309,16 +313,37 @@ if sh "$here/mkroot.sh" "$W/dc.profile" "$R" "$L" >/dev/null; then
 	chjson=$json
 	json=$("$B/cudaload" --status --json --root "$R")
 	status "dc 580 --root: exit" 1 "$?"
-	diff=$(python3 - "$chjson" "$json" "$R" <<'EOF'
+	# same_programs NAME: the programs of $json are those of $chjson, alike
+	same_programs() {
+		diff=$(python3 - "$chjson" "$json" <<'EOF'
 import json, sys
-a, b, root = json.loads(sys.argv[1]), json.loads(sys.argv[2]), sys.argv[3]
-for p, q in zip(a["programs"], b["programs"]):
-    for k in ("path", "state", "decision", "compat_dir", "libcuda", "pin", "why"):
-        if p[k] != q[k]:
-            print("%s %s: chroot %r, --root %r" % (p["path"], k, p[k], q[k]))
+a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+pa = {p["path"]: p for p in a["programs"]}
+pb = {p["path"]: p for p in b["programs"]}
+if sorted(pa) != sorted(pb):
+    print("programs: chroot %r, --root %r" % (sorted(pa), sorted(pb)))
+for path in sorted(set(pa) & set(pb)):
+    for k in ("state", "decision", "compat_dir", "libcuda", "pin", "why"):
+        if pa[path][k] != pb[path][k]:
+            print("%s %s: chroot %r, --root %r" % (path, k, pa[path][k], pb[path][k]))
 EOF
 )
-	[ -z "$diff" ] && ok "dc 580 --root: each program as the chroot sees it" || bad "dc 580 --root differs" "$diff"
+		[ -z "$diff" ] && ok "$1: each program as the chroot sees it" || bad "$1 differs" "$diff"
+	}
+	same_programs "dc 580 --root"
+	# an image keeps no record (patch-image.sh patches with --no-record):
+	# --root walks its program directories for what is patched
+	mv "$R/var/lib/cudaload/patched" "$W/dc-record"
+	cp "$L/probe" "$R/usr/bin/not-patched"
+	json=$("$B/cudaload" --status --json --root "$R")
+	status "dc 580 --root, no record: exit" 1 "$?"
+	status "dc 580 --root, no record: walked" True "$(jq "d['walked']")"
+	same_programs "dc 580 --root, no record"
+	txt=$("$B/cudaload" --status --root "$R")
+	has "dc 580 --root, no record: says so" "$txt" \
+		"programs:     2 patched, found in /usr/bin, /usr/sbin, /usr/local, /opt (the image keeps no /var/lib/cudaload/patched)"
+	rm "$R/usr/bin/not-patched"
+	mv "$W/dc-record" "$R/var/lib/cudaload/patched"
 
 	# verified again; then one program loses its patch, one is gone, and
 	# the pin directories go

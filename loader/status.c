@@ -115,16 +115,18 @@ static int interp_kind(const char *root, const char *interp, char *why, size_t c
  * here would not get.  The image's own programs will get them, so the
  * status looks for the one beside the program's cudaload in the image:
  * malloc'd, as the image sees it, or NULL. */
-static char *image_pin(struct machine *m, const char *interp, const char *system_dir)
+static char *image_pin(struct machine *m, const char *interp, struct pin *pin)
 {
 	const char *slash = strrchr(interp, '/');
-	if (!root_len(m->root) || !slash || !system_dir)
+	if (!root_len(m->root) || !slash || !pin->system_dir)
 		return NULL;
-	char *dir = text(m, "%.*s%s%s", (int)(slash - interp), interp, PIN_SHIPPED_BASE, system_dir);
+	char *dir = text(m, "%.*s%s%s", (int)(slash - interp), interp, PIN_SHIPPED_BASE,
+			 pin->system_dir);
 	char *full = dir ? text(m, "%.*s%s", (int)root_len(m->root), m->root, dir) : NULL;
 	bool there = full && access(full, F_OK) == 0;
 	free(full);
-	if (!there) {
+	if (!there && dir) {
+		snprintf(pin->why, sizeof pin->why, "no pin directory %.120s in the image", dir);
 		free(dir);
 		dir = NULL;
 	}
@@ -186,7 +188,7 @@ static void judge(struct machine *m, const struct patchlist_entry *e, struct pro
 	p->compat = d.use_compat;
 	p->compat_dir = d.use_compat ? m->cands.v[d.chosen].dir : NULL;
 	if (need && !pin.dir)
-		pin.dir = image_pin(m, t.interp, pin.system_dir);
+		pin.dir = image_pin(m, t.interp, &pin);
 	p->pin = d.use_compat ? text(m, "%s", p->compat_dir) : pin.dir;
 	p->n_lines = pin_rivals(m->root, full, d.use_compat ? p->compat_dir : pin.system_dir,
 				p->library_path || pin.dir, NULL, NULL, false, &p->libcuda, &p->lines);

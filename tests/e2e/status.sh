@@ -370,6 +370,11 @@ EOF
 	has "dc after: a label escaped" "$prom" 'cudaload_program{path="/opt/app/bin/we\"ird\\name",state="missing",driver="none"} 1'
 	status "dc after: the JSON keeps the name" 'we"ird\name' "$(jq "d['programs'][4]['path'].split('/')[-1]")"
 	judged "dc after" probe probe-rpath
+	json=$("$B/cudaload" --status --json --root "$R")
+	status "dc after --root: no pin in the image either" not_held "$(prog /opt/app/bin/probe state)"
+	status "dc after --root: why" \
+		"a compat package for x86_64 is installed and the system driver has no pin (no pin directory /usr/bin/../lib/cudaload/pin$sys in the image)" \
+		"$(prog /opt/app/bin/probe why)"
 
 	# an unreadable record: the status cannot be told
 	rm "$R/var/lib/cudaload/patched"

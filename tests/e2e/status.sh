@@ -197,6 +197,27 @@ if sh "$here/mkroot.sh" "$top/tests/fixtures/orin-jp5-compat124.profile" "$R" "$
 	snap $O "$B/cudaload"
 	exits "orin r36 verified" 0
 	has "orin r36 verified: fresh" "$(printf '%s\n' "$txt" | tail -n1)" "status:       holds: 1 of 1 program held; verdicts fresh"
+
+	# programs that cannot start: the loader the patch recorded is gone, or
+	# cudaload itself; a line of the record that does not parse is said
+	cp "$R/opt/app/bin/probe" "$R/opt/app/bin/probe-noldso"
+	mv "$R$ldso" "$R$ldso.gone"
+	printf 'no tab here\n/usr/bin/cudaload\t/opt/app/bin/probe-noldso\n' >>"$R/var/lib/cudaload/patched"
+	snap $O "$B/cudaload"
+	exits "orin no loader" 1
+	has "orin no loader: broken" "$txt" "program:      /opt/app/bin/probe-noldso: broken"
+	contains "orin no loader: why" "$txt" "              its loader: $R$ldso (recorded by cudaload-patch):"
+	has "orin no loader: the record's bad line" "$txt" \
+		"record:       /var/lib/cudaload/patched: 1 line skipped (line 2: no tab between interpreter and path)"
+	status "orin no loader: JSON record_skipped" 1 "$(jq "d['record_skipped']")"
+	counts "orin no loader" 0 0 0 0 2
+	mv "$R$ldso.gone" "$R$ldso"
+	rm "$R/usr/bin/cudaload"
+	snap $O "$B/cudaload"
+	exits "orin no cudaload" 1
+	has "orin no cudaload: broken" "$txt" "program:      /opt/app/bin/probe: broken"
+	contains "orin no cudaload: why" "$txt" "              its interpreter /usr/bin/cudaload: "
+	counts "orin no cudaload" 0 0 0 0 2
 else
 	bad "orin: build the root"
 fi

@@ -84,7 +84,7 @@ static const char *pin_of(const struct report *r, const char **why, const char *
 	return NULL;
 }
 
-static const char *const vstate_names[] = { "none", "applies", "changed", "inconclusive", "other_host" };
+static const char vstate_names[][13] = { "none", "applies", "changed", "inconclusive", "other_host" };
 
 static bool have_store(const struct report *r)
 {

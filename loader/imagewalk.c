@@ -11,7 +11,7 @@
 #include "../common/elfread.h"
 #include "../common/sys.h"
 
-const char *const imagewalk_dirs[] = { "/usr/bin", "/usr/sbin", "/usr/local", "/opt", NULL };
+const char imagewalk_dirs[IMAGEWALK_N_DIRS][12] = { "/usr/bin", "/usr/sbin", "/usr/local", "/opt" };
 
 struct walk {
 	struct patchlist *pl;
@@ -75,9 +75,9 @@ int imagewalk(const char *root, struct patchlist *pl)
 			  malloc(sizeof *w.prog), 0 };
 	if (!w.path || !w.head || !w.prog)
 		w.oom = 1;
-	for (const char *const *dir = imagewalk_dirs; *dir && !w.oom; dir++) {
+	for (int d = 0; d < IMAGEWALK_N_DIRS && !w.oom; d++) {
 		memcpy(w.path, root, w.root_len);
-		memcpy(w.path + w.root_len, *dir, strlen(*dir) + 1);
+		memcpy(w.path + w.root_len, imagewalk_dirs[d], strlen(imagewalk_dirs[d]) + 1);
 		walk_dir(&w, 0);
 	}
 	free(w.prog);

@@ -20,7 +20,8 @@
 #define IMAGEWALK_DEPTH 16
 
 /* The walked directories, as in the image: patch-image.sh's PATCH_DIRS. */
-extern const char *const imagewalk_dirs[];
+#define IMAGEWALK_N_DIRS 4
+extern const char imagewalk_dirs[IMAGEWALK_N_DIRS][12];
 
 /* Add the patched programs under root to pl (paths as in the image).
  * 0, or -1 when out of memory. */

@@ -35,7 +35,9 @@ extern const ElfW(Ehdr) __ehdr_start;
 #define STATUS_SCHEMA 1
 
 enum pstate { P_HELD, P_NOT_HELD, P_UNPATCHED, P_MISSING, P_BROKEN, P_N };
-static const char *const pstate_names[P_N] = { "held", "not_held", "unpatched", "missing", "broken" };
+/* Tables of characters, not of pointers: a pointer here would be one more
+ * relocation that every start applies, for a command that seldom runs. */
+static const char pstate_names[P_N][10] = { "held", "not_held", "unpatched", "missing", "broken" };
 
 /* One recorded program, as judged.  Strings are malloc'd and kept to exit. */
 struct prog {
@@ -400,8 +402,8 @@ static void print_text(FILE *f, const struct machine *m)
 			m->record_skipped == 1 ? "" : "s", m->record_why);
 	if (m->walked) {
 		fprintf(f, "programs:     %zu patched, found in", m->n_progs);
-		for (const char *const *d = imagewalk_dirs; *d; d++)
-			fprintf(f, "%s %s", d == imagewalk_dirs ? "" : ",", *d);
+		for (int d = 0; d < IMAGEWALK_N_DIRS; d++)
+			fprintf(f, "%s %s", d ? "," : "", imagewalk_dirs[d]);
 		fprintf(f, " (the image keeps no %s)\n", PATCHLIST_FILE);
 	} else if (!m->n_progs) {
 		fprintf(f, "programs:     none recorded in %s\n", PATCHLIST_FILE);
@@ -438,7 +440,7 @@ static void print_json(FILE *f, const struct machine *m)
 {
 	const struct host *h = &m->host;
 	char v[16];
-	static const char *const store_names[] = { "none", "applies", "other_host", "damaged" };
+	static const char store_names[][11] = { "none", "applies", "other_host", "damaged" };
 	fprintf(f, "{\"schema\":%d,\"time\":%lld,\"host\":{\"platform\":", STATUS_SCHEMA, m->now);
 	json_str(f, platform_name(h->platform));
 	json_kstr(f, "soc", h->soc[0] ? h->soc : NULL);
@@ -602,7 +604,9 @@ static void print_prometheus(FILE *f, const struct machine *m)
 		prom_value(f, c->cuda ? cuda_format(c->cuda, v, sizeof v) : "");
 		fprintf(f, "} %d\n", c->usable);
 	}
-	static const char *const names[][2] = {
+	static const struct {
+		char name[32], help[160];
+	} names[] = {
 		{ "cudaload_verdict_age_seconds", "Age of each stored cuInit verdict; package=\"system\" "
 						  "is the system driver's." },
 		{ "cudaload_verdict_ok", "1 when that verdict's cuInit returned 0." },
@@ -612,7 +616,7 @@ static void print_prometheus(FILE *f, const struct machine *m)
 	};
 	bool have_system = m->store == VSTORE_APPLIES || m->store == VSTORE_OTHER_HOST;
 	for (int w = 0; w < 3; w++) {
-		prom_head(f, names[w][0], names[w][1]);
+		prom_head(f, names[w].name, names[w].help);
 		if (have_system || (w == 2 && m->store != VSTORE_NONE))
 			prom_verdict(f, m, "system", &m->system,
 				     m->store == VSTORE_OTHER_HOST || m->store == VSTORE_DAMAGED, w);

@@ -154,7 +154,7 @@ static void judge(struct machine *m, const struct patchlist_entry *e, struct pro
 	r = t.has_interp ? interp_kind(m->root, t.interp, why, sizeof why) : 0;
 	if (r != -ELOOP) {
 		p->state = r == 0 ? P_UNPATCHED : P_BROKEN;
-		p->why = !t.has_interp ? text(m, "statically linked: no interpreter to be")
+		p->why = !t.has_interp ? text(m, "statically linked now: no interpreter, so nothing to patch")
 			 : r == 0 ? text(m, "its interpreter is %s, not cudaload (replaced by an upgrade?): "
 					 "cudaload-patch --reapply patches it again", t.interp)
 				  : text(m, "its interpreter %s: %s: it cannot start", t.interp, why);

@@ -113,7 +113,7 @@ $(BUILD)/aarch64/cudaload: $(A64_OBJ)
 
 # ---- cudaload-patch: a host tool on elfutils' libelf ----
 ELFPATCH_SRC := $(wildcard tools/elfpatch/*.c)
-TOOL_SRC := tools/cudaload-patch.c $(ELFPATCH_SRC) tools/patchlist.c tools/closure.c tools/pysite.c tools/replace.c common/array.c common/elfread.c common/sys.c
+TOOL_SRC := tools/cudaload-patch.c $(ELFPATCH_SRC) tools/patchlist.c common/patchlist.c tools/closure.c tools/pysite.c tools/replace.c common/array.c common/elfread.c common/sys.c
 TOOL_HDR := $(wildcard tools/*.h tools/elfpatch/*.h) $(COMMON_HDR)
 # Debian's hardening defaults for a program that runs as root.
 TOOL_HARDEN := -D_FORTIFY_SOURCE=2 -fstack-protector-strong -Wl,-z,relro,-z,now
@@ -215,6 +215,7 @@ e2e: all $(BUILD)/asan/cudaload-patch
 	PATCHER=$(BUILD)/asan/cudaload-patch ASAN_OPTIONS=detect_leaks=1 sh tests/e2e/patch.sh $(BUILD)
 	sh tests/e2e/valgrind.sh $(BUILD)
 	sh tests/e2e/record.sh $(BUILD)
+	sh tests/e2e/status.sh $(BUILD)
 	PATCHER=$(BUILD)/asan/cudaload-patch ASAN_OPTIONS=detect_leaks=1 sh tests/e2e/record.sh $(BUILD)
 	sh tests/e2e/docs.sh $(BUILD)
 	$(MAKE) deb

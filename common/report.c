@@ -124,7 +124,7 @@ static const char *pin_of(const struct report *r, const char **why, const char *
 	return NULL;
 }
 
-static const char *const vstate_names[] = { "none", "applies", "changed", "inconclusive" };
+static const char vstate_names[][13] = { "none", "applies", "changed", "inconclusive", "other_host" };
 
 static bool have_store(const struct report *r)
 {
@@ -144,7 +144,7 @@ static void verdict_json(FILE *f, const struct report *r, const struct verdict *
 	json_kstr(f, "what", verdict_describe(v, what, sizeof what));
 	fprintf(f, ",\"ok\":%s,\"age_s\":%lld", verdict_ok(v) ? "true" : "false", r->now - v->when);
 	if (cand)
-		fprintf(f, ",\"state\":\"%s\"", vstate_names[v->state < 4 ? v->state : 0]);
+		fprintf(f, ",\"state\":\"%s\"", vstate_names[v->state < 5 ? v->state : 0]);
 	fputc('}', f);
 }
 
@@ -162,6 +162,12 @@ static void verdict_text(FILE *f, const struct report *r, const char *indent,
 		v->state == VSTATE_CHANGED ? "; ignored: libcuda.so.1 changed since"
 		: v->state == VSTATE_INCONCLUSIVE ? "; not applied: the system driver failed too"
 		: "");
+}
+
+void report_verdict_text(FILE *f, const char *indent, const struct verdict *v, long long now)
+{
+	struct report r = { .now = now };
+	verdict_text(f, &r, indent, v);
 }
 
 /* A list of numbers from a note, or null when the note has none. */
@@ -196,6 +202,18 @@ static void json_candidate(FILE *f, const struct report *r, const struct candida
 	json_key(f, "verdict");
 	verdict_json(f, r, &c->verdict, true);
 	fputc('}', f);
+}
+
+void report_candidate_json(FILE *f, const struct candidate *c, long long now)
+{
+	struct report r = { .now = now };
+	json_candidate(f, &r, c);
+}
+
+void report_verdict_json(FILE *f, const struct verdict *v, long long now)
+{
+	struct report r = { .now = now };
+	verdict_json(f, &r, v, false);
 }
 
 void report_json(FILE *f, const struct report *r)

@@ -37,16 +37,16 @@
 #include "../common/target.h"
 #include "../common/verdict.h"
 #include "chain.h"
+#include "pick.h"
+#include "status.h"
 #include "start.h"
 
 #ifndef CUDALOAD_VERSION
 #define CUDALOAD_VERSION "0.1.0"
 #endif
 
-/* execline's exit codes */
+/* execline's exit codes; 126 and 127 in pick.h */
 #define EXIT_USAGE 100
-#define EXIT_CANNOT_EXEC 126
-#define EXIT_NOT_FOUND 127
 
 extern const ElfW(Ehdr) __ehdr_start;
 
@@ -58,17 +58,25 @@ static const char usage[] =
 	"usage: cudaload [--policy auto|compat|system] [--] PROGRAM [ARGS...]\n"
 	"       cudaload --explain [--json] [--policy P] [PROGRAM]\n"
 	"       cudaload --verify [--json] [--timeout SECONDS]   (as root)\n"
+	"       cudaload --status [--json | --prometheus] [--textfile DIR] [--root DIR]\n"
 	"       cudaload --version | --help\n"
 	"Runs PROGRAM with the newest CUDA forward-compatibility driver valid for\n"
 	"this device, or with the system driver.  See CUDALOAD_DEBUG=1.\n"
 	"  --policy P   auto (default), compat (any package for the machine) or\n"
 	"               system (never a package)\n"
 	"  --explain    print what was found and decided, run nothing\n"
-	"  --json       with --explain or --verify: one JSON object (keys in\n"
-	"               cudaload(1))\n"
+	"  --json       with --explain, --verify or --status: one JSON object\n"
+	"               (keys in cudaload(1))\n"
 	"  --verify     as root: cuInit each compat package and the system driver\n"
 	"               in a child, store the verdicts in /run/cudaload/verdicts\n"
 	"  --timeout S  with --verify: kill a child after S seconds (default 60)\n"
+	"  --status     the whole machine: host, compat packages and their\n"
+	"               verdicts, the pin, every program cudaload-patch recorded\n"
+	"               and whether what it loads holds; exit 0 all holds, 1 not\n"
+	"               (or a verdict is stale), 2 the status cannot be told\n"
+	"  --prometheus with --status: node_exporter's textfile format\n"
+	"  --textfile D with --status: also write D/cudaload.prom, atomically\n"
+	"  --root DIR   with --status: the machine or image under DIR\n"
 	"  --version    print the version\n"
 	"  --help       print this\n"
 	"As a program's interpreter (cudaload-patch) cudaload reads no option.\n"
@@ -88,7 +96,9 @@ static void die(int status, const char *fmt, ...)
 }
 
 struct options {
-	bool explain, json, verify;
+	bool explain, json, verify, status;
+	struct status_options so;
+	const char *root;	/* --root DIR */
 	int first;		/* index of PROGRAM in argv */
 };
 
@@ -107,6 +117,17 @@ static void parse_options(int argc, char **argv, struct settings *s, struct opti
 			return;
 		} else if (strcmp(a, "--json") == 0) {
 			o->json = true;
+		} else if (strcmp(a, "--status") == 0) {
+			o->status = true;
+		} else if (strcmp(a, "--prometheus") == 0) {
+			o->so.prometheus = true;
+		} else if (strcmp(a, "--textfile") == 0 || strcmp(a, "--root") == 0) {
+			if (i + 1 >= argc || !argv[i + 1][0])
+				die(EXIT_USAGE, "%s needs a directory", a);
+			if (strcmp(a, "--root") == 0)
+				o->root = argv[++i];
+			else
+				o->so.textfile_dir = argv[++i];
 		} else if (strcmp(a, "--policy") == 0 || strncmp(a, "--policy=", 9) == 0) {
 			const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : "");
 			if (policy_parse(v, &s->policy) < 0)
@@ -128,8 +149,18 @@ static void parse_options(int argc, char **argv, struct settings *s, struct opti
 		}
 	}
 	o->first = i;
+	if (o->status) {
+		if (o->explain || i < argc)
+			die(EXIT_USAGE, "--status takes no program and no --explain");
+		if (o->json && o->so.prometheus)
+			die(EXIT_USAGE, "--json or --prometheus, not both");
+		o->so.json = o->json;
+		return;
+	}
+	if (o->so.prometheus || o->so.textfile_dir || o->root)
+		die(EXIT_USAGE, "--prometheus, --textfile and --root go with --status");
 	if (o->json && !o->explain)
-		die(EXIT_USAGE, "--json goes with --explain");
+		die(EXIT_USAGE, "--json goes with --explain or --status");
 	if (!o->explain && i >= argc) {
 		fputs(usage, stderr);
 		exit(EXIT_USAGE);
@@ -282,96 +313,6 @@ static char **inheritable_env(char **envp, const char *own, const char *user_llp
 	return out;
 }
 
-/* "PATH (FROM): WHY", malloc'd: only a failure needs it. */
-__attribute__((format(printf, 1, 2)))
-static char *problem_text(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	char *p = n >= 0 ? malloc((size_t)n + 1) : NULL;
-	if (p) {
-		va_start(ap, fmt);
-		vsnprintf(p, (size_t)n + 1, fmt, ap);
-		va_end(ap);
-	}
-	return p ? p : (char *)"out of memory";
-}
-
-/* Find the real loader.  0, or the exit status (127/126) with the problem
- * in *problem: --explain reports it, a run stops on it.  *patched: the
- * program's interpreter is cudaload (a recorded loader, or a PT_INTERP that
- * turned out to be cudaload). */
-static int choose_ldso(struct settings *s, const struct target *t, bool as_interp,
-		       struct ldso_info *l, bool *patched, char **problem)
-{
-	const char *machine = elfread_machine_name(t->machine);
-	char cfgkey[32];
-	snprintf(cfgkey, sizeof cfgkey, "config ldso.%s", machine ? machine : "?");
-	/* A bad ldso.<machine> in the system-wide config would stop every
-	 * patched program: warn and look further, as for other config mistakes.
-	 * CUDALOAD_LDSO, named for one run, stays an error. */
-	const struct {
-		const char *path, *from;
-		bool explicit;	/* the user named it: failures are errors */
-		bool warn;	/* a configured one: failures are warnings */
-	} tries[] = {
-		{ s->ldso_env, "CUDALOAD_LDSO", true, false },
-		{ settings_ldso_for(s, machine), cfgkey, false, true },
-		{ t->recorded[0] ? t->recorded : NULL, "recorded by cudaload-patch", false, false },
-		/* As the interpreter, PT_INTERP is this cudaload: not worth an open. */
-		{ !as_interp && t->has_interp && t->interp[0] ? t->interp : NULL, "PT_INTERP", false, false },
-		{ ldso_standard(t->machine, t->cls), "standard path", true, false },
-	};
-	*patched = t->recorded[0] != '\0';
-	for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++) {
-		char why[160];
-		if (!tries[i].path)
-			continue;
-		ldso_release(l);
-		bool keep = l->keep;
-		memset(l, 0, sizeof *l);
-		l->keep = keep;
-		l->fd = -1;
-		l->path = tries[i].path;
-		l->from = tries[i].from;
-		int r = ldso_inspect(l, why, sizeof why);
-		if (r == 0 && (l->machine != t->machine || l->cls != t->cls)) {
-			snprintf(why, sizeof why, "is for %s, the program for %s",
-				 elfread_machine_name(l->machine) ? elfread_machine_name(l->machine) : "another machine",
-				 machine ? machine : "another machine");
-			r = -ENOEXEC;
-		}
-		if (r == 0) {
-			diag("loader %s (%s)%s", l->path, l->from,
-			     l->argv0 ? ", takes --argv0" : ", no --argv0");
-			return 0;
-		}
-		if (r == -ELOOP && !tries[i].explicit) {
-			diag("%s %s is cudaload itself; looking further", l->from, l->path);
-			*patched |= strcmp(tries[i].from, "PT_INTERP") == 0;
-			if (tries[i].warn)
-				settings_warn(s, "%s %s is cudaload itself; using the next loader",
-					      l->from, l->path);
-			continue;
-		}
-		if (tries[i].warn) {
-			settings_warn(s, "%s %s: %s; using the next loader", l->from, l->path, why);
-			continue;
-		}
-		if (!tries[i].explicit && r == -ENOEXEC) {
-			diag("%s %s: %s; looking further", l->from, l->path, why);
-			continue;
-		}
-		*problem = problem_text("%s (%s): %s", l->path, l->from, why);
-		return r == -ENOENT || r == -ELOOP ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
-	}
-	l->path = "";
-	*problem = problem_text("no dynamic loader known for machine %d", t->machine);
-	return EXIT_NOT_FOUND;
-}
-
 /* For --explain, the mode that program runs in: a patched one starts
  * cudaload as its interpreter (chain unless configured otherwise or
  * set-id); a static one runs directly.  Apart from main: its stat buffer
@@ -471,6 +412,13 @@ int main(int argc, char **argv, char **envp)
 					   : o.first < argc ? argv[o.first] : "cudaload");
 	if (o.verify)
 		run_verifier(argc, argv, envp);
+	if (o.status) {
+		const char *self = path_from_kernel();
+		if (o.root)
+			s.root = o.root;
+		settings_load_config(&s, envp, self);
+		return status_run(&s, self, &o.so);
+	}
 	diag("%s%s", as_interp ? "as interpreter" : "as a command", s.secure ? ", secure" : "");
 
 	/* ---- the program, and where this binary lives ---- */
@@ -546,7 +494,7 @@ int main(int argc, char **argv, char **envp)
 	char *ldso_problem = NULL;	/* set with a non-zero status only */
 	bool patched = false;
 	int ldso_status = have_program && !is_static
-				  ? choose_ldso(&s, &t, as_interp, &ldso, &patched, &ldso_problem)
+				  ? pick_ldso(&s, &t, as_interp, &ldso, &patched, &ldso_problem)
 				  : 0;
 	if (ldso_status && !o.explain)
 		die(ldso_status, "%s", ldso_problem);

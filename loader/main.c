@@ -520,8 +520,10 @@ int main(int argc, char **argv, char **envp)
 		else
 			diag("system driver not pinned: %s", pin.why);
 	}
-	char *llp = plan_library_path(s.root, &d, &cands, &host, pin.dir,
-				      env_get(envp, "LD_LIBRARY_PATH"), s.secure);
+	/* The user's list as this ld.so reads it, were the variable there twice */
+	bool llp_first = ldso.kind == LDSO_MUSL;
+	const char *user_llp = (llp_first ? env_get : env_get_last)(envp, "LD_LIBRARY_PATH");
+	char *llp = plan_library_path(s.root, &d, &cands, &host, pin.dir, user_llp, s.secure);
 	if (as_interp && s.secure && !handed && llp) {
 		free(llp);	/* chain in secure mode: ld.so would not read it */
 		llp = NULL;
@@ -537,7 +539,7 @@ int main(int argc, char **argv, char **envp)
 	if (o.explain || diag_on) {
 		n_rivals = pin_rivals(s.root, have_program ? t.path : NULL,
 				      d.use_compat ? cands.v[d.chosen].dir : pin.system_dir, llp != NULL,
-				      env_get(envp, "LD_LIBRARY_PATH"), envp, s.secure, &libcuda, &rivals);
+				      user_llp, envp, s.secure, &libcuda, &rivals);
 		if (libcuda)
 			diag("libcuda %s", libcuda);
 		for (int i = 0; i < n_rivals; i++)
@@ -578,7 +580,7 @@ int main(int argc, char **argv, char **envp)
 			diag("chain %s at 0x%lx%s%s", ldso.path, (unsigned long)cl.base,
 			     entry ? ", " : "", entry ? entry : "");
 			chain_enter(&cl, argv, start_program.auxv, start_program.phdr,
-				    start_program.phnum, start_program.phent, entry);
+				    start_program.phnum, start_program.phent, entry, llp_first);
 			snprintf(why, sizeof why, "out of memory");
 		}
 		diag("chain mode: %s: %s; exec mode instead", ldso.path, entry || !llp ? why : "out of memory");

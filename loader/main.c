@@ -534,6 +534,17 @@ int main(int argc, char **argv, char **envp)
 		d.use_compat = false;
 		snprintf(d.reason, sizeof d.reason, "system driver: no memory for the search list");
 	}
+	/* Exec mode passes the list as one argument, which the kernel may
+	 * refuse (E2BIG): then no list, and the program runs (fail open). */
+	if (llp && s.mode == MODE_EXEC && !plan_fits_argument(llp)) {
+		settings_warn(&s, "the search list (%zu bytes) is longer than exec mode can pass in one "
+			      "argument; the system driver, unpinned", strlen(llp));
+		free(llp);
+		llp = NULL;
+		d.use_compat = false;
+		snprintf(d.reason, sizeof d.reason,
+			 "system driver: the search list (with LD_LIBRARY_PATH) is too long to pass in exec mode");
+	}
 	char *libcuda = NULL, **rivals = NULL;
 	int n_rivals = 0;
 	if (o.explain || diag_on) {
@@ -599,6 +610,11 @@ int main(int argc, char **argv, char **envp)
 	static char opt_library_path[] = "--library-path", opt_argv0[] = "--argv0";
 	int k = 0;
 	av[k++] = (char *)ldso.path;
+	if (llp && !plan_fits_argument(llp)) {	/* chain fell back to exec: as above */
+		settings_warn(&s, "the search list (%zu bytes) is longer than exec mode can pass in one "
+			      "argument; the system driver, unpinned", strlen(llp));
+		llp = NULL;
+	}
 	if (llp) {
 		av[k++] = opt_library_path;
 		av[k++] = llp;

@@ -296,6 +296,33 @@ for mode in exec chain; do
 	has "64 KiB LD_LIBRARY_PATH ($mode): the program sees it unchanged" "$out" "LD_LIBRARY_PATH=$llp"
 done
 
+# An LD_LIBRARY_PATH the kernel took (each environment string up to 32
+# pages, MAX_ARG_STRLEN) makes, with the compat directories in front, a
+# --library-path it would not take: E2BIG.  Exec mode runs the program with
+# the system driver instead, and says so; chain mode passes no argument.
+pad=$(printf '%0240d' 0 | tr 0 p)
+llp=$R$DD
+i=0
+while [ ${#llp} -lt 130500 ]; do llp="$llp:/nowhere/$i$pad"; i=$((i + 1)); done
+llp="$llp:/nowhere/$(printf "%0$((131050 - ${#llp} - 10))d" 0)"	# 131,050 bytes: with its name, nearly as long as an environment string can be
+echo "     (LD_LIBRARY_PATH of ${#llp} bytes)"
+for how in exec command; do
+	if [ $how = exec ]; then prog=$F/bin/probe; else prog="$F/bin/cudaload $F/bin/cudaprobe"; fi
+	# shellcheck disable=SC2086
+	out=$(timeout 20 env CUDALOAD_ROOT="$R" CUDALOAD_CONFIG="$F/empty.conf" CUDALOAD_MODE=exec \
+		LD_LIBRARY_PATH="$llp" $prog 2>&1)
+	status "128 KiB LD_LIBRARY_PATH ($how): runs" 0 $? "$(printf '%s' "$out" | cut -c1-300)"
+	has "128 KiB LD_LIBRARY_PATH ($how): with the system driver" "$out" "$SYSTEM_LINE"
+	contains "128 KiB LD_LIBRARY_PATH ($how): said" "$out" \
+		"bytes) is longer than exec mode can pass in one argument; the system driver, unpinned"
+done
+out=$(timeout 20 env CUDALOAD_ROOT="$R" CUDALOAD_CONFIG="$F/empty.conf" CUDALOAD_MODE=exec \
+	LD_LIBRARY_PATH="$llp" "$F/bin/cudaload" --explain "$F/bin/cudaprobe" 2>&1)
+contains "128 KiB LD_LIBRARY_PATH: explained" "$out" "reason:       system driver: the search list ("
+out=$(timeout 20 env CUDALOAD_ROOT="$R" CUDALOAD_CONFIG="$F/empty.conf" CUDALOAD_MODE=chain \
+	LD_LIBRARY_PATH="$llp" "$F/bin/probe" 2>&1)
+has "128 KiB LD_LIBRARY_PATH (chain): compat, no argument to pass" "$out" "$COMPAT_LINE"
+
 out=$(cd "$F" && CUDALOAD_ROOT="$R" CUDALOAD_CONFIG="$F/empty.conf" CUDALOAD_MODE=exec timeout 120 "$F/bin/bigargs" "$F/bin/probe" 64 2>&1 >/dev/null)
 contains "ARG_MAX: exec mode reports E2BIG" "$out" "argument list and environment too long (E2BIG)"
 contains "ARG_MAX: ... and exits 126" "$out" "status 126"

@@ -110,8 +110,10 @@ static void lib_driver(const char *libpath, const char *dirpath, struct candidat
 
 /* CUDA version from a version.json ("cuda": {"version": "12.2.140"}) beside
  * libcuda or in the directory above (a toolkit's /usr/local/cuda-X.Y), or
- * its version.txt ("CUDA Version 12.2.140"). */
-#define VERSION_FILE_MAX 2048
+ * its version.txt ("CUDA Version 12.2.140").  A version.json must be whole
+ * (notejson_version_file): one cut short says nothing.  A toolkit's lists
+ * some thirty components, a few KiB. */
+#define VERSION_FILE_MAX (32 * 1024)
 static int version_file_cuda(const char *root, const char *dir)
 {
 	size_t dl = strlen(dir);
@@ -129,14 +131,16 @@ static int version_file_cuda(const char *root, const char *dir)
 		if (plen < 0 || (size_t)plen + 20 > CL_PATH_MAX)
 			break;
 		snprintf(path, dl + 20, "%.*s/version.json", plen, dir);
-		if (read_small(root, path, buf, VERSION_FILE_MAX) > 0) {
-			const char *p = strstr(buf, "\"cuda\"");
-			p = p ? strstr(p, "\"version\"") : NULL;
-			p = p ? strchr(p + 9, ':') : NULL;
-			p = p ? strchr(p, '"') : NULL;
-			int v = p ? cuda_parse(p + 1, true) : -1;
+		ssize_t n = read_small(root, path, buf, VERSION_FILE_MAX);
+		if (n > 0) {
+			char why[96];
+			int v = n == VERSION_FILE_MAX - 1 ? -1
+				: notejson_version_file(buf, (size_t)n, why, sizeof why);
 			if (v > 0)
 				found = v;
+			else if (v < 0)
+				diag("compat %s: %s: %s; not used", dir, path,
+				     n == VERSION_FILE_MAX - 1 ? "larger than 32 KiB" : why);
 		}
 	}
 	if (!found && slash && (size_t)(slash - dir) + 20 <= CL_PATH_MAX) {

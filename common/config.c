@@ -72,6 +72,16 @@ const char *env_get(char *const *envp, const char *name)
 	return NULL;
 }
 
+const char *env_get_last(char *const *envp, const char *name)
+{
+	size_t n = strlen(name);
+	const char *v = NULL;
+	for (; envp && *envp; envp++)
+		if (strncmp(*envp, name, n) == 0 && (*envp)[n] == '=')
+			v = *envp + n + 1;
+	return v;
+}
+
 void settings_warn(struct settings *s, const char *fmt, ...)
 {
 	char msg[512];

@@ -82,8 +82,11 @@ int policy_parse(const char *text, enum policy *out);
 const char *policy_name(enum policy p);
 const char *mode_name(enum mode m);
 
-/* Value of NAME in envp, or NULL. */
+/* Value of NAME in envp, or NULL: the first, as getenv (and musl's ld.so)
+ * reads it; env_get_last the last, as glibc's ld.so reads LD_* variables
+ * (rtld.c process_envvars: each entry replaces the one before). */
 const char *env_get(char *const *envp, const char *name);
+const char *env_get_last(char *const *envp, const char *name);
 
 /* The configured loader for a machine name, or NULL. */
 const char *settings_ldso_for(const struct settings *s, const char *machine);

@@ -270,3 +270,68 @@ bad:
 			 (long)(ps.p - text));
 	return -1;
 }
+
+/* "cuda": {"version": "12.2.140", ...}: the version string into v, left ""
+ * when absent; any other value is skipped. */
+static bool cuda_member(struct parser *ps, char *v, size_t cap)
+{
+	ws(ps);
+	if (!eat(ps, '{'))
+		return value(ps, 1);
+	if (eat(ps, '}'))
+		return true;
+	do {
+		char key[MAX_STRING];
+		if (!string(ps, key, sizeof key) || !eat(ps, ':'))
+			return fail(ps, "expected \"key\":");
+		ws(ps);
+		if (strcmp(key, "version") == 0) {
+			if (!string(ps, v, cap))
+				return false;
+		} else if (!value(ps, 2)) {
+			return false;
+		}
+	} while (eat(ps, ','));
+	return eat(ps, '}') || fail(ps, "expected ',' or '}'");
+}
+
+int notejson_version_file(const char *text, size_t len, char *why, size_t whycap)
+{
+	struct parser ps = { text, text + len, NULL };
+	char v[MAX_STRING] = "";
+	int cuda = 0;
+
+	if (!eat(&ps, '{')) {
+		fail(&ps, "not a JSON object");
+		goto bad;
+	}
+	if (!eat(&ps, '}')) {
+		do {
+			char key[MAX_STRING];
+			if (!string(&ps, key, sizeof key) || !eat(&ps, ':')) {
+				fail(&ps, "expected \"key\":");
+				goto bad;
+			}
+			if (!(strcmp(key, "cuda") == 0 ? cuda_member(&ps, v, sizeof v) : value(&ps, 1)))
+				goto bad;
+		} while (eat(&ps, ','));
+		if (!eat(&ps, '}')) {
+			fail(&ps, "expected ',' or '}'");
+			goto bad;
+		}
+	}
+	ws(&ps);
+	if (ps.p != ps.end) {
+		fail(&ps, "text after the object");
+		goto bad;
+	}
+	if (v[0] && (cuda = cuda_parse(v, true)) <= 0) {
+		fail(&ps, "\"cuda\" \"version\" is not a version");
+		goto bad;
+	}
+	return cuda;
+bad:
+	if (why && whycap)
+		snprintf(why, whycap, "version.json: %s at byte %ld", ps.err, (long)(ps.p - text));
+	return -1;
+}

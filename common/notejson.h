@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * notejson: the JSON descriptor of NVIDIA's .note.cuda.fwd_compatibility.
+ * notejson: the JSON descriptor of NVIDIA's .note.cuda.fwd_compatibility,
+ * and the CUDA version in a toolkit's version.json.
  *
  *   {"format":1,"CUDA version":"12.9","driver":[535,550,570],"device":[...]}
  *
@@ -30,5 +31,13 @@ struct compat_note {
 /* Parse len bytes of text.  0, or -1 with a reason in why. */
 int notejson_parse(const char *text, size_t len, struct compat_note *out,
 		   char *why, size_t whycap);
+
+/* The CUDA version of a toolkit's version.json,
+ *   {"cuda": {"name": "CUDA SDK", "version": "12.2.140"}, "cuda_cccl": ...}
+ * read with the same strict parser: a file that is not one whole JSON
+ * object (cut short by a full disk or an interrupted copy) gives no version.
+ * The version (version.h encoding), 0 when a well-formed file names none,
+ * -1 with a reason in why when it is malformed. */
+int notejson_version_file(const char *text, size_t len, char *why, size_t whycap);
 
 #endif

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "diag.h"
 
@@ -114,4 +115,10 @@ char *plan_library_path(const char *root, const struct decision *d,
 		return NULL;
 	}
 	return l.s;
+}
+
+bool plan_fits_argument(const char *list)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	return strlen(list) < 32 * (size_t)(page > 0 ? page : 4096);	/* the NUL counts */
 }

@@ -28,4 +28,10 @@ char *plan_library_path(const char *root, const struct decision *d,
 /* Can this directory be written into a search list? */
 bool plan_dir_expressible(const char *dir);
 
+/* Can exec mode pass list as one argument (--library-path LIST)?  The
+ * kernel takes no argument or environment string longer than 32 pages
+ * (MAX_ARG_STRLEN, include/uapi/linux/binfmts.h); past it execve fails
+ * with E2BIG. */
+bool plan_fits_argument(const char *list);
+
 #endif

@@ -174,7 +174,7 @@ int chain_map(const struct ldso_info *l, int machine, struct chain_ldso *out,
 
 void chain_enter(const struct chain_ldso *ldso, char **argv, size_t *auxv,
 		 const void *prog_phdr, size_t prog_phnum, size_t prog_phent,
-		 char *llp_entry)
+		 char *llp_entry, bool first)
 {
 	size_t *sp = (size_t *)argv - 1;	/* argc, as the kernel laid it out */
 	size_t argc = *sp;
@@ -201,9 +201,9 @@ void chain_enter(const struct chain_ldso *ldso, char **argv, size_t *auxv,
 	/* Is LD_LIBRARY_PATH there already?  Then its slot is swapped, else one
 	 * is added at the end of the list: a new vector, below the old one. */
 	size_t slot = envc;
-	for (size_t i = 0; i < envc; i++)
+	for (size_t i = 0; i < envc && !(first && slot < envc); i++)
 		if (strncmp(envp[i], "LD_LIBRARY_PATH=", 16) == 0)
-			slot = i;	/* the last one is what ld.so reads */
+			slot = i;	/* the one this ld.so reads (chain.h) */
 	size_t added = slot == envc ? 1 : 0;
 
 	size_t words = 1 + argc + 1 + envc + added + 1 + auxw;

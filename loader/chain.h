@@ -18,6 +18,7 @@
 #ifndef CUDALOAD_CHAIN_H
 #define CUDALOAD_CHAIN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,10 +36,12 @@ int chain_map(const struct ldso_info *l, int machine, struct chain_ldso *out,
 
 /* Enter ld.so.  argv is the process's own argv (on the original stack),
  * auxv the process auxv; llp_entry is "LD_LIBRARY_PATH=..." or NULL to
- * leave the environment as it is.  Returns only when out of memory (the
+ * leave the environment as it is.  With the variable there more than once,
+ * llp_entry takes the place of the one ld.so reads: the first for musl's
+ * (first set), the last for glibc's.  Returns only when out of memory (the
  * caller then uses exec mode). */
 void chain_enter(const struct chain_ldso *ldso, char **argv, size_t *auxv,
 		 const void *prog_phdr, size_t prog_phnum, size_t prog_phent,
-		 char *llp_entry);
+		 char *llp_entry, bool first);
 
 #endif

@@ -246,13 +246,13 @@ static const char *program_for_ldso(bool secure)
  * Ray), which start without cudaload, through LD_LIBRARY_PATH: the chosen
  * driver's own directories first, then the user's list, with
  * CUDALOAD_INHERITED_PATH naming those directories (docs/design.md §6).
- * The user's list is what follows them; a cudaload below decides for itself
- * on it.  NULL: the user has none. */
+ * The user's list is what follows them in llp (LD_LIBRARY_PATH as the
+ * loader reads it); a cudaload below decides for itself on it.  NULL: the
+ * user has none. */
 #define INHERITED "CUDALOAD_INHERITED_PATH"
 
-static const char *user_library_path(char **envp, bool secure)
+static const char *user_library_path(const char *llp, char **envp, bool secure)
 {
-	const char *llp = env_get(envp, "LD_LIBRARY_PATH");
 	const char *own = secure ? NULL : env_get(envp, INHERITED);
 	size_t n = own ? strlen(own) : 0;
 	if (!llp || !n || strncmp(llp, own, n) != 0 || (llp[n] != ':' && llp[n] != '\0'))
@@ -299,11 +299,15 @@ static char **inheritable_env(char **envp, const char *own, const char *user_llp
 		char *llp = malloc(strlen(own) + (user_llp ? strlen(user_llp) + 2 : 1));
 		if (llp)
 			strcat(strcat(strcpy(llp, own), user_llp ? ":" : ""), user_llp ? user_llp : "");
-		if (!llp || !(out[k++] = variable("LD_LIBRARY_PATH", llp)) ||
-		    !(out[k++] = variable(INHERITED, own))) {
+		char *entry = llp ? variable("LD_LIBRARY_PATH", llp) : NULL;
+		/* the kernel's limit holds for environment strings too (E2BIG) */
+		if (!entry || !plan_fits_argument(entry) || !(out[k + 1] = variable(INHERITED, own))) {
+			free(entry);
 			free(llp);
 			return envp;	/* without the hand-down: the program itself is right */
 		}
+		out[k] = entry;
+		k += 2;
 		diag("descendants inherit LD_LIBRARY_PATH=%s", llp);
 		free(llp);
 	} else if (user_llp && !(out[k++] = variable("LD_LIBRARY_PATH", user_llp))) {
@@ -537,7 +541,10 @@ int main(int argc, char **argv, char **envp)
 		else
 			diag("system driver not pinned: %s", pin.why);
 	}
-	const char *user_llp = user_library_path(envp, s.secure);
+	/* The user's list as this ld.so reads it, were the variable there twice */
+	bool llp_first = ldso.kind == LDSO_MUSL;
+	const char *user_llp = user_library_path((llp_first ? env_get : env_get_last)(envp, "LD_LIBRARY_PATH"),
+						 envp, s.secure);
 	char *llp = plan_library_path(s.root, &d, &cands, &host, pin.dir, user_llp, s.secure);
 	if (as_interp && s.secure && !handed && llp) {
 		free(llp);	/* chain in secure mode: ld.so would not read it */
@@ -548,6 +555,17 @@ int main(int argc, char **argv, char **envp)
 	if (d.use_compat && !llp) {
 		d.use_compat = false;
 		snprintf(d.reason, sizeof d.reason, "system driver: no memory for the search list");
+	}
+	/* Exec mode passes the list as one argument, which the kernel may
+	 * refuse (E2BIG): then no list, and the program runs (fail open). */
+	if (llp && s.mode == MODE_EXEC && !plan_fits_argument(llp)) {
+		settings_warn(&s, "the search list (%zu bytes) is longer than exec mode can pass in one "
+			      "argument; the system driver, unpinned", strlen(llp));
+		free(llp);
+		llp = NULL;
+		d.use_compat = false;
+		snprintf(d.reason, sizeof d.reason,
+			 "system driver: the search list (with LD_LIBRARY_PATH) is too long to pass in exec mode");
 	}
 	char *libcuda = NULL, **rivals = NULL;
 	int n_rivals = 0;
@@ -600,7 +618,7 @@ int main(int argc, char **argv, char **envp)
 			diag("chain %s at 0x%lx%s%s", ldso.path, (unsigned long)cl.base,
 			     entry ? ", " : "", entry ? entry : "");
 			chain_enter(&cl, argv, start_program.auxv, start_program.phdr,
-				    start_program.phnum, start_program.phent, entry);
+				    start_program.phnum, start_program.phent, entry, llp_first);
 			snprintf(why, sizeof why, "out of memory");
 		}
 		diag("chain mode: %s: %s; exec mode instead", ldso.path, entry || !llp ? why : "out of memory");
@@ -619,6 +637,11 @@ int main(int argc, char **argv, char **envp)
 	static char opt_library_path[] = "--library-path", opt_argv0[] = "--argv0";
 	int k = 0;
 	av[k++] = (char *)ldso.path;
+	if (llp && !plan_fits_argument(llp)) {	/* chain fell back to exec: as above */
+		settings_warn(&s, "the search list (%zu bytes) is longer than exec mode can pass in one "
+			      "argument; the system driver, unpinned", strlen(llp));
+		llp = NULL;
+	}
 	if (llp) {
 		av[k++] = opt_library_path;
 		av[k++] = llp;

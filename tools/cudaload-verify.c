@@ -190,8 +190,10 @@ static void run_child(const struct self *self, const char *llp, int timeout_s, s
 			dup2(null, STDIN_FILENO);
 			dup2(null, STDERR_FILENO);	/* libcuda's own chatter */
 		}
-		if (llp)
+		if (llp) {
+			unsetenv("LD_LIBRARY_PATH");	/* every copy: ld.so reads the last */
 			setenv("LD_LIBRARY_PATH", llp, 1);
+		}
 		char *const av[] = { (char *)self->ldso, (char *)self->path, (char *)"--child", NULL };
 		execv(self->ldso, av);
 		_exit(127);
@@ -464,7 +466,7 @@ int main(int argc, char **argv)
 	host_text(&h, hosttxt, sizeof hosttxt);
 	/* The system driver as the loader would hand it over: pinned where a
 	 * package could beat it (an ld.so.conf.d entry reaches this child too). */
-	const char *user_llp = getenv("LD_LIBRARY_PATH");
+	const char *user_llp = env_get_last(environ, "LD_LIBRARY_PATH");	/* as glibc's ld.so */
 	struct pin pin = { 0 };
 	char *base_llp = NULL;
 	if (pin_needed(&cands, ELFCLASS64, SELF_MACHINE)) {

@@ -209,6 +209,50 @@ out=$(run "$F/bin/probe")
 has "hostile dir name: the decision stands" "$out" "$COMPAT_LINE"
 rm -rf "$R/usr/local/cuda-$(printf '\377')"*
 
+# ---- LD_LIBRARY_PATH twice in the environment -------------------------------------
+# glibc's ld.so takes the last (rtld.c process_envvars walks every LD_ entry,
+# each LIBRARY_PATH replacing the one before), musl's the first (getenv):
+# cudaload reads it as the loader will, and sets the slot the loader reads.
+$CC -O1 -o "$F/bin/dupenv" "$here/dupenv.c"
+mkdir -p "$F/dupA" "$F/dupB"
+printf 'const char *dup_which(void) { return "%s"; }\n' B >"$F/dupB/dup.c"
+$CC -shared -fPIC -o "$F/dupB/libdupe.so" "$F/dupB/dup.c"
+printf '#include <stdio.h>\nconst char *dup_which(void);\nint main(void) { printf("dupe=%%s\\n", dup_which()); return 0; }\n' >"$F/dupmain.c"
+$CC -O1 -o "$F/bin/dupmain" "$F/dupmain.c" -L"$F/dupB" -ldupe
+cp "$F/bin/dupmain" "$F/bin/dupmain-patched"
+"$B/cudaload-patch" --interp "$F/bin/cudaload" "$F/bin/dupmain-patched" >/dev/null
+dup() { # dup FIRST LAST PROGRAM...: LD_LIBRARY_PATH twice, under the fixture
+	first=$1 last=$2
+	shift 2
+	timeout 20 env -u LD_LIBRARY_PATH CUDALOAD_ROOT="$R" CUDALOAD_CONFIG="$F/empty.conf" \
+		"$F/bin/dupenv" "LD_LIBRARY_PATH=$first" "LD_LIBRARY_PATH=$last" -- "$@" 2>&1
+}
+out=$(dup "$F/dupA" "$F/dupB" "$F/bin/dupmain")
+has "LD_LIBRARY_PATH twice, no cudaload (the control): glibc takes the last" "$out" "dupe=B"
+for mode in exec chain; do
+	out=$(CUDALOAD_MODE=$mode dup "$F/dupA" "$F/dupB" "$F/bin/dupmain-patched")
+	has "LD_LIBRARY_PATH twice ($mode): the program's library from the last" "$out" "dupe=B"
+	out=$(CUDALOAD_MODE=$mode dup "$F/dupA" "$F/dupB" "$F/bin/cudaload" "$F/bin/dupmain")
+	has "LD_LIBRARY_PATH twice ($mode, as a command): from the last" "$out" "dupe=B"
+	out=$(CUDALOAD_MODE=$mode dup "$F/dupA" "$R$DD" "$F/bin/probe")
+	has "LD_LIBRARY_PATH twice ($mode): compat still first" "$out" "$COMPAT_LINE"
+done
+out=$(dup "$F/dupA" "$F/dupB" "$F/bin/cudaload" --explain)
+contains "LD_LIBRARY_PATH twice: explained with the last" "$out" "library path: $R/usr/local/cuda-12.2/compat:$R$DD:$F/dupB"
+if command -v musl-gcc >/dev/null 2>&1 && [ -e "/lib/ld-musl-$(uname -m).so.1" ]; then
+	musl-gcc -O1 -o "$F/bin/probe-musl" "$here/cudaprobe.c"
+	"$B/cudaload-patch" --interp "$F/bin/cudaload" "$F/bin/probe-musl" >/dev/null
+	for mode in exec chain; do
+		out=$(CUDALOAD_MODE=$mode dup "$R$DD" "$F/dupA" "$F/bin/probe-musl")
+		has "LD_LIBRARY_PATH twice, musl ($mode): compat applied" "$out" "$COMPAT_LINE"
+		has "LD_LIBRARY_PATH twice, musl ($mode): the program sees its first" "$out" "LD_LIBRARY_PATH=$R$DD"
+	done
+	out=$(dup "$R$DD" "$F/dupA" "$F/bin/cudaload" --explain "$F/bin/probe-musl")
+	has "LD_LIBRARY_PATH twice, musl: explained with the first (already in the list)" "$out" "library path: $R/usr/local/cuda-12.2/compat:$R$DD"
+else
+	skip "LD_LIBRARY_PATH twice, musl" "no musl-gcc or no /lib/ld-musl-$(uname -m).so.1"
+fi
+
 # ---- limits -------------------------------------------------------------------------
 long=$(printf '/%0250d' 0 | sed 's/0/d/g')
 long=$long$long$long$long$long$long$long$long$long$long$long$long$long$long$long$long$long$long$long$long
@@ -251,6 +295,33 @@ for mode in exec chain; do
 	has "64 KiB LD_LIBRARY_PATH ($mode): compat used" "$out" "$COMPAT_LINE"
 	has "64 KiB LD_LIBRARY_PATH ($mode): the program sees it unchanged" "$out" "LD_LIBRARY_PATH=$llp"
 done
+
+# An LD_LIBRARY_PATH the kernel took (each environment string up to 32
+# pages, MAX_ARG_STRLEN) makes, with the compat directories in front, a
+# --library-path it would not take: E2BIG.  Exec mode runs the program with
+# the system driver instead, and says so; chain mode passes no argument.
+pad=$(printf '%0240d' 0 | tr 0 p)
+llp=$R$DD
+i=0
+while [ ${#llp} -lt 130500 ]; do llp="$llp:/nowhere/$i$pad"; i=$((i + 1)); done
+llp="$llp:/nowhere/$(printf "%0$((131050 - ${#llp} - 10))d" 0)"	# 131,050 bytes: with its name, nearly as long as an environment string can be
+echo "     (LD_LIBRARY_PATH of ${#llp} bytes)"
+for how in exec command; do
+	if [ $how = exec ]; then prog=$F/bin/probe; else prog="$F/bin/cudaload $F/bin/cudaprobe"; fi
+	# shellcheck disable=SC2086
+	out=$(timeout 20 env CUDALOAD_ROOT="$R" CUDALOAD_CONFIG="$F/empty.conf" CUDALOAD_MODE=exec \
+		LD_LIBRARY_PATH="$llp" $prog 2>&1)
+	status "128 KiB LD_LIBRARY_PATH ($how): runs" 0 $? "$(printf '%s' "$out" | cut -c1-300)"
+	has "128 KiB LD_LIBRARY_PATH ($how): with the system driver" "$out" "$SYSTEM_LINE"
+	contains "128 KiB LD_LIBRARY_PATH ($how): said" "$out" \
+		"bytes) is longer than exec mode can pass in one argument; the system driver, unpinned"
+done
+out=$(timeout 20 env CUDALOAD_ROOT="$R" CUDALOAD_CONFIG="$F/empty.conf" CUDALOAD_MODE=exec \
+	LD_LIBRARY_PATH="$llp" "$F/bin/cudaload" --explain "$F/bin/cudaprobe" 2>&1)
+contains "128 KiB LD_LIBRARY_PATH: explained" "$out" "reason:       system driver: the search list ("
+out=$(timeout 20 env CUDALOAD_ROOT="$R" CUDALOAD_CONFIG="$F/empty.conf" CUDALOAD_MODE=chain \
+	LD_LIBRARY_PATH="$llp" "$F/bin/probe" 2>&1)
+has "128 KiB LD_LIBRARY_PATH (chain): compat, no argument to pass" "$out" "$COMPAT_LINE"
 
 out=$(cd "$F" && CUDALOAD_ROOT="$R" CUDALOAD_CONFIG="$F/empty.conf" CUDALOAD_MODE=exec timeout 120 "$F/bin/bigargs" "$F/bin/probe" 64 2>&1 >/dev/null)
 contains "ARG_MAX: exec mode reports E2BIG" "$out" "argument list and environment too long (E2BIG)"

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The JSON of .note.cuda.fwd_compatibility. */
+/* The JSON of .note.cuda.fwd_compatibility, and a toolkit's version.json
+ * (the same parser). */
 #include "../../common/notejson.h"
 #include "fuzz.h"
 
@@ -10,5 +11,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (notejson_parse((const char *)data, size, &n, why, sizeof why) == 0 &&
 	    n.n_drivers > NOTE_MAX_DRIVERS)
 		abort();
+	/* a version only from a whole object: its last non-blank byte is '}' */
+	if (notejson_version_file((const char *)data, size, why, sizeof why) > 0) {
+		size_t end = size;
+		while (end && (data[end - 1] == ' ' || data[end - 1] == '\t' ||
+			       data[end - 1] == '\n' || data[end - 1] == '\r'))
+			end--;
+		if (!end || data[end - 1] != '}')
+			abort();
+	}
 	return 0;
 }

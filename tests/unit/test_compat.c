@@ -141,7 +141,31 @@ Test(compat_happy, nested_patterns)
 	free(root);
 }
 
-/* Issue 29: a directory whose name holds '[' (an escape sequence: ESC [ 31 m)
+/* Issue 29: a version.json cut short (a full disk, an interrupted copy)
+ * gave the package a version; now it gives none, and a whole one still
+ * does. */
+Test(compat_sad, truncated_version_file)
+{
+	char *root = scratch_dir();
+	put_lib(root, "/opt/cut/compat", "libcuda.so.1.1", &plain);
+	put_text(root, "/opt/cut/version.json", "{\n   \"cuda\" : {\n      \"name\" : \"CUDA SDK\",\n      \"version\" : \"13.2.1\"");
+	put_lib(root, "/opt/whole/compat", "libcuda.so.1.1", &plain);
+	put_text(root, "/opt/whole/version.json", "{\n   \"cuda\" : {\n      \"name\" : \"CUDA SDK\",\n      \"version\" : \"13.2.1\"\n   }\n}\n");
+	const char *dirs[] = { "/opt/cut/compat", "/opt/whole/compat" };
+	struct candidates c;
+	cr_assert_eq(compat_discover(root, dirs, 2, NULL, 0, "default", &c), 0);
+	cr_assert_eq(c.n, 2);
+	cr_assert_str_eq(c.v[0].dir, "/opt/cut/compat");
+	cr_assert_eq(c.v[0].cuda, 0, "a truncated version.json is no version");
+	cr_assert_str_eq(c.v[1].dir, "/opt/whole/compat");
+	cr_assert_eq(c.v[1].cuda, 13020);
+	cr_assert_str_eq(c.v[1].cuda_from, "version file");
+	compat_free(&c);
+	rm_rf(root);
+	free(root);
+}
+
+/* Issue 29: a directory whose name holds '' (an escape sequence: ESC [ 31 m)
  * was expanded again as a pattern, and matched nothing. */
 Test(compat_sad, matched_names_are_not_patterns)
 {

@@ -274,3 +274,14 @@ Test(config_sad, list_limit_said, .init = cr_redirect_stderr)
 	settings_free(&s);
 	free(big);
 }
+
+/* Issue 29: a variable twice in the environment.  getenv and musl's ld.so
+ * take the first, glibc's ld.so the last. */
+Test(config_happy, env_first_and_last)
+{
+	char *envp[] = { "LD_LIBRARY_PATH=/a", "X=1", "LD_LIBRARY_PATH_NOT=/n", "LD_LIBRARY_PATH=/b", NULL };
+	cr_assert_str_eq(env_get(envp, "LD_LIBRARY_PATH"), "/a");
+	cr_assert_str_eq(env_get_last(envp, "LD_LIBRARY_PATH"), "/b");
+	cr_assert_null(env_get_last(envp, "LD_PRELOAD"));
+	cr_assert_null(env_get_last(NULL, "X"));
+}

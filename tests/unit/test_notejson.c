@@ -98,3 +98,55 @@ Test(notejson_sad, too_many_drivers_are_capped)
 	cr_assert_eq(parse(s, &n, why), 0);
 	cr_assert_eq(n.n_drivers, NOTE_MAX_DRIVERS);
 }
+
+/* A toolkit's version.json: the CUDA SDK first, then some thirty
+ * components, a few KiB in all. */
+static char *toolkit_version_json(void)
+{
+	size_t cap = 8192, n = 0;
+	char *s = malloc(cap);
+	n += (size_t)snprintf(s + n, cap - n,
+			      "{\n   \"cuda\" : {\n      \"name\" : \"CUDA SDK\",\n      \"version\" : \"12.2.2\"\n   }");
+	for (int i = 0; i < 32; i++)
+		n += (size_t)snprintf(s + n, cap - n,
+				      ",\n   \"cuda_component_%d\" : {\n      \"name\" : \"CUDA component %d\",\n"
+				      "      \"version\" : \"12.2.%d\"\n   }", i, i, 100 + i);
+	snprintf(s + n, cap - n, "\n}\n");
+	return s;
+}
+
+Test(notejson_happy, version_file)
+{
+	char why[128];
+	char *s = toolkit_version_json();
+	cr_assert_gt(strlen(s), 2048, "larger than the old 2 KiB read");
+	cr_assert_eq(notejson_version_file(s, strlen(s), why, sizeof why), 12020, "%s", why);
+	free(s);
+	const char *none = "{\"cuda_cccl\": {\"version\": \"12.2.140\"}}";
+	cr_assert_eq(notejson_version_file(none, strlen(none), why, sizeof why), 0);
+	const char *other = "{\"cuda\": \"12.2\", \"x\": [1, {\"version\": \"9.9\"}]}";
+	cr_assert_eq(notejson_version_file(other, strlen(other), why, sizeof why), 0);
+}
+
+/* Issue 29: a version.json cut short was taken for a version. */
+Test(notejson_sad, version_file_truncated_everywhere)
+{
+	char why[128];
+	char *s = toolkit_version_json();
+	size_t whole = strlen(s);
+	while (whole && s[whole - 1] == '\n')
+		whole--;	/* trailing white space is no part of the value */
+	for (size_t len = 0; len < whole; len++)
+		cr_assert_eq(notejson_version_file(s, len, why, sizeof why), -1, "prefix %zu accepted", len);
+	cr_assert_eq(notejson_version_file(s, 80, why, sizeof why), -1);
+	cr_assert_str_eq(why, "version.json: unterminated string at byte 80");
+	free(s);
+	const char *bad[] = {
+		"{\"cuda\": {\"version\": \"twelve\"}}",
+		"{\"cuda\": {\"version\": \"12.2\"}} trailing",
+		"[\"cuda\"]",
+		"{\"cuda\": {\"version\": \"12.2\"},}",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		cr_assert_eq(notejson_version_file(bad[i], strlen(bad[i]), why, sizeof why), -1, "%s", bad[i]);
+}

@@ -82,3 +82,18 @@ Test(plan_sad, system_and_unlistable)
 	free(l);
 	free(big);
 }
+
+/* Issue 29: exec mode passes the list as one argument; the kernel takes
+ * none longer than 32 pages, NUL included. */
+Test(plan_sad, argument_limit)
+{
+	size_t max = 32 * (size_t)sysconf(_SC_PAGESIZE);
+	char *s = malloc(max + 1);
+	memset(s, 'x', max);
+	s[max - 1] = '\0';
+	cr_assert(plan_fits_argument(s), "%zu bytes and the NUL", max - 1);
+	s[max - 1] = 'x';
+	s[max] = '\0';
+	cr_assert(!plan_fits_argument(s));
+	free(s);
+}

@@ -51,9 +51,19 @@ struct pin {
 	char why[192];		/* why there is no pin, or "" */
 };
 
+/* Where a distribution puts the driver with every other library
+ * (/usr/lib/<triplet>, /usr/lib64, /usr/lib): NULL-terminated. */
+const char *const *pin_library_dirs(int machine);
+
 /* Does any candidate hold a libcuda the program could load (its class and
  * machine)?  Only then can something beat the system driver. */
 bool pin_needed(const struct candidates *c, int prog_class, int prog_machine);
+
+/* The system libcuda.so.1's directory, as on the target: the first host
+ * driver dir that holds one (*driver_only true), else the first library
+ * dir of the machine; never a candidate's.  NULL: none found. */
+const char *pin_system_dir(const char *root, const struct host *h, const struct candidates *c,
+			   int machine, bool *driver_only);
 
 /* The pin for the system driver: find its libcuda.so.1 under root (host
  * driver dirs first, then the standard library dirs of the machine, never a

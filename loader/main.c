@@ -31,6 +31,7 @@
 #include "../common/pin.h"
 #include "../common/plan.h"
 #include "../common/probe.h"
+#include "../common/reach.h"
 #include "../common/report.h"
 #include "../common/secure.h"
 #include "../common/tables.h"
@@ -211,6 +212,46 @@ static const char *program_for_ldso(bool secure)
 	if (name)
 		execfn_name(name);	/* no /proc: all there is */
 	return name;
+}
+
+/* Where else the program can get a libcuda (common/reach.h): its name, its
+ * search paths, its environment.  Apart from main, like explained_mode. */
+__attribute__((noinline))
+static void reach_more(const struct settings *s, const struct target *t, bool as_interp,
+		       bool explain, char **envp, struct host *h, struct candidates *c)
+{
+	struct reach r = { .root = s->root, .machine = t->machine, .explain = explain || diag_on };
+	char *name = NULL, *paths = NULL;
+	if (as_interp) {
+		/* the name it was started by: a conda python is a link in PREFIX/bin */
+		const char *fn = (const char *)getauxval(AT_EXECFN);
+		if (fn && fn[0] == '/' && !s->secure)
+			r.program = fn;
+		else if ((name = malloc(CL_PATH_MAX)) && exe_name(name))
+			r.program = name;
+		reach_paths_from_memory(start_program.phdr, start_program.phnum, start_program.phent,
+					&r.rpath, &r.runpath);
+	} else if (t->path) {
+		r.program = t->path[0] == '/' ? t->path : (name = realpath(t->path, NULL));
+		if ((paths = malloc(2 * 1024)) && reach_paths_from_file(t->path, paths, paths + 1024, 1024) == 0) {
+			r.rpath = paths;
+			r.runpath = paths + 1024;
+		}
+	}
+	if (!s->secure) {
+		r.llp = env_get(envp, "LD_LIBRARY_PATH");
+		r.conda_prefix = env_get(envp, "CONDA_PREFIX");
+		r.cuda_home = env_get(envp, "CUDA_HOME");
+		r.cuda_home_from = "CUDA_HOME";
+		if (!r.cuda_home) {
+			r.cuda_home = env_get(envp, "CUDA_PATH");
+			r.cuda_home_from = "CUDA_PATH";
+		}
+	}
+	if (reach_discover(&r, h, c) < 0)
+		diag("out of memory while looking where else a libcuda is");
+	free(paths);
+	free(name);
 }
 
 /* "PATH (FROM): WHY", malloc'd: only a failure needs it. */
@@ -497,6 +538,8 @@ int main(int argc, char **argv, char **envp)
 				 (const char *const *)s.compat, s.n_compat,
 				 s.compat_from_config ? "config" : "default", &cands) < 0)
 		diag("out of memory while looking for compat packages");
+	else
+		reach_more(&s, &t, as_interp, o.explain, envp, &host, &cands);
 	compat_apply_stated(s.root, &cands, (const char *const *)s.compat, s.compat_cuda, s.n_compat);
 	if (s.secure)
 		secure_filter(s.root, &host, &cands);
@@ -535,8 +578,11 @@ int main(int argc, char **argv, char **envp)
 	char *libcuda = NULL, **rivals = NULL;
 	int n_rivals = 0;
 	if (o.explain || diag_on) {
+		bool only;	/* the system driver, pinned or not: never its own rival */
+		const char *sys_dir = pin.system_dir ? pin.system_dir
+				      : pin_system_dir(s.root, &host, &cands, t.machine, &only);
 		n_rivals = pin_rivals(s.root, have_program ? t.path : NULL,
-				      d.use_compat ? cands.v[d.chosen].dir : pin.system_dir, llp != NULL,
+				      d.use_compat ? cands.v[d.chosen].dir : sys_dir, llp != NULL,
 				      env_get(envp, "LD_LIBRARY_PATH"), envp, s.secure, &libcuda, &rivals);
 		if (libcuda)
 			diag("libcuda %s", libcuda);

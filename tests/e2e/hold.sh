@@ -29,6 +29,7 @@ top=$(cd "$here/../.." && pwd)
 B=$(cd "${1:-$top/build}" && pwd)
 arch=${2:-$(uname -m)} mode=${3:-chain}
 . "$here/lib.sh"
+. "$here/chroot.sh"
 echo "== end-to-end, the decision holds ($arch, $mode mode)"
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -115,20 +116,8 @@ prog probe /opt/app/lib && prog probe-rp /opt/app/lib:/usr/local/cuda/compat &&
 mkhost() {
 	R=$W/$1
 	sh "$here/mkroot.sh" "$W/$1.profile" "$R" "$L" >/dev/null || return 1
-	for d in "$(dirname "$ldso")" /lib/$triplet /usr/lib/$triplet /etc/ld.so.conf.d /usr/bin \
-		/opt/app/bin /opt/app/lib /opt/app/lib-rp /tmp; do mkdir -p "$R$d"; done
-	# libc, as the distribution lays it out
-	if [ "$arch" = "$(uname -m)" ]; then
-		libc=/lib/$triplet/libc.so.6 ld=$ldso
-	else
-		libc=/usr/aarch64-linux-gnu/lib/libc.so.6 ld=/usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1
-	fi
-	cp -L "$libc" "$R/lib/$triplet/libc.so.6"
-	cp -L "$ld" "$R/lib/$triplet/${ldso##*/}"
-	[ -e "$R$ldso" ] || ln -s "/lib/$triplet/${ldso##*/}" "$R$ldso"
-	printf 'include /etc/ld.so.conf.d/*.conf\n' >"$R/etc/ld.so.conf"
-	printf '/usr/local/lib/%s\n/lib/%s\n/usr/lib/%s\n' "$triplet" "$triplet" "$triplet" \
-		>"$R/etc/ld.so.conf.d/$triplet.conf"
+	chroot_libc "$R"
+	for d in /opt/app/bin /opt/app/lib /opt/app/lib-rp; do mkdir -p "$R$d"; done
 	# the system driver, and a library of the same name as the bundled one
 	rm -f "$R$sysdir/libcuda.so.1" "$R$sysdir/libcuda.so.1.1"
 	cp "$L/$syslib" "$R$sysdir/$sysfile"
@@ -165,10 +154,6 @@ mkhost() {
 	chmod -R go-w "$R"
 	ldcache "$R"
 }
-ldcache() {
-	if [ "$LDCONFIG" = ldconfig ]; then ldconfig -r "$1"; else "$LDCONFIG" -r "$1"; fi
-}
-
 CHROOT=$(command -v chroot || echo /usr/sbin/chroot)
 # run R PROGRAM [VAR=VALUE...]: the program in the chroot, an empty environment
 run() {

@@ -1,0 +1,174 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Every libcuda the process can reach is judged or held (common/reach.h):
+# packages and drivers where conda, NGC images, Apptainer and HPC toolkits
+# put them.  Each host is a real chroot as in hold.sh: cudaload's probes
+# read its files, its ld.so.cache is made by ldconfig, every library is a
+# real one; the layouts are tests/fixtures/layouts/*.profile, each saying
+# where it comes from.  Each case asserts the real paths of the libcuda.so.1
+# and JIT compiler the program got (dlopen + realpath), and that
+# --explain's libcuda line names that file.  Needs root (chroot).
+# Usage: reach.sh BUILD ARCH MODE
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/lib.sh"
+. "$here/chroot.sh"
+top=$(cd "$here/../.." && pwd) arch=${2:-$(uname -m)} mode=${3:-chain}
+B=$(cd "${1:-$top/build}" && pwd)
+echo "== end-to-end, every libcuda reached is judged or held ($arch, $mode mode)"
+[ "$(id -u)" = 0 ] || { skip "reach suite" "not root (the hosts are chroots)"; finish; exit; }
+if [ "$arch" != "$(uname -m)" ] || [ "$arch" != x86_64 ]; then
+	# the layouts are data-center ones: conda-forge, NGC, Apptainer and Spack
+	# on x86_64 servers (sbsa would read alike)
+	skip "reach suite" "the layouts are x86_64 data-center ones; run on x86_64"
+	finish
+	exit
+fi
+triplet=x86_64-linux-gnu ldso=/lib64/ld-linux-x86-64.so.2 LDCONFIG=ldconfig
+CL=$B/cudaload
+W=$B/e2e-reach-$arch-$mode
+L=$W/libs
+rm -rf "$W"
+mkdir -p "$L/link"
+
+# ---- the libraries and programs, built once ----
+lib() { # lib OUT SONAME SOURCE [FLAGS...]
+	o=$1 so=$2 src=$3
+	shift 3
+	cc -shared -fPIC -O1 -Wl,-soname,"$so" -o "$L/$o" "$here/$src" "$@"
+}
+lib libcuda-system.so libcuda.so.1 fakecuda.c -DFAKE_CUDA_VERSION=12020 &&
+	lib ptxjit.so libnvidia-ptxjitcompiler.so.1 holdlib.c &&
+	lib bundle.so libbundle.so.1 holdlib.c &&
+	lib via.so libvia.so.1 holdvia.c -ldl &&
+	cc -O1 -o "$L/mknote" "$here/mknote.c" ||
+	{ bad "build the test libraries"; finish; exit; }
+cp "$L/via.so" "$L/link/libvia.so" && cp "$L/bundle.so" "$L/link/libbundle.so"
+prog() { # prog NAME RUNPATH
+	cc -O1 -o "$L/$1" "$here/holdprobe.c" -L"$L/link" -lvia -lbundle -ldl \
+		-Wl,--enable-new-dtags,-rpath,"$2"
+}
+spack=/opt/spack/opt/spack/linux-x86_64/gcc-12.2.0/cuda-12.8.0-q3x7nv2kjz
+# conda's programs have RUNPATH $ORIGIN/../lib; a chroot has no /proc for
+# ld.so to find $ORIGIN by, so the environment's lib is named as it is
+prog python-torch /opt/conda/envs/torch/lib && prog python-jax /opt/conda/envs/jax/lib &&
+	prog app /opt/app/lib &&
+	prog spack-app "/opt/app/lib:$spack/lib64" ||
+	{ bad "build the test programs"; finish; exit; }
+
+# install R PROGRAM AT: the program, patched to start cudaload
+install_prog() {
+	mkdir -p "$1$(dirname "$3")"
+	cp "$L/$2" "$1$3"
+	"$B/cudaload-patch" --no-record --interp /usr/bin/cudaload --machine "$arch" "$1$3" >/dev/null 2>&1
+}
+
+# mkhost NAME LAYOUT [SED]: $W/NAME from the layout, its probe files edited
+# by SED (another driver, another GPU).  The system driver goes into
+# /usr/lib/<triplet> as the driver packages put it, unless the layout binds
+# it elsewhere (bound=DIR); each package gets a real JIT compiler beside
+# its libcuda (mkroot.sh's are empty files, which ld.so rejects).
+mkhost() {
+	R=$W/$1
+	sed "${3:-}" "$top/tests/fixtures/layouts/$2.profile" >"$W/$1.profile"
+	sh "$here/mkroot.sh" "$W/$1.profile" "$R" "$L" >/dev/null || return 1
+	chroot_libc "$R"
+	mkdir -p "$R/opt/app/lib" "$R/usr/lib/cudaload"
+	cp "$L/bundle.so" "$R/opt/app/lib/libbundle.so.1"
+	cp "$L/via.so" "$R/opt/app/lib/libvia.so.1"
+	bound= nvidia_version=
+	. "$W/$1.profile"
+	if [ -z "$bound" ]; then
+		s=/usr/lib/$triplet
+		cp "$L/libcuda-system.so" "$R$s/libcuda.so.$nvidia_version"
+		ln -s "libcuda.so.$nvidia_version" "$R$s/libcuda.so.1"
+		ln -s libcuda.so.1 "$R$s/libcuda.so"
+		cp "$L/ptxjit.so" "$R$s/libnvidia-ptxjitcompiler.so.$nvidia_version"
+		ln -s "libnvidia-ptxjitcompiler.so.$nvidia_version" "$R$s/libnvidia-ptxjitcompiler.so.1"
+	fi
+	for f in $(cd "$R" && find . -name 'libnvidia-ptxjitcompiler.so.[0-9]*.*' -type f); do
+		cp "$L/ptxjit.so" "$R/$f"
+	done
+	find "$R" -name 'libnvidia-nvvm.so*' -delete
+	cp "$CL" "$R/usr/bin/cudaload"
+	sh "$top/scripts/mkpin.sh" "$R/usr/lib/cudaload/pin" /usr/lib/cudaload/pin
+	printf 'mode = %s\n' "$mode" >"$R/etc/cudaload.conf"
+}
+finish_host() {
+	chmod -R go-w "$1"
+	ldcache "$1"
+}
+env_for() { # env_for R ENVDIR: a conda environment's own files
+	mkdir -p "$1$2/conda-meta" "$1$2/lib"
+	cp "$L/bundle.so" "$1$2/lib/libbundle.so.1"
+	cp "$L/via.so" "$1$2/lib/libvia.so.1"
+	install_prog "$1" "python-${2##*/}" "$2/bin/python3.12"
+	ln -s python3.12 "$1$2/bin/python"
+}
+
+CHROOT=$(command -v chroot || echo /usr/sbin/chroot)
+# check HOST ROW PROGRAM WANT_LIBCUDA_DIR [VAR=VALUE...]: the program got
+# the libcuda.so.1 and JIT compiler of WANT, and --explain names that file
+check() {
+	h=$1 row=$2 p=$3 want=$4
+	shift 4
+	R=$W/$h
+	out=$(env -i PATH=/usr/bin:/bin "$@" "$CHROOT" "$R" "$p" 2>&1)
+	wl=$(realpath "$R$want/libcuda.so.1") wj=$(realpath "$R$want/libnvidia-ptxjitcompiler.so.1")
+	has "$h $row: libcuda.so.1 from $want" "$out" "libcuda=${wl#"$R"}"
+	has "$h $row: JIT compiler from $want" "$out" "ptxjit=${wj#"$R"}"
+	case $p in /opt/conda/*) b=${p%/bin/*}/lib ;; *) b=/opt/app/lib ;; esac
+	has "$h $row: the bundled library stays" "$out" "bundle=$b/libbundle.so.1"
+	ex=$(env -i PATH=/usr/bin:/bin "$@" "$CHROOT" "$R" /usr/bin/cudaload --explain "$p" 2>&1)
+	has "$h $row: --explain names that file" "$ex" "libcuda:      ${wl#"$R"}"
+}
+# explain HOST PROGRAM LINE [VAR=VALUE...]: --explain says LINE
+explain() {
+	h=$1 p=$2 line=$3
+	shift 3
+	ex=$(env -i PATH=/usr/bin:/bin "$@" "$CHROOT" "$W/$h" /usr/bin/cudaload --explain "$p" 2>&1)
+	has "$h: --explain says '$line'" "$ex" "$line"
+}
+
+torch=/opt/conda/envs/torch jax=/opt/conda/envs/jax sys=/usr/lib/$triplet
+# ---- conda: the program's own environment, CONDA_PREFIX's, two of them ----
+if mkhost conda-535 conda; then
+	env_for "$W/conda-535" $torch
+	env_for "$W/conda-535" $jax
+	install_prog "$W/conda-535" app /usr/bin/app
+	finish_host "$W/conda-535"
+	check conda-535 "torch's python" $torch/bin/python $torch/cuda-compat
+	check conda-535 "jax's python" $jax/bin/python $jax/cuda-compat
+	check conda-535 "torch's python, CONDA_PREFIX jax's" $torch/bin/python $torch/cuda-compat \
+		CONDA_PREFIX=$jax
+	check conda-535 "a system program, CONDA_PREFIX torch's" /usr/bin/app $torch/cuda-compat \
+		CONDA_PREFIX=$torch
+	check conda-535 "a system program, no CONDA_PREFIX" /usr/bin/app $sys
+	explain conda-535 $torch/bin/python "              found: the program's conda environment"
+	explain conda-535 /usr/bin/app "              found: the conda environment CONDA_PREFIX names" \
+		CONDA_PREFIX=$torch
+else
+	bad "conda-535: build the host"
+fi
+if mkhost conda-580 conda 's/535\.216\.01/580.95.05/g'; then
+	env_for "$W/conda-580" $torch
+	finish_host "$W/conda-580"
+	check conda-580 "torch's python" $torch/bin/python $sys
+	# the recipe users are told to follow, left set after a driver upgrade
+	check conda-580 "LD_LIBRARY_PATH=\$PREFIX/cuda-compat" $torch/bin/python $sys \
+		LD_LIBRARY_PATH=$torch/cuda-compat
+	explain conda-580 $torch/bin/python "              over LD_LIBRARY_PATH's $torch/cuda-compat" \
+		LD_LIBRARY_PATH=$torch/cuda-compat
+else
+	bad "conda-580: build the host"
+fi
+if mkhost conda-geforce conda 's/H100 80GB HBM3/GeForce RTX 4090/'; then
+	env_for "$W/conda-geforce" $torch
+	finish_host "$W/conda-geforce"
+	check conda-geforce "torch's python" $torch/bin/python $sys
+	ex=$(env -i PATH=/usr/bin:/bin "$CHROOT" "$W/conda-geforce" /usr/bin/cudaload --explain $torch/bin/python 2>&1)
+	contains "conda-geforce: --explain says 804" "$ex" "804"
+else
+	bad "conda-geforce: build the host"
+fi
+finish

@@ -76,8 +76,9 @@ mkhost() {
 	mkdir -p "$R/opt/app/lib" "$R/usr/lib/cudaload"
 	cp "$L/bundle.so" "$R/opt/app/lib/libbundle.so.1"
 	cp "$L/via.so" "$R/opt/app/lib/libvia.so.1"
-	bound= nvidia_version=
+	bound= nvidia_version= ldconf=
 	. "$W/$1.profile"
+	[ -z "$ldconf" ] || printf '%s\n' "$ldconf" >"$R/etc/ld.so.conf.d/cuda-compat.conf"
 	if [ -z "$bound" ]; then
 		s=/usr/lib/$triplet
 		cp "$L/libcuda-system.so" "$R$s/libcuda.so.$nvidia_version"
@@ -170,5 +171,97 @@ if mkhost conda-geforce conda 's/H100 80GB HBM3/GeForce RTX 4090/'; then
 	contains "conda-geforce: --explain says 804" "$ex" "804"
 else
 	bad "conda-geforce: build the host"
+fi
+
+# ---- NGC: the real files in compat/lib.real, the entrypoint overridden ----
+if mkhost ngc-535 ngc; then
+	install_prog "$W/ngc-535" app /usr/bin/app
+	finish_host "$W/ngc-535"
+	check ngc-535 "entrypoint overridden" /usr/bin/app /usr/local/cuda-12.8/compat/lib.real
+else
+	bad "ngc-535: build the host"
+fi
+
+# ---- Apptainer --nv: the host's driver bound in, the image's compat first ----
+if mkhost apptainer-580 apptainer; then
+	install_prog "$W/apptainer-580" app /usr/bin/app
+	finish_host "$W/apptainer-580"
+	a=/usr/local/cuda/compat:/.singularity.d/libs
+	check apptainer-580 "LD_LIBRARY_PATH=$a" /usr/bin/app /.singularity.d/libs LD_LIBRARY_PATH=$a
+	explain apptainer-580 /usr/bin/app "pin:          /.singularity.d/libs (the system driver's own directory)" \
+		LD_LIBRARY_PATH=$a
+	ex=$(env -i PATH=/usr/bin:/bin LD_LIBRARY_PATH=$a "$CHROOT" "$W/apptainer-580" /usr/bin/cudaload --explain /usr/bin/app 2>&1)
+	lacks "apptainer-580: the bound driver is no rival" "$ex" "over LD_LIBRARY_PATH's /.singularity.d/libs"
+else
+	bad "apptainer-580: build the host"
+fi
+# the same layout on 535: the image's 12.8 package is newer, and usable
+if mkhost apptainer-535 apptainer 's/580\.95\.05/535.216.01/g'; then
+	install_prog "$W/apptainer-535" app /usr/bin/app
+	finish_host "$W/apptainer-535"
+	check apptainer-535 "LD_LIBRARY_PATH=$a" /usr/bin/app /usr/local/cuda-12.8/compat LD_LIBRARY_PATH=$a
+else
+	bad "apptainer-535: build the host"
+fi
+
+# ---- an HPC toolkit the program reaches through its RUNPATH ----
+if mkhost spack-535 spack; then
+	mkdir -p "$W/spack-535$spack/lib64"
+	: >"$W/spack-535$spack/lib64/libcudart.so"
+	install_prog "$W/spack-535" spack-app /opt/app/bin/app
+	install_prog "$W/spack-535" app /usr/bin/app
+	finish_host "$W/spack-535"
+	check spack-535 "RUNPATH to the toolkit's lib64" /opt/app/bin/app $spack/compat
+	explain spack-535 /opt/app/bin/app "              found: the toolkit whose libcudart the program reaches"
+	check spack-535 "CUDA_HOME (a loaded module)" /usr/bin/app $spack/compat CUDA_HOME=$spack
+	check spack-535 "nothing names the toolkit" /usr/bin/app $sys
+else
+	bad "spack-535: build the host"
+fi
+
+# ---- vLLM-style: ld.so.cache names the compat directory ----
+for v in "535 " "580 s/535\.216\.01/580.95.05/g" "4090 s/H100 80GB HBM3/GeForce RTX 4090/"; do
+	n=${v%% *} e=${v#* }
+	if mkhost "vllm-$n" vllm "$e"; then
+		install_prog "$W/vllm-$n" app /usr/bin/app
+		finish_host "$W/vllm-$n"
+		[ "$n" = 535 ] && want=/usr/local/cuda-12.9/compat || want=$sys
+		check "vllm-$n" "/etc/ld.so.conf.d/cuda-compat.conf" /usr/bin/app $want
+	else
+		bad "vllm-$n: build the host"
+	fi
+done
+# a package ld.so.cache alone names: judged, and said where it came from
+if mkhost cache-535 spack; then
+	printf '%s\n' "$spack/compat" >"$W/cache-535/etc/ld.so.conf.d/cuda-compat.conf"
+	install_prog "$W/cache-535" app /usr/bin/app
+	finish_host "$W/cache-535"
+	check cache-535 "ld.so.cache entry" /usr/bin/app $spack/compat
+	explain cache-535 /usr/bin/app "              found: ld.so.cache entry from /etc/ld.so.conf.d/cuda-compat.conf"
+	sed -i 's/^nvidia_version=.*/nvidia_version=580.95.05/' "$W/cache-535.profile"
+	printf '580.95.05\n' >"$W/cache-535/sys/module/nvidia/version"
+	for f in "$W/cache-535$sys"/libcuda.so.535* "$W/cache-535$sys"/libnvidia-ptxjitcompiler.so.535*; do
+		mv "$f" "$(printf '%s' "$f" | sed 's/535\.216\.01/580.95.05/')"
+	done
+	ln -sf libcuda.so.580.95.05 "$W/cache-535$sys/libcuda.so.1"
+	ln -sf libnvidia-ptxjitcompiler.so.580.95.05 "$W/cache-535$sys/libnvidia-ptxjitcompiler.so.1"
+	ldcache "$W/cache-535"
+	check cache-535 "ld.so.cache entry, driver upgraded to 580" /usr/bin/app $sys
+else
+	bad "cache-535: build the host"
+fi
+
+# ---- no driver: nothing is looked at, the program runs as without cudaload ----
+if mkhost nodriver conda 's/^nvidia_version=.*/nvidia_version=/; s/^gpus=.*/gpus=/'; then
+	env_for "$W/nodriver" $torch
+	rm -f "$W/nodriver$sys"/libcuda* "$W/nodriver$sys"/libnvidia*
+	cp "$L/python-torch" "$W/nodriver$torch/bin/python.orig"
+	finish_host "$W/nodriver"
+	out=$(env -i PATH=/usr/bin:/bin "$CHROOT" "$W/nodriver" $torch/bin/python 2>&1)
+	orig=$(env -i PATH=/usr/bin:/bin "$CHROOT" "$W/nodriver" $torch/bin/python.orig 2>&1)
+	status "nodriver: the program sees what it would without cudaload" "$orig" "$out" "$out"
+	explain nodriver $torch/bin/python "decision:     system"
+else
+	bad "nodriver: build the host"
 fi
 finish

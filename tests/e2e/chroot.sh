@@ -5,6 +5,11 @@
 #                      /etc/ld.so.conf with the multiarch directories
 #   ldcache ROOT       ld.so.cache made by ldconfig for that machine (the
 #                      aarch64 one by libc-bin:arm64's, under qemu-user)
+#   proc_on ROOT       a real /proc in the chroot, the host's fake driver
+#                      files (mkroot.sh's proc/driver) bound over its driver/:
+#                      set-id programs run through /proc/self/fd (docs/design.md
+#                      §6), and without /proc keep the system driver unpinned
+#   proc_off ROOT      take them down again
 
 chroot_libc() {
 	cr=$1
@@ -27,3 +32,10 @@ chroot_libc() {
 ldcache() {
 	if [ "$LDCONFIG" = ldconfig ]; then ldconfig -r "$1"; else "$LDCONFIG" -r "$1"; fi
 }
+
+proc_on() {
+	mkdir -p "$1.proc" "$1/proc/driver" && rm -rf "$1.proc/driver" && cp -a "$1/proc/driver" "$1.proc/" &&
+		mount -t proc proc "$1/proc" 2>/dev/null &&
+		{ mount --bind "$1.proc/driver" "$1/proc/driver" || { umount "$1/proc"; false; }; }
+}
+proc_off() { umount "$1/proc/driver" "$1/proc"; }

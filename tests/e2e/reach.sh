@@ -52,6 +52,7 @@ spack=/opt/spack/opt/spack/linux-x86_64/gcc-12.2.0/cuda-12.8.0-q3x7nv2kjz
 # conda's programs have RUNPATH $ORIGIN/../lib; a chroot has no /proc for
 # ld.so to find $ORIGIN by, so the environment's lib is named as it is
 prog python-torch /opt/conda/envs/torch/lib && prog python-jax /opt/conda/envs/jax/lib &&
+	prog python-user /opt/conda/envs/user/lib &&
 	prog app /opt/app/lib &&
 	prog spack-app "/opt/app/lib:$spack/lib64" ||
 	{ bad "build the test programs"; finish; exit; }
@@ -131,6 +132,36 @@ explain() {
 	has "$h: --explain says '$line'" "$ex" "$line"
 }
 
+# check_setid ROW PROGRAM WANT [VAR=VALUE...]: run as nobody, set-id root
+check_setid() {
+	row=$1 p=$2 want=$3
+	shift 3
+	R=$W/conda-535
+	out=$(env -i PATH=/usr/bin:/bin "$@" "$CHROOT" --userspec=65534:65534 "$R" "$p" 2>&1)
+	wl=$(realpath "$R$want/libcuda.so.1")
+	has "conda-535 set-id, $row: libcuda.so.1 from $want" "$out" "libcuda=${wl#"$R"}"
+}
+# set-id programs: CONDA_PREFIX is the user's word, not taken; the
+# program's own environment is, when root owns it and alone can write it
+setid_rows() {
+	R=$W/conda-535
+	cp "$R/usr/bin/app" "$R/usr/bin/app-suid"
+	cp "$R$torch/bin/python3.12" "$R$torch/bin/python-suid"
+	env_for "$R" /opt/conda/envs/user
+	cp -a "$R$torch/cuda-compat" "$R/opt/conda/envs/user/"
+	cp "$R/opt/conda/envs/user/bin/python3.12" "$R/opt/conda/envs/user/bin/python-suid"
+	chown -R 65534:65534 "$R/opt/conda/envs/user/cuda-compat"
+	chmod 4755 "$R/usr/bin/app-suid" "$R$torch/bin/python-suid" "$R/opt/conda/envs/user/bin/python-suid"
+	if ! proc_on "$W/conda-535"; then
+		skip "set-id rows" "cannot mount /proc in the chroot"
+		return
+	fi
+	check_setid "CONDA_PREFIX ignored" /usr/bin/app-suid $sys CONDA_PREFIX=$torch
+	check_setid "its own root-owned environment" $torch/bin/python-suid $torch/cuda-compat
+	check_setid "its environment's package owned by a user" /opt/conda/envs/user/bin/python-suid $sys
+	proc_off "$W/conda-535"
+}
+
 torch=/opt/conda/envs/torch jax=/opt/conda/envs/jax sys=/usr/lib/$triplet
 # ---- conda: the program's own environment, CONDA_PREFIX's, two of them ----
 if mkhost conda-535 conda; then
@@ -145,6 +176,7 @@ if mkhost conda-535 conda; then
 	check conda-535 "a system program, CONDA_PREFIX torch's" /usr/bin/app $torch/cuda-compat \
 		CONDA_PREFIX=$torch
 	check conda-535 "a system program, no CONDA_PREFIX" /usr/bin/app $sys
+	setid_rows
 	explain conda-535 $torch/bin/python "              found: the program's conda environment"
 	explain conda-535 /usr/bin/app "              found: the conda environment CONDA_PREFIX names" \
 		CONDA_PREFIX=$torch

@@ -145,6 +145,7 @@ void pin_free(struct pin *p)
 struct rivals {
 	const char *root;
 	char *chosen;		/* real path of the chosen libcuda.so.1, or NULL */
+	char *first;		/* the one ld.so finds first, when not the chosen one */
 	char **lines;
 	int n;
 };
@@ -180,15 +181,26 @@ static void rival(struct rivals *r, const char *fmt, ...)
 	r->lines[r->n++] = line;
 }
 
-/* Does the directory (len bytes at dir) give another libcuda.so.1? */
-static bool other_driver(struct rivals *r, const char *dir, size_t len)
+/* Does the directory (len bytes at dir) give another libcuda.so.1?  With
+ * first, one ld.so meets before the chosen one: the first such is the file
+ * the program loads. */
+static bool other_driver_first(struct rivals *r, const char *dir, size_t len, bool first)
 {
 	if (!len || dir[0] != '/')
 		return false;
 	char *real = libcuda_in(r->root, dir, len);
 	bool other = real && (!r->chosen || strcmp(real, r->chosen) != 0);
-	free(real);
+	if (other && first && !r->first)
+		r->first = real;
+	else
+		free(real);
 	return other;
+}
+
+/* Does the directory (len bytes at dir) give another libcuda.so.1? */
+static bool other_driver(struct rivals *r, const char *dir, size_t len)
+{
+	return other_driver_first(r, dir, len, false);
 }
 
 /* Each entry of a search-path string that gives another driver.  $ORIGIN is
@@ -200,7 +212,7 @@ static void path_rivals(struct rivals *r, const char *list, const char *origin, 
 		size_t n = strcspn(p, ":;");
 		char dir[512];
 		size_t dn = reach_path_entry(p, n, origin, ol, dir, sizeof dir);
-		if (dn && other_driver(r, dir, dn))
+		if (dn && other_driver_first(r, dir, dn, !held))
 			rival(r, held ? "over %s %s" : "not held: %s %s gives its libcuda.so.1 first",
 			      what, dir);
 		p += n;
@@ -209,20 +221,20 @@ static void path_rivals(struct rivals *r, const char *list, const char *origin, 
 	}
 }
 
-static void program_rivals(struct rivals *r, const char *program, bool held)
+/* The program's DT_RPATH and RUNPATH (2 KiB from rp), and LD_LIBRARY_PATH,
+ * in ld.so's order: DT_RPATH (only without a DT_RUNPATH) before the library
+ * path, and then nothing can hold against it. */
+static void search_rivals(struct rivals *r, const char *program, const char *rp,
+			  const char *llp, bool held)
 {
-	/* the program is a path on this machine, not under the root */
-	char *rp = malloc(2 * 1024);
-	if (rp && reach_paths_from_file(program, rp, rp + 1024, 1024) == 0) {
-		const char *slash = strrchr(program, '/');
-		size_t ol = slash ? (size_t)(slash - program) : 0;
-		/* DT_RPATH counts only without a DT_RUNPATH, and then comes
-		 * before the library path: nothing can hold against it. */
-		if (!rp[1024])
-			path_rivals(r, rp, program, ol, "the program's DT_RPATH", false);
+	const char *slash = program ? strrchr(program, '/') : NULL;
+	size_t ol = slash ? (size_t)(slash - program) : 0;
+	if (rp && !rp[1024])
+		path_rivals(r, rp, program, ol, "the program's DT_RPATH", false);
+	if (llp)
+		path_rivals(r, llp, "", 0, "LD_LIBRARY_PATH's", held);
+	if (rp)
 		path_rivals(r, rp + 1024, program, ol, "the program's RUNPATH", held);
-	}
-	free(rp);
 }
 
 /* ld.so.cache is made from these: an entry naming a directory with another
@@ -267,19 +279,28 @@ int pin_rivals(const char *root, const char *program, const char *chosen_dir, bo
 	       const char *user_llp, char *const *envp, bool secure, char **libcuda,
 	       char ***lines)
 {
-	struct rivals r = { root, NULL, calloc(MAX_RIVALS, sizeof(char *)), 0 };
+	struct rivals r = { root, NULL, NULL, calloc(MAX_RIVALS, sizeof(char *)), 0 };
 	if (chosen_dir)
 		r.chosen = libcuda_in(root, chosen_dir, strlen(chosen_dir));
 	*libcuda = r.chosen;
 	*lines = r.lines;
 	if (!r.lines)
 		return 0;
-	if (program)
-		program_rivals(&r, program, held);
-	if (user_llp && !secure)
-		path_rivals(&r, user_llp, "", 0, "LD_LIBRARY_PATH's", held);
+	/* the program is a path on this machine, not under the root */
+	char *rp = program ? malloc(2 * 1024) : NULL;
+	if (rp && reach_paths_from_file(program, rp, rp + 1024, 1024) < 0) {
+		free(rp);
+		rp = NULL;
+	}
+	search_rivals(&r, program, rp, user_llp && !secure ? user_llp : NULL, held);
+	free(rp);
 	ldconf_rivals(&r, held);
 	if (!secure)
 		env_rivals(&r, envp);
+	if (r.first) {
+		/* the libcuda line names what the program will load */
+		free(r.chosen);
+		*libcuda = r.first;
+	}
 	return r.n;
 }

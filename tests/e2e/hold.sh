@@ -246,6 +246,7 @@ EOF
 		out=$(env -i PATH=/usr/bin:/bin "$CHROOT" "$R" /usr/bin/cudaload --explain /opt/app/bin/probe-rpath 2>&1)
 		has "h200 --explain: a DT_RPATH is said" "$out" \
 			"              not held: the program's DT_RPATH /usr/local/cuda/compat gives its libcuda.so.1 first"
+		has "h200 --explain: its libcuda line is the DT_RPATH's file" "$out" "libcuda:      $compat_real"
 		out=$(run "$R" probe-rpath)
 		contains "h200 DT_RPATH: loads what --explain says (compat)" "$out" "libcuda=$compat_real"
 		# the links, and pin_names[] of common/pin.c, name the same files

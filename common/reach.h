@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * reach: every other libcuda.so.1 the process can reach, judged as a
- * candidate or known for the system driver (docs/design.md §5b).
+ * candidate or known for the system driver (docs/design.md §5).
  *
  * compat.c finds packages where they are configured (CUDALOAD_COMPAT_PATH,
  * the config, /usr/local/cuda-*).  Packages also live where people install

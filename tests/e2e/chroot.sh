@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: MIT
-# A real host as a chroot (sourced by hold.sh and reach.sh): set arch,
-# triplet, ldso and LDCONFIG first.
+# A real host as a chroot (sourced by hold.sh and reach.sh).
+#   chroot_arch        for $arch (this machine's, or aarch64 through
+#                      qemu-user: foreign.sh) set CL (the cudaload), TCC and
+#                      OBJCOPY (its compiler tools), triplet, ldso and
+#                      LDCONFIG; 1 with the reason in chroot_why
 #   chroot_libc ROOT   glibc and its loader where the distribution puts them,
 #                      /etc/ld.so.conf with the multiarch directories
 #   ldcache ROOT       ld.so.cache made by ldconfig for that machine (the
@@ -10,6 +13,33 @@
 #                      set-id programs run through /proc/self/fd (docs/design.md
 #                      §6), and without /proc keep the system driver unpinned
 #   proc_off ROOT      take them down again
+
+chroot_arch() {
+	chroot_why=
+	if [ "$arch" = "$(uname -m)" ]; then
+		CL=$B/cudaload TCC=${CC:-cc} OBJCOPY=objcopy
+	else
+		CL=$B/aarch64/cudaload TCC=aarch64-linux-gnu-gcc OBJCOPY=aarch64-linux-gnu-objcopy
+		. "$here/foreign.sh"
+		foreign_ready "$arch" "$CL" "$TCC" || { chroot_why=$foreign_why; return 1; }
+	fi
+	case $arch in
+	x86_64) triplet=x86_64-linux-gnu ldso=/lib64/ld-linux-x86-64.so.2 ;;
+	aarch64) triplet=aarch64-linux-gnu ldso=/lib/ld-linux-aarch64.so.1 ;;
+	*) chroot_why="no chroot recipe for $arch"; return 1 ;;
+	esac
+	# ldconfig for the chroot's machine: this machine's, or libc-bin's for
+	# arm64 (Debian's ldconfig is static; qemu-user runs it through binfmt_misc)
+	LDCONFIG=ldconfig
+	[ "$arch" != "$(uname -m)" ] || return 0
+	D=$B/hold-debs/$arch
+	LDCONFIG=$D/x/sbin/ldconfig
+	[ ! -x "$LDCONFIG" ] || return 0
+	mkdir -p "$D"
+	(cd "$D" && apt-get download "libc-bin:arm64" >"$D/apt.log" 2>&1 &&
+		dpkg-deb -x libc-bin_*_arm64.deb "$D/x") ||
+		{ chroot_why="cannot fetch libc-bin:arm64 ($(tail -n1 "$D/apt.log"))"; return 1; }
+}
 
 chroot_libc() {
 	cr=$1

@@ -37,40 +37,11 @@ if [ "$(id -u)" -ne 0 ]; then
 	finish
 	exit
 fi
-if [ "$arch" = "$(uname -m)" ]; then
-	CL=$B/cudaload TCC=${CC:-cc}
-else
-	CL=$B/aarch64/cudaload TCC=aarch64-linux-gnu-gcc OBJCOPY=aarch64-linux-gnu-objcopy
-	. "$here/foreign.sh"
-	if ! foreign_ready "$arch" "$CL" "$TCC"; then
-		skip "hold suite" "$foreign_why"
-		finish
-		exit
-	fi
-fi
-case $arch in
-x86_64) triplet=x86_64-linux-gnu ldso=/lib64/ld-linux-x86-64.so.2 ;;
-aarch64) triplet=aarch64-linux-gnu ldso=/lib/ld-linux-aarch64.so.1 ;;
-*) skip "hold suite" "no chroot recipe for $arch"; finish; exit ;;
-esac
+chroot_arch || { skip "hold suite" "$chroot_why"; finish; exit; }
 
 W=$B/e2e-hold-$arch-$mode
 rm -rf "$W"
 mkdir -p "$W/libs"
-
-# ldconfig for the chroot's machine: this machine's, or libc-bin's for arm64
-# (Debian's ldconfig is static; qemu-user runs it through binfmt_misc).
-LDCONFIG=ldconfig
-if [ "$arch" != "$(uname -m)" ]; then
-	D=$B/hold-debs/$arch
-	LDCONFIG=$D/x/sbin/ldconfig
-	if [ ! -x "$LDCONFIG" ]; then
-		mkdir -p "$D"
-		(cd "$D" && apt-get download "libc-bin:arm64" >"$D/apt.log" 2>&1 &&
-			dpkg-deb -x libc-bin_*_arm64.deb "$D/x") ||
-			{ skip "hold suite" "cannot fetch libc-bin:arm64 ($(tail -n1 "$D/apt.log"))"; finish; exit; }
-	fi
-fi
 
 # ---- the libraries, built once for every host ----
 L=$W/libs

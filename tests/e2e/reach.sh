@@ -17,15 +17,9 @@ top=$(cd "$here/../.." && pwd) arch=${2:-$(uname -m)} mode=${3:-chain}
 B=$(cd "${1:-$top/build}" && pwd)
 echo "== end-to-end, every libcuda reached is judged or held ($arch, $mode mode)"
 [ "$(id -u)" = 0 ] || { skip "reach suite" "not root (the hosts are chroots)"; finish; exit; }
-if [ "$arch" != "$(uname -m)" ] || [ "$arch" != x86_64 ]; then
-	# the layouts are data-center ones: conda-forge, NGC, Apptainer and Spack
-	# on x86_64 servers (sbsa would read alike)
-	skip "reach suite" "the layouts are x86_64 data-center ones; run on x86_64"
-	finish
-	exit
-fi
-triplet=x86_64-linux-gnu ldso=/lib64/ld-linux-x86-64.so.2 LDCONFIG=ldconfig
-CL=$B/cudaload
+# conda-forge's cuda-compat, NGC images, Apptainer and Spack exist for
+# x86_64 and for aarch64 servers (sbsa: Grace Hopper)
+chroot_arch || { skip "reach suite" "$chroot_why"; finish; exit; }
 W=$B/e2e-reach-$arch-$mode
 L=$W/libs
 rm -rf "$W"
@@ -35,7 +29,7 @@ mkdir -p "$L/link"
 lib() { # lib OUT SONAME SOURCE [FLAGS...]
 	o=$1 so=$2 src=$3
 	shift 3
-	cc -shared -fPIC -O1 -Wl,-soname,"$so" -o "$L/$o" "$here/$src" "$@"
+	$TCC -shared -fPIC -O1 -Wl,-soname,"$so" -o "$L/$o" "$here/$src" "$@"
 }
 lib libcuda-system.so libcuda.so.1 fakecuda.c -DFAKE_CUDA_VERSION=12020 &&
 	lib ptxjit.so libnvidia-ptxjitcompiler.so.1 holdlib.c &&
@@ -45,7 +39,7 @@ lib libcuda-system.so libcuda.so.1 fakecuda.c -DFAKE_CUDA_VERSION=12020 &&
 	{ bad "build the test libraries"; finish; exit; }
 cp "$L/via.so" "$L/link/libvia.so" && cp "$L/bundle.so" "$L/link/libbundle.so"
 prog() { # prog NAME RUNPATH
-	cc -O1 -o "$L/$1" "$here/holdprobe.c" -L"$L/link" -lvia -lbundle -ldl \
+	$TCC -O1 -o "$L/$1" "$here/holdprobe.c" -L"$L/link" -lvia -lbundle -ldl \
 		-Wl,--enable-new-dtags,-rpath,"$2"
 }
 spack=/opt/spack/opt/spack/linux-x86_64/gcc-12.2.0/cuda-12.8.0-q3x7nv2kjz
@@ -72,7 +66,7 @@ install_prog() {
 mkhost() {
 	R=$W/$1
 	sed "${3:-}" "$top/tests/fixtures/layouts/$2.profile" >"$W/$1.profile"
-	sh "$here/mkroot.sh" "$W/$1.profile" "$R" "$L" >/dev/null || return 1
+	CC=$TCC OBJCOPY=$OBJCOPY sh "$here/mkroot.sh" "$W/$1.profile" "$R" "$L" >/dev/null || return 1
 	chroot_libc "$R"
 	mkdir -p "$R/opt/app/lib" "$R/usr/lib/cudaload"
 	cp "$L/bundle.so" "$R/opt/app/lib/libbundle.so.1"
@@ -152,6 +146,11 @@ setid_rows() {
 	cp "$R/opt/conda/envs/user/bin/python3.12" "$R/opt/conda/envs/user/bin/python-suid"
 	chown -R 65534:65534 "$R/opt/conda/envs/user/cuda-compat"
 	chmod 4755 "$R/usr/bin/app-suid" "$R$torch/bin/python-suid" "$R/opt/conda/envs/user/bin/python-suid"
+	if [ "$arch" != "$(uname -m)" ] &&
+		! grep -q '^flags:.*C' "/proc/sys/fs/binfmt_misc/qemu-$arch" 2>/dev/null; then
+		skip "set-id rows" "qemu-user's binfmt_misc entry lacks the C flag: no set-id under it"
+		return
+	fi
 	if ! proc_on "$W/conda-535"; then
 		skip "set-id rows" "cannot mount /proc in the chroot"
 		return

@@ -202,6 +202,8 @@ e2e: all $(BUILD)/asan/cudaload-patch
 	@set -e; for a in $(E2E_ARCHES); do sh tests/e2e/verify.sh $(BUILD) $$a; done
 	@set -e; for a in $(E2E_ARCHES); do for m in exec chain; do \
 		sh tests/e2e/hold.sh $(BUILD) $$a $$m; done; done
+	@set -e; for a in $(E2E_ARCHES); do for m in exec chain; do \
+		sh tests/e2e/reach.sh $(BUILD) $$a $$m; done; done
 	@set -e; for a in $(E2E_ARCHES); do sh tests/e2e/walk.sh $(BUILD) $$a; done
 	sh tests/e2e/glibc231.sh $(BUILD)
 	sh tests/e2e/cudart.sh $(BUILD)

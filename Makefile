@@ -241,7 +241,7 @@ bench-smoke: all
 	@echo "bench smoke: ok ($(BUILD)/bench/results.json)"
 
 # ---- fuzzing: libFuzzer targets (clang) for every parser of outside data ----
-FUZZ_TARGETS := release versions notejson config elf patch verdict patchlist
+FUZZ_TARGETS := release versions notejson config elf patch verdict patchlist ldcache
 FUZZ_LIBSRC := $(COMMON_SRC) $(ELFPATCH_SRC) tools/patchlist.c
 FUZZ_SECONDS ?= 60
 

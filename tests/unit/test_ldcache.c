@@ -114,3 +114,34 @@ Test(ldcache_sad, damaged)
 	cr_assert_eq(ldcache_scan((const unsigned char *)"nothing", 7, "libcuda.so.1", EM_X86_64, collect, &s), -1);
 	cr_assert_eq(ldcache_find("/nonexistent-root", "libcuda.so.1", EM_X86_64, collect, &s), -1);
 }
+
+/* Caches glibc 2.36's ldconfig made for tests/e2e/reach.sh's vLLM-style
+ * host (the fuzz corpus): the new layout, the old one carrying the new one
+ * (ldconfig -c compat, glibc 2.31's default), and aarch64's. */
+Test(ldcache_happy, made_by_ldconfig)
+{
+	static const struct {
+		const char *file;
+		int machine;
+		const char *triplet;
+	} caches[] = {
+		{ "tests/fuzz/corpus/ldcache/vllm-x86_64", EM_X86_64, "x86_64-linux-gnu" },
+		{ "tests/fuzz/corpus/ldcache/vllm-x86_64-old-layout", EM_X86_64, "x86_64-linux-gnu" },
+		{ "tests/fuzz/corpus/ldcache/vllm-aarch64", EM_AARCH64, "aarch64-linux-gnu" },
+	};
+	for (size_t i = 0; i < sizeof caches / sizeof *caches; i++) {
+		static unsigned char buf[8192];
+		FILE *f = fopen(caches[i].file, "rb");
+		cr_assert(f, "%s", caches[i].file);
+		size_t n = fread(buf, 1, sizeof buf, f);
+		fclose(f);
+		struct seen s = { 0 };
+		char sys[128];
+		cr_assert_eq(ldcache_scan(buf, n, "libcuda.so.1", caches[i].machine, collect, &s), 2,
+			     "%s", caches[i].file);
+		snprintf(sys, sizeof sys, "/usr/lib/%s/libcuda.so.1", caches[i].triplet);
+		cr_assert(strcmp(s.paths[0], sys) == 0 || strcmp(s.paths[1], sys) == 0);
+		cr_assert(strcmp(s.paths[0], "/usr/local/cuda/compat/libcuda.so.1") == 0 ||
+			  strcmp(s.paths[1], "/usr/local/cuda/compat/libcuda.so.1") == 0);
+	}
+}

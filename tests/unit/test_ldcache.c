@@ -116,7 +116,7 @@ Test(ldcache_sad, damaged)
 }
 
 /* Caches glibc 2.36's ldconfig made for tests/e2e/reach.sh's vLLM-style
- * host (the fuzz corpus): the new layout, the old one carrying the new one
+ * host (tests/fixtures/ldcache): the new layout, the old one carrying the new one
  * (ldconfig -c compat, glibc 2.31's default), and aarch64's. */
 Test(ldcache_happy, made_by_ldconfig)
 {
@@ -125,9 +125,9 @@ Test(ldcache_happy, made_by_ldconfig)
 		int machine;
 		const char *triplet;
 	} caches[] = {
-		{ "tests/fuzz/corpus/ldcache/vllm-x86_64", EM_X86_64, "x86_64-linux-gnu" },
-		{ "tests/fuzz/corpus/ldcache/vllm-x86_64-old-layout", EM_X86_64, "x86_64-linux-gnu" },
-		{ "tests/fuzz/corpus/ldcache/vllm-aarch64", EM_AARCH64, "aarch64-linux-gnu" },
+		{ "tests/fixtures/ldcache/vllm-x86_64", EM_X86_64, "x86_64-linux-gnu" },
+		{ "tests/fixtures/ldcache/vllm-x86_64-old-layout", EM_X86_64, "x86_64-linux-gnu" },
+		{ "tests/fixtures/ldcache/vllm-aarch64", EM_AARCH64, "aarch64-linux-gnu" },
 	};
 	for (size_t i = 0; i < sizeof caches / sizeof *caches; i++) {
 		static unsigned char buf[8192];

@@ -223,12 +223,14 @@ static void reach_more(const struct settings *s, const struct target *t, bool as
 	struct reach r = { .root = s->root, .machine = t->machine, .explain = explain || diag_on };
 	char *name = NULL, *paths = NULL;
 	if (as_interp) {
-		/* the name it was started by: a conda python is a link in PREFIX/bin */
+		/* The file the kernel runs: AT_EXECFN names a script whose #! line
+		 * started it, and a venv's python is a link into its conda
+		 * environment.  Without /proc, the name it was started by. */
 		const char *fn = (const char *)getauxval(AT_EXECFN);
-		if (fn && fn[0] == '/' && !s->secure)
-			r.program = fn;
-		else if ((name = malloc(CL_PATH_MAX)) && exe_name(name))
+		if ((name = malloc(CL_PATH_MAX)) && exe_name(name))
 			r.program = name;
+		else if (fn && fn[0] == '/' && !s->secure)
+			r.program = fn;
 		reach_paths_from_memory(start_program.phdr, start_program.phnum, start_program.phent,
 					&r.rpath, &r.runpath);
 	} else if (t->path) {

@@ -113,7 +113,9 @@ check() {
 	wl=$(realpath "$R$want/libcuda.so.1") wj=$(realpath "$R$want/libnvidia-ptxjitcompiler.so.1")
 	has "$h $row: libcuda.so.1 from $want" "$out" "libcuda=${wl#"$R"}"
 	has "$h $row: JIT compiler from $want" "$out" "ptxjit=${wj#"$R"}"
-	case $p in /opt/conda/*) b=${p%/bin/*}/lib ;; *) b=/opt/app/lib ;; esac
+	ip=$p	# a script: its interpreter's environment
+	[ "$(head -c 2 "$R$p")" != "#!" ] || ip=$(head -n 1 "$R$p" | cut -c 3-)
+	case $ip in /opt/conda/*) b=${ip%/bin/*}/lib ;; *) b=/opt/app/lib ;; esac
 	has "$h $row: the bundled library stays" "$out" "bundle=$b/libbundle.so.1"
 	ex=$(env -i PATH=/usr/bin:/bin "$@" "$CHROOT" "$R" /usr/bin/cudaload --explain "$p" 2>&1)
 	has "$h $row: --explain names that file" "$ex" "libcuda:      ${wl#"$R"}"
@@ -137,8 +139,15 @@ check_setid() {
 }
 # set-id programs: CONDA_PREFIX is the user's word, not taken; the
 # program's own environment is, when root owns it and alone can write it
-setid_rows() {
+# with a real /proc: a script whose #! line names an environment's python
+# (the kernel's AT_EXECFN names the script; /proc/self/exe the python), and
+# set-id programs: CONDA_PREFIX is the user's word, not taken; the program's
+# own environment is, when root owns it and alone can write it
+proc_rows() {
 	R=$W/conda-535
+	mkdir -p "$R/usr/local/bin"
+	printf '#!%s/bin/python3.12\n' $torch >"$R/usr/local/bin/tool"
+	chmod 755 "$R/usr/local/bin/tool"
 	cp "$R/usr/bin/app" "$R/usr/bin/app-suid"
 	cp "$R$torch/bin/python3.12" "$R$torch/bin/python-suid"
 	env_for "$R" /opt/conda/envs/user
@@ -146,19 +155,20 @@ setid_rows() {
 	cp "$R/opt/conda/envs/user/bin/python3.12" "$R/opt/conda/envs/user/bin/python-suid"
 	chown -R 65534:65534 "$R/opt/conda/envs/user/cuda-compat"
 	chmod 4755 "$R/usr/bin/app-suid" "$R$torch/bin/python-suid" "$R/opt/conda/envs/user/bin/python-suid"
+	if ! proc_on "$R"; then
+		skip "rows with /proc" "cannot mount /proc in the chroot"
+		return
+	fi
+	check conda-535 "a script run by torch's python" /usr/local/bin/tool $torch/cuda-compat
 	if [ "$arch" != "$(uname -m)" ] &&
 		! grep -q '^flags:.*C' "/proc/sys/fs/binfmt_misc/qemu-$arch" 2>/dev/null; then
 		skip "set-id rows" "qemu-user's binfmt_misc entry lacks the C flag: no set-id under it"
-		return
+	else
+		check_setid "CONDA_PREFIX ignored" /usr/bin/app-suid $sys CONDA_PREFIX=$torch
+		check_setid "its own root-owned environment" $torch/bin/python-suid $torch/cuda-compat
+		check_setid "its environment's package owned by a user" /opt/conda/envs/user/bin/python-suid $sys
 	fi
-	if ! proc_on "$W/conda-535"; then
-		skip "set-id rows" "cannot mount /proc in the chroot"
-		return
-	fi
-	check_setid "CONDA_PREFIX ignored" /usr/bin/app-suid $sys CONDA_PREFIX=$torch
-	check_setid "its own root-owned environment" $torch/bin/python-suid $torch/cuda-compat
-	check_setid "its environment's package owned by a user" /opt/conda/envs/user/bin/python-suid $sys
-	proc_off "$W/conda-535"
+	proc_off "$R"
 }
 
 torch=/opt/conda/envs/torch jax=/opt/conda/envs/jax sys=/usr/lib/$triplet
@@ -175,7 +185,7 @@ if mkhost conda-535 conda; then
 	check conda-535 "a system program, CONDA_PREFIX torch's" /usr/bin/app $torch/cuda-compat \
 		CONDA_PREFIX=$torch
 	check conda-535 "a system program, no CONDA_PREFIX" /usr/bin/app $sys
-	setid_rows
+	proc_rows
 	explain conda-535 $torch/bin/python "              found: the program's conda environment"
 	explain conda-535 /usr/bin/app "              found: the conda environment CONDA_PREFIX names" \
 		CONDA_PREFIX=$torch

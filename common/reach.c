@@ -63,6 +63,16 @@ size_t reach_path_entry(const char *p, size_t n, const char *origin, size_t ol, 
 
 /* ---- the program's search paths ---- */
 
+/* Do len bytes at vaddr lie in the file-backed part of one PT_LOAD? */
+static bool in_load(const ElfW(Phdr) *ph, size_t phnum, uintptr_t vaddr, uintptr_t len)
+{
+	for (size_t i = 0; i < phnum; i++)
+		if (ph[i].p_type == PT_LOAD && vaddr >= ph[i].p_vaddr && len <= ph[i].p_filesz &&
+		    vaddr - ph[i].p_vaddr <= ph[i].p_filesz - len)
+			return true;
+	return false;
+}
+
 int reach_paths_from_memory(const void *phdr, size_t phnum, size_t phent, const char **rpath,
 			    const char **runpath)
 {
@@ -84,6 +94,10 @@ int reach_paths_from_memory(const void *phdr, size_t phnum, size_t phent, const 
 		return -1;
 	if (!dynph)
 		return 0;	/* static: nothing to search */
+	/* read only what the kernel mapped: a PT_DYNAMIC outside every PT_LOAD
+	 * would fault here, before ld.so could say what is wrong */
+	if (!in_load(ph, phnum, dynph->p_vaddr, dynph->p_memsz))
+		return -1;
 	/* The kernel relocates nothing: d_ptr values are link-time addresses. */
 	const ElfW(Dyn) *dyn = (const ElfW(Dyn) *)(bias + dynph->p_vaddr);
 	size_t ndyn = dynph->p_memsz / sizeof *dyn;
@@ -98,12 +112,7 @@ int reach_paths_from_memory(const void *phdr, size_t phnum, size_t phent, const 
 	}
 	if (rp == UINTPTR_MAX && rn == UINTPTR_MAX)
 		return 0;
-	/* the table must lie inside one loaded segment, or it is not mapped */
-	bool inside = false;
-	for (size_t i = 0; i < phnum && !inside; i++)
-		inside = ph[i].p_type == PT_LOAD && strtab >= ph[i].p_vaddr && strsz <= ph[i].p_filesz &&
-			 strtab - ph[i].p_vaddr <= ph[i].p_filesz - strsz;
-	if (!inside || !strsz)
+	if (!strsz || !in_load(ph, phnum, strtab, strsz))
 		return -1;
 	const char *strs = (const char *)(bias + strtab);
 	if (rp != UINTPTR_MAX && rp < strsz && memchr(strs + rp, '\0', strsz - rp))

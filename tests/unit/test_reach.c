@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "helpers.h"
 
+#include <link.h>
+
 #include "../../common/reach.h"
 
 static const struct test_elf_spec plain = { 0 };
@@ -152,4 +154,62 @@ Test(reach_happy, toolkits)
 	cr_assert_str_eq(f.c.v[1].dir, "/opt/apps/cuda/12.9/compat");
 	cr_assert_str_eq(f.c.v[1].origin, "CUDA_HOME");
 	fx_close(&f);
+}
+
+/* A program image as the kernel maps it: program headers at 0x40, the
+ * dynamic section at 0x200, the string table at 0x300, one PT_LOAD over
+ * all of it; the link addresses are offsets, the bias the buffer. */
+struct image {
+	_Alignas(16) unsigned char b[0x400];
+	ElfW(Phdr) *ph;
+};
+
+static void image(struct image *im, bool runpath)
+{
+	memset(im, 0, sizeof *im);
+	ElfW(Phdr) *ph = im->ph = (ElfW(Phdr) *)(im->b + 0x40);
+	ph[0] = (ElfW(Phdr)){ .p_type = PT_PHDR, .p_vaddr = 0x40, .p_filesz = 3 * sizeof *ph };
+	ph[1] = (ElfW(Phdr)){ .p_type = PT_LOAD, .p_vaddr = 0, .p_filesz = 0x400, .p_memsz = 0x400 };
+	ph[2] = (ElfW(Phdr)){ .p_type = PT_DYNAMIC, .p_vaddr = 0x200, .p_memsz = 5 * sizeof(ElfW(Dyn)) };
+	ElfW(Dyn) *d = (ElfW(Dyn) *)(im->b + 0x200);
+	d[0] = (ElfW(Dyn)){ .d_tag = DT_STRTAB, .d_un.d_ptr = 0x300 };
+	d[1] = (ElfW(Dyn)){ .d_tag = DT_STRSZ, .d_un.d_val = 40 };
+	d[2] = (ElfW(Dyn)){ .d_tag = runpath ? DT_RUNPATH : DT_DEBUG, .d_un.d_val = 1 };
+	d[3] = (ElfW(Dyn)){ .d_tag = DT_RPATH, .d_un.d_val = 22 };
+	memcpy(im->b + 0x300, "\0/opt/app/lib:$ORIGIN\0/rp\0", 26);
+}
+
+Test(reach_happy, paths_from_memory)
+{
+	struct image im;
+	const char *rp, *rn;
+	image(&im, true);
+	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn), 0);
+	cr_assert_str_eq(rn, "/opt/app/lib:$ORIGIN");
+	cr_assert_str_eq(rp, "/rp");
+	image(&im, false);
+	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn), 0);
+	cr_assert_null(rn);
+	cr_assert_str_eq(rp, "/rp");
+}
+
+Test(reach_sad, paths_from_memory)
+{
+	struct image im;
+	const char *rp, *rn;
+	image(&im, true);
+	im.ph[0].p_type = PT_NULL;	/* no PT_PHDR: the bias is unknown */
+	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn), -1);
+	image(&im, true);
+	im.ph[2].p_vaddr = 0x3f8;	/* the dynamic section past the mapping */
+	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn), -1);
+	image(&im, true);
+	((ElfW(Dyn) *)(im.b + 0x200))[1].d_un.d_val = 0x200;	/* strings past it */
+	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn), -1);
+	image(&im, true);
+	((ElfW(Dyn) *)(im.b + 0x200))[2].d_un.d_val = 39;	/* no NUL before the end */
+	memset(im.b + 0x300 + 21, 'x', 19);
+	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn), 0);
+	cr_assert_null(rn);
+	cr_assert_eq(reach_paths_from_memory(im.ph, 3, 7, &rp, &rn), -1);	/* another phent */
 }

@@ -11,6 +11,7 @@
 
 #include "diag.h"
 #include "elfread.h"
+#include "ldcache.h"
 #include "reach.h"
 #include "secure.h"
 
@@ -275,9 +276,25 @@ static void env_rivals(struct rivals *r, char *const *envp)
 	}
 }
 
+/* ld.so takes the first of ld.so.cache's entries for the soname that suits
+ * the machine (glibc elf/dl-cache.c, search_cache). */
+struct cache_first {
+	struct rivals *r;
+	bool seen;
+};
+
+static void cache_first(const char *path, void *arg)
+{
+	struct cache_first *cf = arg;
+	const char *slash = strrchr(path, '/');
+	if (!cf->seen && slash)
+		other_driver_first(cf->r, path, (size_t)(slash - path), true);
+	cf->seen = true;
+}
+
 int pin_rivals(const char *root, const char *program, const char *chosen_dir, bool held,
-	       const char *user_llp, char *const *envp, bool secure, char **libcuda,
-	       char ***lines)
+	       const char *user_llp, char *const *envp, bool secure, int machine,
+	       char **libcuda, char ***lines)
 {
 	struct rivals r = { root, NULL, NULL, calloc(MAX_RIVALS, sizeof(char *)), 0 };
 	if (chosen_dir)
@@ -295,6 +312,10 @@ int pin_rivals(const char *root, const char *program, const char *chosen_dir, bo
 	search_rivals(&r, program, rp, user_llp && !secure ? user_llp : NULL, held);
 	free(rp);
 	ldconf_rivals(&r, held);
+	if (!held && !r.first) {
+		struct cache_first cf = { &r, false };
+		ldcache_find(root, "libcuda.so.1", machine, cache_first, &cf);
+	}
 	if (!secure)
 		env_rivals(&r, envp);
 	if (r.first) {

@@ -78,11 +78,13 @@ void pin_system(const char *root, const char *self, const struct host *h,
  * LD_LIBRARY_PATH's /usr/local/cuda/compat", or "not held: ..." for a
  * DT_RPATH or an absolute path in the environment, which come before any
  * search list).  chosen_dir: the chosen driver's directory as on the
- * target; held: a search list puts it first.  Returns the count of lines
+ * target; held: a search list puts it first (without one, the first of
+ * ld.so.cache's entries for machine is what the program gets, when nothing
+ * before the cache names a driver).  Returns the count of lines
  * in *lines (malloc'd, each malloc'd; kept until exit, like the report). */
 int pin_rivals(const char *root, const char *program, const char *chosen_dir, bool held,
-	       const char *user_llp, char *const *envp, bool secure, char **libcuda,
-	       char ***lines);
+	       const char *user_llp, char *const *envp, bool secure, int machine,
+	       char **libcuda, char ***lines);
 
 void pin_free(struct pin *p);
 

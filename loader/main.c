@@ -585,7 +585,8 @@ int main(int argc, char **argv, char **envp)
 				      : pin_system_dir(s.root, &host, &cands, t.machine, &only);
 		n_rivals = pin_rivals(s.root, have_program ? t.path : NULL,
 				      d.use_compat ? cands.v[d.chosen].dir : sys_dir, llp != NULL,
-				      env_get(envp, "LD_LIBRARY_PATH"), envp, s.secure, &libcuda, &rivals);
+				      env_get(envp, "LD_LIBRARY_PATH"), envp, s.secure, t.machine, &libcuda,
+				      &rivals);
 		if (libcuda)
 			diag("libcuda %s", libcuda);
 		for (int i = 0; i < n_rivals; i++)

@@ -268,6 +268,16 @@ for v in "535 " "580 s/535\.216\.01/580.95.05/g" "4090 s/H100 80GB HBM3/GeForce 
 		finish_host "$W/vllm-$n"
 		[ "$n" = 535 ] && want=/usr/local/cuda-12.9/compat || want=$sys
 		check "vllm-$n" "/etc/ld.so.conf.d/cuda-compat.conf" /usr/bin/app $want
+		[ "$n" = 580 ] || continue
+		# cudaload without its pin directories (copied by hand, not
+		# installed): nothing holds, and --explain names what ld.so.cache
+		# gives first, which is what the program gets
+		mv "$W/vllm-580/usr/lib/cudaload/pin" "$W/vllm-580/usr/lib/cudaload/pin.away"
+		out=$(env -i PATH=/usr/bin:/bin "$CHROOT" "$W/vllm-580" /usr/bin/app 2>&1)
+		got=$(printf '%s\n' "$out" | sed -n 's/^libcuda=//p')
+		explain vllm-580 /usr/bin/app "libcuda:      ${got:-?}"
+		explain vllm-580 /usr/bin/app "pin:          none: no pin directory /usr/bin/../lib/cudaload/pin/usr/lib/$triplet"
+		mv "$W/vllm-580/usr/lib/cudaload/pin.away" "$W/vllm-580/usr/lib/cudaload/pin"
 	else
 		bad "vllm-$n: build the host"
 	fi

@@ -36,6 +36,13 @@ static struct reach at(const char *root, const char *program)
 	return (struct reach){ .root = root, .machine = EM_X86_64, .program = program };
 }
 
+/* libcuda files under root: directory and file name pairs, then NULL */
+static void put_libs(const char *root, const char *const *pairs)
+{
+	for (; pairs[0]; pairs += 2)
+		put_lib(root, pairs[0], pairs[1], &plain);
+}
+
 /* r reaches one candidate, dir, found as origin; c keeps it for more checks */
 static void reaches_one(const struct reach *r, struct host *h, struct candidates *c,
 			const char *dir, const char *origin)
@@ -68,8 +75,8 @@ Test(reach_happy, conda_environments)
 {
 	struct fx f;
 	fx_open(&f);
-	put_lib(f.root, "/opt/conda/envs/torch/cuda-compat", "libcuda.so.570.124.06", &plain);
-	put_lib(f.root, "/opt/conda/envs/jax/cuda-compat", "libcuda.so.575.57.08", &plain);
+	put_libs(f.root, (const char *const[]){ "/opt/conda/envs/torch/cuda-compat", "libcuda.so.570.124.06",
+						"/opt/conda/envs/jax/cuda-compat", "libcuda.so.575.57.08", NULL });
 	put_text(f.root, "/opt/conda/envs/torch/conda-meta/history", "");
 	struct reach r = at(f.root, "/opt/conda/envs/torch/bin/python");
 	r.conda_prefix = "/opt/conda/envs/jax";
@@ -88,11 +95,11 @@ Test(reach_happy, rivals_and_the_system_driver)
 {
 	struct fx f;
 	fx_open(&f);
-	put_lib(f.root, "/opt/conda/envs/torch/cuda-compat", "libcuda.so.570.124.06", &plain);
-	put_lib(f.root, "/.singularity.d/libs", "libcuda.so.535.216.01", &plain);
+	put_libs(f.root, (const char *const[]){ "/opt/conda/envs/torch/cuda-compat", "libcuda.so.570.124.06",
+						"/.singularity.d/libs", "libcuda.so.535.216.01",
+						"/usr/lib/x86_64-linux-gnu", "libcuda.so.535.216.01",
+						"/opt/mixed", "libcuda.so.535.216.01", NULL });
 	put_text(f.root, "/.singularity.d/libs/libnvidia-ptxjitcompiler.so.1", "");
-	put_lib(f.root, "/usr/lib/x86_64-linux-gnu", "libcuda.so.535.216.01", &plain);
-	put_lib(f.root, "/opt/mixed", "libcuda.so.535.216.01", &plain);
 	put_text(f.root, "/opt/mixed/libz.so.1", "");
 	struct reach r = at(f.root, NULL);
 	r.llp = "/usr/lib/x86_64-linux-gnu:/opt/conda/envs/torch/cuda-compat::/.singularity.d/libs:/opt/mixed:rel";

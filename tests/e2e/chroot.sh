@@ -13,6 +13,9 @@
 #                      set-id programs run through /proc/self/fd (docs/design.md
 #                      §6), and without /proc keep the system driver unpinned
 #   proc_off ROOT      take them down again
+#   setid_runs         0 when a set-id program runs with its privileges here:
+#                      this machine's, or qemu-user's binfmt_misc entry with
+#                      the C flag; else 1 with the reason in chroot_why
 
 chroot_arch() {
 	chroot_why=
@@ -69,3 +72,10 @@ proc_on() {
 		{ mount --bind "$1.proc/driver" "$1/proc/driver" || { umount "$1/proc"; false; }; }
 }
 proc_off() { umount "$1/proc/driver" "$1/proc"; }
+
+setid_runs() {
+	[ "$arch" != "$(uname -m)" ] || return 0
+	grep -q '^flags:.*C' "/proc/sys/fs/binfmt_misc/qemu-$arch" 2>/dev/null && return 0
+	chroot_why="qemu-user's binfmt_misc entry lacks the C flag: no set-id under it"
+	return 1
+}

@@ -160,9 +160,8 @@ proc_rows() {
 		return
 	fi
 	check conda-535 "a script run by torch's python" /usr/local/bin/tool $torch/cuda-compat
-	if [ "$arch" != "$(uname -m)" ] &&
-		! grep -q '^flags:.*C' "/proc/sys/fs/binfmt_misc/qemu-$arch" 2>/dev/null; then
-		skip "set-id rows" "qemu-user's binfmt_misc entry lacks the C flag: no set-id under it"
+	if ! setid_runs; then
+		skip "set-id rows" "$chroot_why"
 	else
 		check_setid "CONDA_PREFIX ignored" /usr/bin/app-suid $sys CONDA_PREFIX=$torch
 		check_setid "its own root-owned environment" $torch/bin/python-suid $torch/cuda-compat

@@ -113,7 +113,7 @@ $(BUILD)/aarch64/cudaload: $(A64_OBJ)
 
 # ---- cudaload-patch: a host tool on elfutils' libelf ----
 ELFPATCH_SRC := $(wildcard tools/elfpatch/*.c)
-TOOL_SRC := tools/cudaload-patch.c $(ELFPATCH_SRC) tools/patchlist.c tools/closure.c tools/pysite.c tools/replace.c common/array.c common/elfread.c common/sys.c
+TOOL_SRC := tools/cudaload-patch.c $(ELFPATCH_SRC) tools/patchlist.c common/patchlist.c tools/closure.c tools/pysite.c tools/replace.c common/array.c common/elfread.c common/sys.c
 TOOL_HDR := $(wildcard tools/*.h tools/elfpatch/*.h) $(COMMON_HDR)
 # Debian's hardening defaults for a program that runs as root.
 TOOL_HARDEN := -D_FORTIFY_SOURCE=2 -fstack-protector-strong -Wl,-z,relro,-z,now
@@ -217,6 +217,7 @@ e2e: all $(BUILD)/asan/cudaload-patch
 	PATCHER=$(BUILD)/asan/cudaload-patch ASAN_OPTIONS=detect_leaks=1 sh tests/e2e/patch.sh $(BUILD)
 	sh tests/e2e/valgrind.sh $(BUILD)
 	sh tests/e2e/record.sh $(BUILD)
+	sh tests/e2e/status.sh $(BUILD)
 	PATCHER=$(BUILD)/asan/cudaload-patch ASAN_OPTIONS=detect_leaks=1 sh tests/e2e/record.sh $(BUILD)
 	sh tests/e2e/docs.sh $(BUILD)
 	$(MAKE) deb
@@ -241,7 +242,7 @@ bench-smoke: all
 	@echo "bench smoke: ok ($(BUILD)/bench/results.json)"
 
 # ---- fuzzing: libFuzzer targets (clang) for every parser of outside data ----
-FUZZ_TARGETS := release versions notejson config elf patch verdict patchlist ldcache
+FUZZ_TARGETS := release versions notejson config elf patch verdict patchlist utf8 ldcache
 FUZZ_LIBSRC := $(COMMON_SRC) $(ELFPATCH_SRC) tools/patchlist.c
 FUZZ_SECONDS ?= 60
 

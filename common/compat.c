@@ -440,11 +440,13 @@ static bool listing_rules_out(const struct listing *l, const char *path)
 }
 
 /* Expand a pattern, one wildcard component at a time (like glob(3), without
- * its tilde and password-file baggage in a static loader). */
-static int expand(const char *root, const char *pattern, const char *origin,
+ * its tilde and password-file baggage in a static loader).  The first
+ * `literal` bytes are names already matched: a '[' or '*' in a directory's
+ * name is a character there, not a pattern to expand again. */
+static int expand(const char *root, const char *pattern, size_t literal, const char *origin,
 		  struct listing *cache, struct candidates *out, int depth, int *matched)
 {
-	const char *wild = strpbrk(pattern, "*?[");
+	const char *wild = strpbrk(pattern + literal, "*?[");
 	if (!wild) {
 		if (listing_rules_out(cache, pattern))
 			return 0;
@@ -495,7 +497,7 @@ static int expand(const char *root, const char *pattern, const char *origin,
 		memcpy(sub, pattern, plen);
 		memcpy(sub + plen, names[i], nl);
 		memcpy(sub + plen + nl, rest, rl + 1);
-		rc = expand(root, sub, origin, cache, out, depth + 1, matched);
+		rc = expand(root, sub, plen + nl, origin, cache, out, depth + 1, matched);
 		free(sub);
 	}
 	for (size_t i = n; i-- > 0;)
@@ -533,7 +535,7 @@ int compat_discover(const char *root, const char *const *dirs, int n_dirs,
 		if (patterns[i][0] != '/')
 			continue;
 		int matched = 0;
-		rc = expand(root, patterns[i], pattern_origin, &cache, out, 0, &matched);
+		rc = expand(root, patterns[i], 0, pattern_origin, &cache, out, 0, &matched);
 		/* the defaults are allowed to find nothing; a configured place is not */
 		if (rc == 0 && !matched && strcmp(pattern_origin, "default") != 0)
 			missed(out, patterns[i], pattern_origin,

@@ -84,12 +84,17 @@ void settings_warn(struct settings *s, const char *fmt, ...)
 		s->n_warnings++;
 }
 
-/* Add the first len bytes of value to list, which has room for *cap. */
-static void add_n(char ***list, int *n, size_t *cap, const char *value, size_t len,
-		  const char *what)
+/* Add the first len bytes of value to list, which has room for *cap.  A
+ * list bounds the work a variable or a config can ask of every start; past
+ * its bound an entry is dropped, said once per list (*full), never silently. */
+static void add_n(struct settings *s, bool *full, char ***list, int *n, size_t *cap,
+		  const char *value, size_t len, const char *what)
 {
 	if (*n >= CONFIG_MAX_LIST) {
-		diag("too many %s entries, '%.*s' ignored", what, (int)len, value);
+		if (!*full)
+			settings_warn(s, "%s: more than %d entries; '%.*s' and every later one ignored",
+				      what, CONFIG_MAX_LIST, (int)(len > 200 ? 200 : len), value);
+		*full = true;
 		return;
 	}
 	char *copy = array_room(list, (size_t)*n, cap, sizeof **list, 8) == 0 ? strndup(value, len) : NULL;
@@ -97,9 +102,10 @@ static void add_n(char ***list, int *n, size_t *cap, const char *value, size_t l
 		(*list)[(*n)++] = copy;
 }
 
-static void add(char ***list, int *n, size_t *cap, const char *value, const char *what)
+static void add(struct settings *s, bool *full, char ***list, int *n, size_t *cap,
+		const char *value, const char *what)
 {
-	add_n(list, n, cap, value, strlen(value), what);
+	add_n(s, full, list, n, cap, value, strlen(value), what);
 }
 
 /* A compat entry and the CUDA version stated for it (0 none). */
@@ -108,7 +114,7 @@ static void add_compat(struct settings *s, const char *value, int cuda)
 	int before = s->n_compat;
 	if (array_room(&s->compat_cuda, (size_t)before, &s->cap_compat_cuda,
 			sizeof *s->compat_cuda, 8) == 0)
-		add(&s->compat, &s->n_compat, &s->cap_compat, value, "compat");
+		add(s, &s->full_compat, &s->compat, &s->n_compat, &s->cap_compat, value, "compat");
 	if (s->n_compat > before)
 		s->compat_cuda[before] = cuda;
 }
@@ -159,9 +165,11 @@ void settings_from_env(struct settings *s, char *const *envp, bool secure)
 		const char *p = v;
 		while (*p) {
 			size_t n = strcspn(p, ":");
-			if (n > 0 && n < CL_PATH_MAX)
-				add_n(&s->compat_env, &s->n_compat_env, &s->cap_compat_env, p, n,
-				      "CUDALOAD_COMPAT_PATH");
+			if (n >= CL_PATH_MAX)
+				settings_warn(s, "CUDALOAD_COMPAT_PATH: an entry of %zu bytes is longer than a path can be; ignored", n);
+			else if (n > 0)
+				add_n(s, &s->full_compat_env, &s->compat_env, &s->n_compat_env,
+				      &s->cap_compat_env, p, n, "CUDALOAD_COMPAT_PATH");
 			p += n;
 			if (*p == ':')
 				p++;
@@ -269,7 +277,8 @@ static void parse_text(struct settings *s, char *text, const char *name)
 			if (compat) {
 				add_compat(s, value, cuda);
 			} else
-				add(&s->driver_dirs, &s->n_driver_dirs, &s->cap_driver_dirs, value, "driver_dir");
+				add(s, &s->full_driver_dirs, &s->driver_dirs, &s->n_driver_dirs,
+				    &s->cap_driver_dirs, value, "driver_dir");
 		} else if (strncmp(key, "ldso.", 5) == 0 && key[5]) {
 			if (strlen(key + 5) >= sizeof s->ldso[0].machine || value[0] != '/') {
 				bad_line(s, name, lineno, "ldso.<machine> needs a machine name and an absolute path; skipped");

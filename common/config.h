@@ -18,6 +18,8 @@
 enum policy { POLICY_AUTO, POLICY_COMPAT, POLICY_SYSTEM };
 enum mode { MODE_EXEC, MODE_CHAIN };
 
+/* Entries of CUDALOAD_COMPAT_PATH, and compat and driver_dir lines, each
+ * (man/cudaload.1); more are dropped with a warning. */
 #define CONFIG_MAX_LIST 64
 #define CONFIG_MAX_LDSO 8
 #define CONFIG_MAX_WARNINGS 16
@@ -49,6 +51,7 @@ struct settings {
 	char **driver_dirs;
 	int n_driver_dirs;
 	size_t cap_compat_env, cap_compat, cap_compat_cuda, cap_driver_dirs;	/* room, array_room() */
+	bool full_compat_env, full_compat, full_driver_dirs;	/* past CONFIG_MAX_LIST: warned */
 	struct ldso_entry ldso[CONFIG_MAX_LDSO];
 	int n_ldso;
 	char *warnings[CONFIG_MAX_WARNINGS];	/* what was printed about the settings */

@@ -163,6 +163,10 @@ static bool devices_allow(const struct host *h, struct candidate *c)
 {
 	if (h->unsupported_gpu) {
 		const struct dgpu *g = &h->gpus[h->unsupported_gpu - 1];
+		char why[80];
+		if (g->error)	/* unknown is not known good: fail safe */
+			return refuse(c, "GPU %s cannot be identified (%s): it may not support forward compatibility (cuInit could fail with 804)",
+				      g->bus, probe_gpu_problem(g, why, sizeof why));
 		return refuse(c, "%s (%s) does not support forward compatibility (cuInit would fail with 804)",
 			      g->model, tables_brand_name(g->brand));
 	}
@@ -319,9 +323,15 @@ void decide(const struct host *h, struct candidates *cands, enum policy policy,
 		snprintf(out->reason, sizeof out->reason, "system driver: %s", h->problem);
 	} else if (h->unsupported_gpu && policy == POLICY_AUTO) {
 		const struct dgpu *g = &h->gpus[h->unsupported_gpu - 1];
-		snprintf(out->reason, sizeof out->reason,
-			 "system driver: %s does not support forward compatibility (%s)", g->model,
-			 tables_brand_name(g->brand));
+		char why[80];
+		if (g->error)
+			snprintf(out->reason, sizeof out->reason,
+				 "system driver: GPU %s cannot be identified (%s): it may not support forward compatibility",
+				 g->bus, probe_gpu_problem(g, why, sizeof why));
+		else
+			snprintf(out->reason, sizeof out->reason,
+				 "system driver: %s does not support forward compatibility (%s)", g->model,
+				 tables_brand_name(g->brand));
 	} else if (n_failed && n_failed == n_loadable && policy == POLICY_AUTO) {
 		/* the tables may have said yes: the driver said no, say that */
 		char what[160];

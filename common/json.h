@@ -3,8 +3,9 @@
  * json: writing JSON values, for --explain --json and cudaload-verify.
  *
  * Strings are escaped the one way both write them: quote and backslash
- * with a backslash, a newline as \n, other control bytes as \u00XX; bytes
- * from 0x80 pass through (the strings are paths and messages as read).
+ * with a backslash, a newline as \n, other control bytes as \u00XX; valid
+ * UTF-8 passes through, and each byte that is not (a path as read can hold
+ * any) becomes \ufffd, the replacement character: JSON must be UTF-8.
  * NULL writes null.  The json_k* forms write ,"key": before the value, for
  * members after an object's first.
  */

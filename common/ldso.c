@@ -82,6 +82,41 @@ int ldso_inspect(struct ldso_info *l, char *why, size_t whycap)
 	return r;
 }
 
+/* Is this file shaped like a dynamic loader (ldso.h says which shape and
+ * why)?  If not, false with the reason in why. */
+static bool loader_shape(const struct elf_file *ef, const struct elf_phdr *ph, unsigned n,
+			 char *why, size_t whycap)
+{
+	const char *no = NULL;
+	bool dynamic = false, entry = false;
+	for (unsigned i = 0; i < n && !no; i++) {
+		if (ph[i].type == PT_INTERP)
+			no = "names a loader of its own (PT_INTERP): a program or a library, not a dynamic loader";
+		dynamic |= ph[i].type == PT_DYNAMIC;
+		entry |= ef->entry != 0 && ph[i].type == PT_LOAD && (ph[i].flags & PF_X) && ef->entry >= ph[i].vaddr &&
+			 ef->entry - ph[i].vaddr < ph[i].filesz;
+	}
+	unsigned needed = 0;
+	uint64_t flags_1 = 0;
+	if (no)
+		;
+	else if (ef->type != ET_DYN)
+		no = "not a shared object (ET_DYN): not a dynamic loader";
+	else if (!dynamic)
+		no = "no dynamic section: not a dynamic loader";
+	else if (!entry)
+		no = "no entry point in its code: a library, not a dynamic loader";
+	else if (elfread_dynamic_role(ef, ph, n, &needed, &flags_1) < 0)
+		no = "unreadable dynamic section";
+	else if (needed)
+		no = "needs other libraries (DT_NEEDED): a library, not a dynamic loader";
+	else if (flags_1 & DF_1_PIE)
+		no = "a position-independent program (DF_1_PIE), not a dynamic loader";
+	if (no)
+		snprintf(why, whycap, "%s", no);
+	return !no;
+}
+
 /* What the header and program headers say; 0 or -errno. */
 static int inspect(struct ldso_info *l, const struct elf_file *ef, char *why, size_t whycap)
 {
@@ -95,6 +130,8 @@ static int inspect(struct ldso_info *l, const struct elf_file *ef, char *why, si
 		snprintf(why, whycap, "is cudaload itself, not a dynamic loader");
 		return -ELOOP;
 	}
+	if (!loader_shape(ef, l->ph, l->n_ph, why, whycap))
+		return -ENOEXEC;
 	l->machine = ef->machine;
 	l->cls = ef->cls;
 	if (strstr(l->path, "ld-musl-")) {

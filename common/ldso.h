@@ -8,6 +8,15 @@
  * machine.  What it supports is read from the file, not by running it:
  * glibc >= 2.33 and musl take --argv0; glibc <= 2.32 would take an unknown
  * option for the program name (docs/design.md §3), so it gets none.
+ *
+ * What is taken for a dynamic loader (docs/design.md §3), read from the
+ * header, the program headers and the dynamic tags, never by running it:
+ * ET_DYN (it loads anywhere), no PT_INTERP (the kernel starts it; libc.so.6
+ * and PIE programs name one), a PT_DYNAMIC (it relocates itself), an entry
+ * point inside an executable PT_LOAD (most libraries have none), no
+ * DT_NEEDED (nothing could load what a loader needs) and no DF_1_PIE (a
+ * static-pie program).  glibc's ld.so and musl's libc.so (ld-musl-*) pass;
+ * a typo naming libc.so.6, /bin/bash or libm.so.6 does not.
  */
 #ifndef CUDALOAD_LDSO_H
 #define CUDALOAD_LDSO_H
@@ -44,7 +53,8 @@ struct ldso_info {
 const char *ldso_standard(int machine, int cls);
 
 /* Open and read l->path.  0 on success; -ENOENT / -EACCES / -ENOEXEC with a
- * reason in why; -ELOOP when the file is a cudaload (identity.h). */
+ * reason in why; -ELOOP when the file is a cudaload (identity.h);
+ * -ENOEXEC also for an ELF file that is not shaped like a loader. */
 int ldso_inspect(struct ldso_info *l, char *why, size_t whycap);
 
 /* Close what keep held. */

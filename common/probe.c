@@ -257,21 +257,36 @@ void probe_gpu_information(const char *text, char *model, size_t cap, bool *pci)
 	}
 }
 
+const char *probe_gpu_problem(const struct dgpu *g, char *buf, size_t cap)
+{
+	if (!g->error)
+		snprintf(buf, cap, "%s", "");
+	else if (g->error == ENODATA)
+		snprintf(buf, cap, "information file: empty or no Model: line");	/* a FIFO reads empty */
+	else
+		snprintf(buf, cap, "information file: %s", strerror(g->error));
+	return buf;
+}
+
 /* One GPU's information file.  The Model: line comes first and Bus Type: a
- * few lines later, so a few hundred bytes hold both. */
+ * few lines later, so a few hundred bytes hold both.  A GPU whose file says
+ * nothing (unreadable, a FIFO, a directory, a dangling link, no Model: line)
+ * still counts: as one that may not support forward compatibility, so the
+ * decision fails safe (issue: the unlucky machine). */
 static void read_gpu(const char *root, const char *bus, struct host *h, bool *pci)
 {
 	char rel[96], text[384];
 	struct dgpu g;
 	*pci = false;
-	if (strlen(bus) >= sizeof g.bus ||
-	    snprintf(rel, sizeof rel, "/proc/driver/nvidia/gpus/%s/information", bus) >= (int)sizeof rel ||
-	    read_small(root, rel, text, sizeof text) <= 0)
-		return;
-	probe_gpu_information(text, g.model, sizeof g.model, pci);
+	memset(&g, 0, sizeof g);
+	ssize_t n = snprintf(rel, sizeof rel, "/proc/driver/nvidia/gpus/%s/information", bus) >= (int)sizeof rel
+			    ? -ENAMETOOLONG : read_small(root, rel, text, sizeof text);
+	if (n > 0)
+		probe_gpu_information(text, g.model, sizeof g.model, pci);
+	g.error = n < 0 ? (int)-n : !g.model[0] ? ENODATA : 0;
 	snprintf(g.bus, sizeof g.bus, "%s", bus);
-	g.brand = tables_gpu_brand(g.model);
-	diag("gpu %s: %s (%s)", g.bus, g.model[0] ? g.model : "no model line",
+	g.brand = g.error ? 0 : tables_gpu_brand(g.model);
+	diag("gpu %s: %s (%s)", g.bus, g.error ? probe_gpu_problem(&g, text, sizeof text) : g.model,
 	     tables_brand_name(g.brand));
 	int i = h->n_gpus++;
 	if (i >= MAX_GPUS) {
@@ -384,6 +399,9 @@ void probe_host(const char *root, const char *const *extra_dirs, int n_extra,
 		/* IGX with a discrete GPU, settled above */
 	} else if (h->soc[0]) {
 		h->platform = PLATFORM_TEGRA;
+		/* What the nvidia module lists beside an SoC is no PCI board
+		 * (Orin's display on r39): the SoC's rules decide, not its brand. */
+		h->unsupported_gpu = 0;
 		diag("tegra soc %s%s%s", h->soc, h->model[0] ? ", model " : "", h->model);
 		probe_tegra(root, h);
 	} else {

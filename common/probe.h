@@ -28,6 +28,11 @@ struct dgpu {
 	char bus[16];			/* "0000:01:00.0" */
 	char model[64];			/* "NVIDIA H200" */
 	int brand;			/* NVML brand (tables_gpu_brand) */
+	int error;			/* 0, or why no model is known: the errno
+					 * of its information file, ENODATA when
+					 * it is empty or has no Model: line.  Such a GPU is
+					 * of brand 0 (unknown), which may not
+					 * support forward compatibility. */
 };
 
 struct host {
@@ -66,6 +71,10 @@ void probe_soc_from_compatible(const char *buf, size_t len, char *soc, size_t ca
 /* The model from the text of a GPU's information file ("Model: \t\t NVIDIA
  * H200\n...") into model; "" if none.  Also says whether the bus is PCI. */
 void probe_gpu_information(const char *text, char *model, size_t cap, bool *pci);
+
+/* Why a GPU's model is unknown ("information file: No such device"), for
+ * reports; "" when it is known. */
+const char *probe_gpu_problem(const struct dgpu *g, char *buf, size_t cap);
 
 /* extra_dirs: config driver_dir entries, appended when they exist.
  * details: also read what only reports show (the board model). */

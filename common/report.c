@@ -3,11 +3,46 @@
 #include "reach.h"
 
 #include <elf.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "elfread.h"
 #include "json.h"
 #include "tables.h"
+#include "utf8.h"
+
+/* fprintf for the text report: the values are paths, models and messages
+ * as read, so each is written through utf8_text (a name with an escape
+ * sequence or a newline in it shows as \x1b, \x0a on its own line);
+ * only the format's own closing newline stays one. */
+__attribute__((format(printf, 2, 3)))
+static void tprintf(FILE *f, const char *fmt, ...)
+{
+	char small[256], *buf = small;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(small, sizeof small, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof small && (buf = malloc((size_t)n + 1))) {
+		va_start(ap, fmt);
+		vsnprintf(buf, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	} else if ((size_t)n >= sizeof small) {
+		buf = small;	/* out of memory: what fits */
+		n = sizeof small - 1;
+	}
+	size_t len = (size_t)n;
+	bool nl = len && buf[len - 1] == '\n';
+	utf8_text(f, buf, nl ? len - 1 : len);
+	if (nl)
+		fputc('\n', f);
+	if (buf != small)
+		free(buf);
+}
 
 static const char *or_null(const char *s)
 {
@@ -47,11 +82,16 @@ static void json_gpu(FILE *f, const struct host *h)
 	json_kstr(f, "model", g->model);
 			fprintf(f, ",\"brand\":%d,\"brand_name\":", g->brand);
 			json_str(f, tables_brand_name(g->brand));
-			fprintf(f, ",\"forward_compat\":%s}",
+			fprintf(f, ",\"forward_compat\":%s,\"problem\":",
 				tables_brand_supports_compat(g->brand) ? "true" : "false");
+			char why[80];
+			json_str(f, g->error ? probe_gpu_problem(g, why, sizeof why) : NULL);
+			fputc('}', f);
 		}
 		fprintf(f, "],\"count\":%d,\"unsupported\":", h->n_gpus);
-		json_str(f, unsupported(h) ? unsupported(h)->model : NULL);
+		/* its model, or for a GPU that cannot be identified its bus */
+		const struct dgpu *u = unsupported(h);
+		json_str(f, u ? u->error ? u->bus : u->model : NULL);
 		fputc('}', f);
 	} else {
 		fputs("{\"problem\":", f);
@@ -85,7 +125,7 @@ static const char *pin_of(const struct report *r, const char **why, const char *
 	return NULL;
 }
 
-static const char *const vstate_names[] = { "none", "applies", "changed", "inconclusive" };
+static const char vstate_names[][13] = { "none", "applies", "changed", "inconclusive", "other_host" };
 
 static bool have_store(const struct report *r)
 {
@@ -105,7 +145,7 @@ static void verdict_json(FILE *f, const struct report *r, const struct verdict *
 	json_kstr(f, "what", verdict_describe(v, what, sizeof what));
 	fprintf(f, ",\"ok\":%s,\"age_s\":%lld", verdict_ok(v) ? "true" : "false", r->now - v->when);
 	if (cand)
-		fprintf(f, ",\"state\":\"%s\"", vstate_names[v->state < 4 ? v->state : 0]);
+		fprintf(f, ",\"state\":\"%s\"", vstate_names[v->state < 5 ? v->state : 0]);
 	fputc('}', f);
 }
 
@@ -115,14 +155,20 @@ static void verdict_text(FILE *f, const struct report *r, const char *indent,
 {
 	char what[160], age[40];
 	if (v->kind == VERDICT_NONE) {
-		fprintf(f, "%snot verified\n", indent);
+		tprintf(f, "%snot verified\n", indent);
 		return;
 	}
-	fprintf(f, "%sverified %s ago: %s%s\n", indent, verdict_age(v->when, r->now, age, sizeof age),
+	tprintf(f, "%sverified %s ago: %s%s\n", indent, verdict_age(v->when, r->now, age, sizeof age),
 		verdict_describe(v, what, sizeof what),
 		v->state == VSTATE_CHANGED ? "; ignored: libcuda.so.1 changed since"
 		: v->state == VSTATE_INCONCLUSIVE ? "; not applied: the system driver failed too"
 		: "");
+}
+
+void report_verdict_text(FILE *f, const char *indent, const struct verdict *v, long long now)
+{
+	struct report r = { .now = now };
+	verdict_text(f, &r, indent, v);
 }
 
 /* A list of numbers from a note, or null when the note has none. */
@@ -159,6 +205,18 @@ static void json_candidate(FILE *f, const struct report *r, const struct candida
 	json_key(f, "verdict");
 	verdict_json(f, r, &c->verdict, true);
 	fputc('}', f);
+}
+
+void report_candidate_json(FILE *f, const struct candidate *c, long long now)
+{
+	struct report r = { .now = now };
+	json_candidate(f, &r, c);
+}
+
+void report_verdict_json(FILE *f, const struct verdict *v, long long now)
+{
+	struct report r = { .now = now };
+	verdict_json(f, &r, v, false);
 }
 
 void report_json(FILE *f, const struct report *r)
@@ -242,108 +300,114 @@ void report_text(FILE *f, const struct report *r)
 	const struct settings *st = r->settings;
 	char v[16];
 
-	fprintf(f, "platform:     %s%s\n", platform_name(h->platform),
+	tprintf(f, "platform:     %s%s\n", platform_name(h->platform),
 		h->discrete_on_tegra ? " (a discrete GPU beside the Tegra SoC: data-center rules)" : "");
 	if (h->soc[0]) {
 		const char *name = tables_soc_name(h->soc);
-		fprintf(f, "soc:          %s%s%s%s\n", h->soc, name ? " (" : "", name ? name : "",
+		tprintf(f, "soc:          %s%s%s%s\n", h->soc, name ? " (" : "", name ? name : "",
 			name ? ")" : "");
 		if (h->model[0])
-			fprintf(f, "model:        %s\n", h->model);
+			tprintf(f, "model:        %s\n", h->model);
 	}
 	if (h->platform == PLATFORM_TEGRA) {
-		fprintf(f, "L4T:          %s\n", h->l4t_str[0] ? h->l4t_str : "unknown");
+		tprintf(f, "L4T:          %s\n", h->l4t_str[0] ? h->l4t_str : "unknown");
 		if (h->have_gpu)
-			fprintf(f, "gpu:          %s arch 0x%x impl 0x%x\n", h->gpu.node,
+			tprintf(f, "gpu:          %s arch 0x%x impl 0x%x\n", h->gpu.node,
 				(unsigned)h->gpu.arch, (unsigned)h->gpu.impl);
 		else
-			fprintf(f, "gpu:          %s\n", h->gpu_problem);
+			tprintf(f, "gpu:          %s\n", h->gpu_problem);
 		if (h->have_driver)	/* Thor: OpenRM, the module named nvidia */
-			fprintf(f, "driver:       %s\n", h->driver_str);
+			tprintf(f, "driver:       %s\n", h->driver_str);
 	}
 	if (h->platform == PLATFORM_DGPU) {
-		fprintf(f, "driver:       %s\n", h->driver_str);
-		for (int i = 0; i < h->n_gpus && i < MAX_GPUS; i++)
-			fprintf(f, "gpu:          %s %s (%s%s)\n", h->gpus[i].bus, h->gpus[i].model,
-				tables_brand_name(h->gpus[i].brand),
-				tables_brand_supports_compat(h->gpus[i].brand) ? ""
-					: ": no forward compatibility");
+		tprintf(f, "driver:       %s\n", h->driver_str);
+		for (int i = 0; i < h->n_gpus && i < MAX_GPUS; i++) {
+			char why[80];
+			if (h->gpus[i].error)
+				tprintf(f, "gpu:          %s cannot be identified (%s): may not support forward compatibility\n",
+					h->gpus[i].bus, probe_gpu_problem(&h->gpus[i], why, sizeof why));
+			else
+				tprintf(f, "gpu:          %s %s (%s%s)\n", h->gpus[i].bus, h->gpus[i].model,
+					tables_brand_name(h->gpus[i].brand),
+					tables_brand_supports_compat(h->gpus[i].brand) ? ""
+						: ": no forward compatibility");
+		}
 		if (h->n_gpus > MAX_GPUS)
-			fprintf(f, "gpu:          ... %d in all\n", h->n_gpus);
+			tprintf(f, "gpu:          ... %d in all\n", h->n_gpus);
 		if (!h->n_gpus)
-			fprintf(f, "gpu:          none listed in /proc/driver/nvidia/gpus\n");
+			tprintf(f, "gpu:          none listed in /proc/driver/nvidia/gpus\n");
 	}
-	fprintf(f, "host CUDA:    %s\n", h->cuda ? cuda_format(h->cuda, v, sizeof v) : "unknown");
+	tprintf(f, "host CUDA:    %s\n", h->cuda ? cuda_format(h->cuda, v, sizeof v) : "unknown");
 	if (h->problem[0])
-		fprintf(f, "problem:      %s\n", h->problem);
+		tprintf(f, "problem:      %s\n", h->problem);
 	for (int i = 0; i < h->n_driver_dirs; i++)
-		fprintf(f, "driver dir:   %s\n", h->driver_dirs[i]);
-	fprintf(f, "policy:       %s (%s)\n", policy_name(st->policy), st->policy_from);
+		tprintf(f, "driver dir:   %s\n", h->driver_dirs[i]);
+	tprintf(f, "policy:       %s (%s)\n", policy_name(st->policy), st->policy_from);
 	if (st->config_path)
-		fprintf(f, "config:       %s\n", st->config_path);
+		tprintf(f, "config:       %s\n", st->config_path);
 	for (int i = 0; i < st->n_warnings; i++)
-		fprintf(f, "warning:      %s\n", st->warnings[i]);
+		tprintf(f, "warning:      %s\n", st->warnings[i]);
 	for (int i = 0; i < r->candidates->n_miss; i++) {
 		const struct compat_miss *m = &r->candidates->miss[i];
-		fprintf(f, "compat path:  %s (%s): %s\n", m->entry, m->origin, m->why);
+		tprintf(f, "compat path:  %s (%s): %s\n", m->entry, m->origin, m->why);
 	}
 	if (r->candidates->n == 0) {
-		fprintf(f, "candidates:   none found; searched");
+		tprintf(f, "candidates:   none found; searched");
 		for (int i = 0; i < st->n_compat_env + st->n_compat; i++)
-			fprintf(f, "%s %s", i ? "," : "",
+			tprintf(f, "%s %s", i ? "," : "",
 				i < st->n_compat_env ? st->compat_env[i] : st->compat[i - st->n_compat_env]);
 		fputc('\n', f);
 	}
 	for (size_t i = 0; i < r->candidates->n; i++) {
 		const struct candidate *c = &r->candidates->v[i];
-		fprintf(f, "candidate:    %s\n", c->dir);
+		tprintf(f, "candidate:    %s\n", c->dir);
 		if (c->origin)
-			fprintf(f, "              found: %s%s%s\n", reach_origin_text(c->origin),
+			tprintf(f, "              found: %s%s%s\n", reach_origin_text(c->origin),
 				c->source ? " from " : "", c->source ? c->source : "");
-		fprintf(f, "              CUDA %s%s%s%s, %s: %s\n",
+		tprintf(f, "              CUDA %s%s%s%s, %s: %s\n",
 			c->cuda ? cuda_format(c->cuda, v, sizeof v) : "unknown",
 			c->cuda_from ? " (from " : "", c->cuda_from ? c->cuda_from : "",
 			c->cuda_from ? ")" : "", c->usable ? "usable" : "refused", c->reason);
 		if (have_store(r) || c->verdict.kind != VERDICT_NONE)
 			verdict_text(f, r, "              ", &c->verdict);
 		if (c->has_note && (c->note.has_drivers || c->note.has_devices)) {
-			fprintf(f, "              note: driver branches");
+			tprintf(f, "              note: driver branches");
 			for (int k = 0; k < c->note.n_drivers; k++)
-				fprintf(f, "%s%d", k ? "," : " ", c->note.drivers[k]);
-			fprintf(f, "%s; devices (NVML brands)", c->note.has_drivers ? "" : " none");
+				tprintf(f, "%s%d", k ? "," : " ", c->note.drivers[k]);
+			tprintf(f, "%s; devices (NVML brands)", c->note.has_drivers ? "" : " none");
 			for (int k = 0; k < c->note.n_devices; k++)
-				fprintf(f, "%s%d", k ? "," : " ", c->note.devices[k]);
-			fprintf(f, "%s\n", c->note.has_devices ? "" : " not listed");
+				tprintf(f, "%s%d", k ? "," : " ", c->note.devices[k]);
+			tprintf(f, "%s\n", c->note.has_devices ? "" : " not listed");
 		}
 		if (c->note_problem[0])
-			fprintf(f, "              note: unreadable (%s); judged as a package without one\n",
+			tprintf(f, "              note: unreadable (%s); judged as a package without one\n",
 				c->note_problem);
 	}
 	if (have_store(r))
 		verdict_text(f, r, "system driver ", r->system_verdict);
-	fprintf(f, "decision:     %s\n", r->decision->use_compat ? "compat" : "system");
-	fprintf(f, "reason:       %s\n", r->decision->reason);
+	tprintf(f, "decision:     %s\n", r->decision->use_compat ? "compat" : "system");
+	tprintf(f, "reason:       %s\n", r->decision->reason);
 	if (r->program)
-		fprintf(f, "program:      %s\n", r->program);
+		tprintf(f, "program:      %s\n", r->program);
 	if (r->ldso_problem)
-		fprintf(f, "loader:       %s\n", r->ldso_problem);
+		tprintf(f, "loader:       %s\n", r->ldso_problem);
 	else if (r->ldso)
-		fprintf(f, "loader:       %s (%s%s)\n", r->ldso->path, r->ldso->from,
+		tprintf(f, "loader:       %s (%s%s)\n", r->ldso->path, r->ldso->from,
 			r->ldso->argv0 ? ", takes --argv0" : "");
 	else if (r->program)
-		fprintf(f, "loader:       none\n");
-	fprintf(f, "library path: %s\n", r->library_path ? r->library_path : "(unchanged)");
+		tprintf(f, "loader:       none\n");
+	tprintf(f, "library path: %s\n", r->library_path ? r->library_path : "(unchanged)");
 	const char *pin_why, *pin_what, *pin = pin_of(r, &pin_why, &pin_what);
 	if (pin)
-		fprintf(f, "pin:          %s (%s)\n", pin, pin_what);
+		tprintf(f, "pin:          %s (%s)\n", pin, pin_what);
 	else
-		fprintf(f, "pin:          none: %s\n", pin_why);
+		tprintf(f, "pin:          none: %s\n", pin_why);
 	if (r->libcuda)
-		fprintf(f, "libcuda:      %s\n", r->libcuda);
+		tprintf(f, "libcuda:      %s\n", r->libcuda);
 	for (int i = 0; i < r->n_rivals; i++)
-		fprintf(f, "              %s\n", r->rivals[i]);
-	fprintf(f, "mode:         %s%s%s%s\n", mode_of(r), r->mode_why ? " (" : "",
+		tprintf(f, "              %s\n", r->rivals[i]);
+	tprintf(f, "mode:         %s%s%s%s\n", mode_of(r), r->mode_why ? " (" : "",
 		r->mode_why ? r->mode_why : "", r->mode_why ? ")" : "");
-	fprintf(f, "tables:       NVIDIA's, CUDA %s edition, checked %s; also %s\n",
+	tprintf(f, "tables:       NVIDIA's, CUDA %s edition, checked %s; also %s\n",
 		cuda_format(tables_edition, v, sizeof v), tables_checked, tables_also);
 }

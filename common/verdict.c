@@ -317,11 +317,34 @@ static bool same_file(const char *root, const char *dir, const struct verdict_fi
 	return same;
 }
 
+/* Each entry of a parsed store onto the candidate of its directory; a
+ * store of another host marks its verdicts as such, never as applying. */
+static void match_entries(const struct verdict_store *s, const char *root, bool other_host,
+			  struct candidates *c)
+{
+	struct verdict_entry e;
+	for (size_t pos = 0; verdict_next(s, &pos, &e);) {
+		for (size_t i = 0; i < c->n; i++) {
+			struct candidate *cand = &c->v[i];
+			if (strlen(cand->dir) != e.dir_len || memcmp(cand->dir, e.dir, e.dir_len) != 0)
+				continue;
+			cand->verdict = e.v;
+			if (other_host)
+				cand->verdict.state = VSTATE_OTHER_HOST;
+			else if (!same_file(root, cand->dir, &e.file))
+				cand->verdict.state = VSTATE_CHANGED;
+			else if (!verdict_ok(&e.v) && !verdict_ok(&s->system))
+				cand->verdict.state = VSTATE_INCONCLUSIVE;
+			else
+				cand->verdict.state = VSTATE_APPLIES;
+		}
+	}
+}
+
 int verdict_apply(const char *text, size_t len, const char *root, const struct host *h,
 		  struct candidates *c, struct verdict *system)
 {
 	struct verdict_store s;
-	struct verdict_entry e;
 	char why[160];
 
 	if (verdict_parse(text, len, &s, why, sizeof why) < 0) {
@@ -333,20 +356,7 @@ int verdict_apply(const char *text, size_t len, const char *root, const struct h
 		return -1;
 	}
 	*system = s.system;
-	for (size_t pos = 0; verdict_next(&s, &pos, &e);) {
-		for (size_t i = 0; i < c->n; i++) {
-			struct candidate *cand = &c->v[i];
-			if (strlen(cand->dir) != e.dir_len || memcmp(cand->dir, e.dir, e.dir_len) != 0)
-				continue;
-			cand->verdict = e.v;
-			if (!same_file(root, cand->dir, &e.file))
-				cand->verdict.state = VSTATE_CHANGED;
-			else if (!verdict_ok(&e.v) && !verdict_ok(&s.system))
-				cand->verdict.state = VSTATE_INCONCLUSIVE;
-			else
-				cand->verdict.state = VSTATE_APPLIES;
-		}
-	}
+	match_entries(&s, root, false, c);
 	return 1;
 }
 
@@ -367,10 +377,12 @@ static bool store_trusted(int fd, const char *path)
 	return trusted;
 }
 
-int verdict_load(const char *root, bool secure, const struct host *h,
-		 struct candidates *c, struct verdict *system)
+/* The store under root into a malloc'd buffer (*text, *len): 1; 0 when
+ * there is none; -1 when it cannot be used, the reason in why. */
+static int read_store(const char *root, bool secure, char **text, size_t *len,
+		      char *why, size_t cap)
 {
-	memset(system, 0, sizeof *system);
+	*text = NULL;
 	if ((root ? strlen(root) : 0) + sizeof VERDICT_STORE_PATH > CL_PATH_MAX)
 		return 0;
 	char *path = rooted_path(root, VERDICT_STORE_PATH);
@@ -382,31 +394,71 @@ int verdict_load(const char *root, bool secure, const struct host *h,
 		if (fd == -ENOENT || fd == -ENOTDIR)
 			r = 0;
 		else
-			diag("verdicts %s: %s; ignored", path, strerror(-fd));
+			snprintf(why, cap, "%s: %s", path, strerror(-fd));
 		goto out;
 	}
 	/* like the config: root's file in root's directories, or nothing */
 	if (secure && !store_trusted(fd, path)) {
 		close(fd);
-		diag("verdicts %s: not root-owned or writable by others; ignored for a set-id program", path);
+		snprintf(why, cap, "%s: not root-owned or writable by others; ignored for a set-id program",
+			 path);
 		goto out;
 	}
 	/* On the heap, not on the stack nor in the bss: only a store costs it. */
-	char *text = malloc(VERDICT_STORE_MAX);
+	char *buf = malloc(VERDICT_STORE_MAX);
 	ssize_t n = -1;
 	do
-		n = text ? read(fd, text, VERDICT_STORE_MAX) : -1;
-	while (n < 0 && text && errno == EINTR);
+		n = buf ? read(fd, buf, VERDICT_STORE_MAX) : -1;
+	while (n < 0 && buf && errno == EINTR);
 	close(fd);
 	if (n < 0 || n >= VERDICT_STORE_MAX) {
-		diag("verdicts %s: %s; ignored", path,
-		     !text ? "out of memory" : n < 0 ? strerror(errno) : "too large");
+		snprintf(why, cap, "%s: %s", path,
+			 !buf ? "out of memory" : n < 0 ? strerror(errno) : "too large");
+		free(buf);
 	} else {
 		diag("verdicts %s: %zd bytes", path, n);
-		r = verdict_apply(text, (size_t)n, root, h, c, system);
+		*text = buf;
+		*len = (size_t)n;
+		r = 1;
 	}
-	free(text);
 out:
 	rooted_path_free(path, VERDICT_STORE_PATH);
 	return r;
+}
+
+int verdict_load(const char *root, bool secure, const struct host *h,
+		 struct candidates *c, struct verdict *system)
+{
+	char *text, why[320];
+	size_t len = 0;
+	memset(system, 0, sizeof *system);
+	int r = read_store(root, secure, &text, &len, why, sizeof why);
+	if (r < 0)
+		diag("verdicts %s; ignored", why);
+	if (r <= 0)
+		return r;
+	r = verdict_apply(text, len, root, h, c, system);
+	free(text);
+	return r;
+}
+
+enum verdict_store_state verdict_survey(const char *root, const struct host *h,
+					struct candidates *c, struct verdict *system,
+					char *why, size_t cap)
+{
+	char *text;
+	size_t len = 0;
+	struct verdict_store s;
+	memset(system, 0, sizeof *system);
+	int r = read_store(root, false, &text, &len, why, cap);
+	if (r <= 0)
+		return r == 0 ? VSTORE_NONE : VSTORE_DAMAGED;
+	enum verdict_store_state st = VSTORE_DAMAGED;
+	if (verdict_parse(text, len, &s, why, cap) == 0) {
+		st = s.host_key == verdict_host_key(h) ? VSTORE_APPLIES : VSTORE_OTHER_HOST;
+		*system = s.system;
+		match_entries(&s, root, st == VSTORE_OTHER_HOST, c);
+	}
+	free(text);
+	return st;
 }

@@ -76,6 +76,8 @@ enum verdict_state {
 	VSTATE_APPLIES,		/* recorded for exactly this file and host */
 	VSTATE_CHANGED,		/* recorded, but its libcuda changed since */
 	VSTATE_INCONCLUSIVE,	/* failed, but so did the system driver */
+	VSTATE_OTHER_HOST,	/* recorded on another driver or GPU (verdict_survey only);
+				 * decide() applies none but VSTATE_APPLIES */
 };
 
 struct verdict {
@@ -147,6 +149,22 @@ uint64_t verdict_host_key(const struct host *h);
  * the CUDALOAD_DEBUG trace). */
 int verdict_load(const char *root, bool secure, const struct host *h,
 		 struct candidates *c, struct verdict *system);
+
+/* What verdict_survey found in the store. */
+enum verdict_store_state {
+	VSTORE_NONE,		/* no store: never verified */
+	VSTORE_APPLIES,		/* made on this host: verdicts set as verdict_load does */
+	VSTORE_OTHER_HOST,	/* made on another driver, GPU or search list: stale */
+	VSTORE_DAMAGED,		/* unreadable or not a store: why says */
+};
+
+/* For --status: verdict_load (not secure) that also reads a store made on
+ * another host, whose verdicts it sets with VSTATE_OTHER_HOST so that
+ * they can be shown as stale, not used.  why: what is wrong with a
+ * damaged store. */
+enum verdict_store_state verdict_survey(const char *root, const struct host *h,
+					struct candidates *c, struct verdict *system,
+					char *why, size_t cap);
 
 /* The same on text already read (tests, the fuzzer). */
 int verdict_apply(const char *text, size_t len, const char *root, const struct host *h,

@@ -38,41 +38,46 @@
 #include "../common/target.h"
 #include "../common/verdict.h"
 #include "chain.h"
+#include "pick.h"
+#include "status.h"
 #include "start.h"
 
 #ifndef CUDALOAD_VERSION
 #define CUDALOAD_VERSION "0.1.0"
 #endif
 
-/* execline's exit codes */
+/* execline's exit codes; 126 and 127 in pick.h */
 #define EXIT_USAGE 100
-#define EXIT_CANNOT_EXEC 126
-#define EXIT_NOT_FOUND 127
 
 extern const ElfW(Ehdr) __ehdr_start;
 
 /* Marks this binary as cudaload for any cudaload that meets it as a loader
  * candidate (common/identity.h). */
-__attribute__((used, section(".note.cudaload"), aligned(4)))
-static const struct identity_note identity = {
-	sizeof IDENTITY_NOTE_OWNER, 0, IDENTITY_NOTE_TYPE, IDENTITY_NOTE_OWNER,
-};
+IDENTITY_NOTE(IDENTITY_NOTE_TYPE);
 
 static const char usage[] =
 	"usage: cudaload [--policy auto|compat|system] [--] PROGRAM [ARGS...]\n"
 	"       cudaload --explain [--json] [--policy P] [PROGRAM]\n"
 	"       cudaload --verify [--json] [--timeout SECONDS]   (as root)\n"
+	"       cudaload --status [--json | --prometheus] [--textfile DIR] [--root DIR]\n"
 	"       cudaload --version | --help\n"
 	"Runs PROGRAM with the newest CUDA forward-compatibility driver valid for\n"
 	"this device, or with the system driver.  See CUDALOAD_DEBUG=1.\n"
 	"  --policy P   auto (default), compat (any package for the machine) or\n"
 	"               system (never a package)\n"
 	"  --explain    print what was found and decided, run nothing\n"
-	"  --json       with --explain or --verify: one JSON object (keys in\n"
-	"               cudaload(1))\n"
+	"  --json       with --explain, --verify or --status: one JSON object\n"
+	"               (keys in cudaload(1))\n"
 	"  --verify     as root: cuInit each compat package and the system driver\n"
 	"               in a child, store the verdicts in /run/cudaload/verdicts\n"
 	"  --timeout S  with --verify: kill a child after S seconds (default 60)\n"
+	"  --status     the whole machine: host, compat packages and their\n"
+	"               verdicts, the pin, every program cudaload-patch recorded\n"
+	"               and whether what it loads holds; exit 0 all holds, 1 not\n"
+	"               (or a verdict is stale), 2 the status cannot be told\n"
+	"  --prometheus with --status: node_exporter's textfile format\n"
+	"  --textfile D with --status: also write D/cudaload.prom, atomically\n"
+	"  --root DIR   with --status: the machine or image under DIR\n"
 	"  --version    print the version\n"
 	"  --help       print this\n"
 	"As a program's interpreter (cudaload-patch) cudaload reads no option.\n"
@@ -92,7 +97,9 @@ static void die(int status, const char *fmt, ...)
 }
 
 struct options {
-	bool explain, json, verify;
+	bool explain, json, verify, status;
+	struct status_options so;
+	const char *root;	/* --root DIR */
 	int first;		/* index of PROGRAM in argv */
 };
 
@@ -111,6 +118,17 @@ static void parse_options(int argc, char **argv, struct settings *s, struct opti
 			return;
 		} else if (strcmp(a, "--json") == 0) {
 			o->json = true;
+		} else if (strcmp(a, "--status") == 0) {
+			o->status = true;
+		} else if (strcmp(a, "--prometheus") == 0) {
+			o->so.prometheus = true;
+		} else if (strcmp(a, "--textfile") == 0 || strcmp(a, "--root") == 0) {
+			if (i + 1 >= argc || !argv[i + 1][0])
+				die(EXIT_USAGE, "%s needs a directory", a);
+			if (strcmp(a, "--root") == 0)
+				o->root = argv[++i];
+			else
+				o->so.textfile_dir = argv[++i];
 		} else if (strcmp(a, "--policy") == 0 || strncmp(a, "--policy=", 9) == 0) {
 			const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : "");
 			if (policy_parse(v, &s->policy) < 0)
@@ -132,8 +150,18 @@ static void parse_options(int argc, char **argv, struct settings *s, struct opti
 		}
 	}
 	o->first = i;
+	if (o->status) {
+		if (o->explain || i < argc)
+			die(EXIT_USAGE, "--status takes no program and no --explain");
+		if (o->json && o->so.prometheus)
+			die(EXIT_USAGE, "--json or --prometheus, not both");
+		o->so.json = o->json;
+		return;
+	}
+	if (o->so.prometheus || o->so.textfile_dir || o->root)
+		die(EXIT_USAGE, "--prometheus, --textfile and --root go with --status");
 	if (o->json && !o->explain)
-		die(EXIT_USAGE, "--json goes with --explain");
+		die(EXIT_USAGE, "--json goes with --explain or --status");
 	if (!o->explain && i >= argc) {
 		fputs(usage, stderr);
 		exit(EXIT_USAGE);
@@ -215,10 +243,12 @@ static const char *program_for_ldso(bool secure)
 }
 
 /* Where else the program can get a libcuda (common/reach.h): its name, its
- * search paths, its environment.  Apart from main, like explained_mode. */
+ * search paths, its environment (user_llp: LD_LIBRARY_PATH without what a
+ * cudaload above handed down).  Apart from main, like explained_mode. */
 __attribute__((noinline))
 static void reach_more(const struct settings *s, const struct target *t, bool as_interp,
-		       bool explain, char **envp, struct host *h, struct candidates *c)
+		       bool explain, char **envp, const char *user_llp, struct host *h,
+		       struct candidates *c)
 {
 	struct reach r = { .root = s->root, .machine = t->machine, .explain = explain || diag_on };
 	char *name = NULL, *paths = NULL;
@@ -241,7 +271,7 @@ static void reach_more(const struct settings *s, const struct target *t, bool as
 		}
 	}
 	if (!s->secure) {
-		r.llp = env_get(envp, "LD_LIBRARY_PATH");
+		r.llp = user_llp;
 		r.conda_prefix = env_get(envp, "CONDA_PREFIX");
 		r.cuda_home = env_get(envp, "CUDA_HOME");
 		r.cuda_home_from = "CUDA_HOME";
@@ -256,94 +286,76 @@ static void reach_more(const struct settings *s, const struct target *t, bool as
 	free(name);
 }
 
-/* "PATH (FROM): WHY", malloc'd: only a failure needs it. */
-__attribute__((format(printf, 1, 2)))
-static char *problem_text(const char *fmt, ...)
+/* A `cudaload PROGRAM` hands its choice down to the program's descendants
+ * (workers that re-run sys.executable: torchrun, multiprocessing's spawn,
+ * Ray), which start without cudaload, through LD_LIBRARY_PATH: the chosen
+ * driver's own directories first, then the user's list, with
+ * CUDALOAD_INHERITED_PATH naming those directories (docs/design.md §6).
+ * The user's list is what follows them; a cudaload below decides for itself
+ * on it.  NULL: the user has none. */
+#define INHERITED "CUDALOAD_INHERITED_PATH"
+
+static const char *user_library_path(char **envp, bool secure)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	char *p = n >= 0 ? malloc((size_t)n + 1) : NULL;
-	if (p) {
-		va_start(ap, fmt);
-		vsnprintf(p, (size_t)n + 1, fmt, ap);
-		va_end(ap);
-	}
-	return p ? p : (char *)"out of memory";
+	const char *llp = env_get(envp, "LD_LIBRARY_PATH");
+	const char *own = secure ? NULL : env_get(envp, INHERITED);
+	size_t n = own ? strlen(own) : 0;
+	if (!llp || !n || strncmp(llp, own, n) != 0 || (llp[n] != ':' && llp[n] != '\0'))
+		return llp;
+	return llp[n] ? llp + n + 1 : NULL;
 }
 
-/* Find the real loader.  0, or the exit status (127/126) with the problem
- * in *problem: --explain reports it, a run stops on it.  *patched: the
- * program's interpreter is cudaload (a recorded loader, or a PT_INTERP that
- * turned out to be cudaload). */
-static int choose_ldso(struct settings *s, const struct target *t, bool as_interp,
-		       struct ldso_info *l, bool *patched, char **problem)
+static bool is_variable(const char *entry, const char *name)
 {
-	const char *machine = elfread_machine_name(t->machine);
-	char cfgkey[32];
-	snprintf(cfgkey, sizeof cfgkey, "config ldso.%s", machine ? machine : "?");
-	/* A bad ldso.<machine> in the system-wide config would stop every
-	 * patched program: warn and look further, as for other config mistakes.
-	 * CUDALOAD_LDSO, named for one run, stays an error. */
-	const struct {
-		const char *path, *from;
-		bool explicit;	/* the user named it: failures are errors */
-		bool warn;	/* a configured one: failures are warnings */
-	} tries[] = {
-		{ s->ldso_env, "CUDALOAD_LDSO", true, false },
-		{ settings_ldso_for(s, machine), cfgkey, false, true },
-		{ t->recorded[0] ? t->recorded : NULL, "recorded by cudaload-patch", false, false },
-		/* As the interpreter, PT_INTERP is this cudaload: not worth an open. */
-		{ !as_interp && t->has_interp && t->interp[0] ? t->interp : NULL, "PT_INTERP", false, false },
-		{ ldso_standard(t->machine, t->cls), "standard path", true, false },
-	};
-	*patched = t->recorded[0] != '\0';
-	for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++) {
-		char why[160];
-		if (!tries[i].path)
-			continue;
-		ldso_release(l);
-		bool keep = l->keep;
-		memset(l, 0, sizeof *l);
-		l->keep = keep;
-		l->fd = -1;
-		l->path = tries[i].path;
-		l->from = tries[i].from;
-		int r = ldso_inspect(l, why, sizeof why);
-		if (r == 0 && (l->machine != t->machine || l->cls != t->cls)) {
-			snprintf(why, sizeof why, "is for %s, the program for %s",
-				 elfread_machine_name(l->machine) ? elfread_machine_name(l->machine) : "another machine",
-				 machine ? machine : "another machine");
-			r = -ENOEXEC;
+	size_t n = strlen(name);
+	return strncmp(entry, name, n) == 0 && entry[n] == '=';
+}
+
+/* "NAME=VALUE", malloc'd. */
+static char *variable(const char *name, const char *value)
+{
+	size_t n = strlen(name) + strlen(value) + 2;
+	char *v = malloc(n);
+	if (v)
+		snprintf(v, n, "%s=%s", name, value);
+	return v;
+}
+
+/* The environment for the program of `cudaload PROGRAM`: envp with
+ * LD_LIBRARY_PATH led by own (the chosen driver's directories; NULL: none)
+ * and CUDALOAD_INHERITED_PATH naming them, or the user's list alone.
+ * envp itself when there is nothing to hand down, or no memory. */
+static char **inheritable_env(char **envp, const char *own, const char *user_llp)
+{
+	if (!own && !env_get(envp, INHERITED))
+		return envp;
+	size_t n = 0;
+	while (envp[n])
+		n++;
+	char **out = calloc(n + 3, sizeof *out);
+	if (!out)
+		return envp;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!is_variable(envp[i], "LD_LIBRARY_PATH") && !is_variable(envp[i], INHERITED))
+			out[k++] = envp[i];
+	if (own) {
+		/* "own" alone: the user had no list; "own:LIST" (LIST may be empty) */
+		char *llp = malloc(strlen(own) + (user_llp ? strlen(user_llp) + 2 : 1));
+		if (llp)
+			strcat(strcat(strcpy(llp, own), user_llp ? ":" : ""), user_llp ? user_llp : "");
+		if (!llp || !(out[k++] = variable("LD_LIBRARY_PATH", llp)) ||
+		    !(out[k++] = variable(INHERITED, own))) {
+			free(llp);
+			return envp;	/* without the hand-down: the program itself is right */
 		}
-		if (r == 0) {
-			diag("loader %s (%s)%s", l->path, l->from,
-			     l->argv0 ? ", takes --argv0" : ", no --argv0");
-			return 0;
-		}
-		if (r == -ELOOP && !tries[i].explicit) {
-			diag("%s %s is cudaload itself; looking further", l->from, l->path);
-			*patched |= strcmp(tries[i].from, "PT_INTERP") == 0;
-			if (tries[i].warn)
-				settings_warn(s, "%s %s is cudaload itself; using the next loader",
-					      l->from, l->path);
-			continue;
-		}
-		if (tries[i].warn) {
-			settings_warn(s, "%s %s: %s; using the next loader", l->from, l->path, why);
-			continue;
-		}
-		if (!tries[i].explicit && r == -ENOEXEC) {
-			diag("%s %s: %s; looking further", l->from, l->path, why);
-			continue;
-		}
-		*problem = problem_text("%s (%s): %s", l->path, l->from, why);
-		return r == -ENOENT || r == -ELOOP ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
+		diag("descendants inherit LD_LIBRARY_PATH=%s", llp);
+		free(llp);
+	} else if (user_llp && !(out[k++] = variable("LD_LIBRARY_PATH", user_llp))) {
+		return envp;
 	}
-	l->path = "";
-	*problem = problem_text("no dynamic loader known for machine %d", t->machine);
-	return EXIT_NOT_FOUND;
+	out[k] = NULL;
+	return out;
 }
 
 /* For --explain, the mode that program runs in: a patched one starts
@@ -445,6 +457,13 @@ int main(int argc, char **argv, char **envp)
 					   : o.first < argc ? argv[o.first] : "cudaload");
 	if (o.verify)
 		run_verifier(argc, argv, envp);
+	if (o.status) {
+		const char *self = path_from_kernel();
+		if (o.root)
+			s.root = o.root;
+		settings_load_config(&s, envp, self);
+		return status_run(&s, self, &o.so);
+	}
 	diag("%s%s", as_interp ? "as interpreter" : "as a command", s.secure ? ", secure" : "");
 
 	/* ---- the program, and where this binary lives ---- */
@@ -489,10 +508,10 @@ int main(int argc, char **argv, char **envp)
 	settings_load_config(&s, envp, self);
 	enum mode configured_mode = s.mode;
 	/* Chain mode needs a mapped program (PT_INTERP) and an ld.so that reads
-	 * LD_LIBRARY_PATH, which it does not in secure mode. */
-	/* A set-id program is handed to ld.so as the file the kernel ran, held
-	 * from here on (§6); without /proc it cannot be, and chain mode runs it
-	 * as the kernel mapped it, with the system driver. */
+	 * LD_LIBRARY_PATH, which it does not in secure mode.  So a set-id
+	 * program goes by exec, handed to ld.so as the file the kernel ran,
+	 * held from here on (§6); without /proc it cannot be held, and chain
+	 * mode runs it as the kernel mapped it, without a search list. */
 	const char *handed = NULL;
 	if (as_interp && s.secure && !(handed = program_for_ldso(true))) {
 		diag("secure mode: no /proc to hold the program's file by; chain mode, no search list");
@@ -520,7 +539,7 @@ int main(int argc, char **argv, char **envp)
 	char *ldso_problem = NULL;	/* set with a non-zero status only */
 	bool patched = false;
 	int ldso_status = have_program && !is_static
-				  ? choose_ldso(&s, &t, as_interp, &ldso, &patched, &ldso_problem)
+				  ? pick_ldso(&s, &t, as_interp, &ldso, &patched, &ldso_problem)
 				  : 0;
 	if (ldso_status && !o.explain)
 		die(ldso_status, "%s", ldso_problem);
@@ -541,7 +560,8 @@ int main(int argc, char **argv, char **envp)
 				 s.compat_from_config ? "config" : "default", &cands) < 0)
 		diag("out of memory while looking for compat packages");
 	else
-		reach_more(&s, &t, as_interp, o.explain, envp, &host, &cands);
+		reach_more(&s, &t, as_interp, o.explain, envp, user_library_path(envp, s.secure), &host,
+			   &cands);
 	compat_apply_stated(s.root, &cands, (const char *const *)s.compat, s.compat_cuda, s.n_compat);
 	if (s.secure)
 		secure_filter(s.root, &host, &cands);
@@ -565,8 +585,8 @@ int main(int argc, char **argv, char **envp)
 		else
 			diag("system driver not pinned: %s", pin.why);
 	}
-	char *llp = plan_library_path(s.root, &d, &cands, &host, pin.dir,
-				      env_get(envp, "LD_LIBRARY_PATH"), s.secure);
+	const char *user_llp = user_library_path(envp, s.secure);
+	char *llp = plan_library_path(s.root, &d, &cands, &host, pin.dir, user_llp, s.secure);
 	if (as_interp && s.secure && !handed && llp) {
 		free(llp);	/* chain in secure mode: ld.so would not read it */
 		llp = NULL;
@@ -585,8 +605,7 @@ int main(int argc, char **argv, char **envp)
 				      : pin_system_dir(s.root, &host, &cands, t.machine, &only);
 		n_rivals = pin_rivals(s.root, have_program ? t.path : NULL,
 				      d.use_compat ? cands.v[d.chosen].dir : sys_dir, llp != NULL,
-				      env_get(envp, "LD_LIBRARY_PATH"), envp, s.secure, t.machine, &libcuda,
-				      &rivals);
+				      user_llp, envp, s.secure, t.machine, &libcuda, &rivals);
 		if (libcuda)
 			diag("libcuda %s", libcuda);
 		for (int i = 0; i < n_rivals; i++)
@@ -610,6 +629,11 @@ int main(int argc, char **argv, char **envp)
 	/* ---- hand over ---- */
 	if (s.secure)
 		secure_env_filter(envp);
+	if (!as_interp) {
+		char *own = llp ? plan_library_path(s.root, &d, &cands, &host, pin.dir, NULL, s.secure)
+				: NULL;
+		envp = inheritable_env(envp, own, user_llp);
+	}
 	/* Run as a command with the system driver, nothing to pin, and the program's own loader:
 	 * exec the program itself, exactly as without cudaload. */
 	if (!as_interp && !llp && strcmp(ldso.from, "PT_INTERP") == 0)

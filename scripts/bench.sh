@@ -27,10 +27,12 @@ mkdir -p "$O/libs" "$O/bin"
 CC=${CC:-cc}
 export CC
 
-# BENCH_ROUNDS, BENCH_PER, BENCH_PY_PER, BENCH_COPIES override the counts
+# BENCH_ROUNDS, BENCH_PER, BENCH_PY_PER, BENCH_COPIES, BENCH_STATUS_PROGRAMS
+# (at most BENCH_COPIES) override the counts
 # (a shared machine may need fewer runs to finish; counts do not change).
 rounds=${BENCH_ROUNDS:-25} per=${BENCH_PER:-100} py_per=${BENCH_PY_PER:-8} copies=${BENCH_COPIES:-5000}
-[ -z "$smoke" ] || { rounds=1 per=2 py_per=1 copies=50; }
+status_n=${BENCH_STATUS_PROGRAMS:-300}
+[ -z "$smoke" ] || { rounds=1 per=2 py_per=1 copies=50 status_n=20; }
 
 LDSO=$(readelf -lW /usr/bin/env | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
 ldso_name=${LDSO##*/}
@@ -209,13 +211,38 @@ t2=$(date +%s%N)
 patch_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
 patchelf_s=$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
 
+# cudaload --status over a machine with status_n recorded programs (copies
+# of env(1), patched above), on the Jetson fixture, where a package is
+# chosen and every program's search list and rivals are worked out: the
+# median of five runs, text output.
+S=$O/root
+mkdir -p "$S/usr/bin" "$S/var/lib/cudaload" "$S/opt/fleet" "$S$(dirname "$LDSO")"
+cp "$B/cudaload" "$S/usr/bin/cudaload"
+cp -L "$LDSO" "$S$LDSO"
+: >"$O/empty.conf"
+i=0
+while [ $i -lt "$status_n" ]; do
+	cp "$O/tree-a/env-$i" "$S/opt/fleet/app-$i"
+	printf '/usr/bin/cudaload\t/opt/fleet/app-%d\n' "$i"
+	i=$((i + 1))
+done >"$S/var/lib/cudaload/patched"
+st=$(for r in 1 2 3 4 5; do
+	t0=$(date +%s%N)
+	CUDALOAD_ROOT=$S CUDALOAD_CONFIG=$O/empty.conf "$B/cudaload" --status >"$O/status.txt" || [ $? -eq 1 ]
+	t1=$(date +%s%N)
+	echo $((t1 - t0))
+done | sort -n | sed -n 3p)
+status_s=$(awk -v n="$st" 'BEGIN { printf "%.4f", n / 1e9 }')
+status_held=$(sed -n 's/^status: *//p' "$O/status.txt")
+
 # ---- the tables and the JSON ------------------------------------------------------
 printf 'start-up, %d rounds of %d runs (python3: %d), order rotated each round, medians\n' \
 	"$rounds" "$per" "$py_per"
 printf 'x floor: against floor-chain of the same fixture (with the list on the Jetson)\n'
 awk -F, -v out="$O/results.json" -v size="$size" -v size_a64="$size_a64" \
     -v copies="$copies" -v patch_s="$patch_s" -v patchelf_s="$patchelf_s" \
-    -v rounds="$rounds" -v per="$per" -v py_per="$py_per" -v held_total="$held_total" '
+    -v rounds="$rounds" -v per="$per" -v py_per="$py_per" -v held_total="$held_total" \
+    -v status_n="$status_n" -v status_s="$status_s" -v status_held="$status_held" '
 FILENAME ~ /syscalls/ { sc[$1] = $2; next }
 FNR == 1 { prog = FILENAME; sub(/.*\//, "", prog); sub(/\.csv$/, "", prog); progs[++np] = prog }
 {
@@ -248,7 +275,10 @@ END {
 		size, size / 1024, size_a64, size_a64 / 1024
 	printf "patching %d copies of env(1): cudaload-patch %.3f s, patchelf loop %.3f s (%.1fx)\n", \
 		copies, patch_s, patchelf_s, patchelf_s / (patch_s > 0 ? patch_s : 0.001)
+	printf "cudaload --status, %d recorded programs: %.4f s (%.3f ms a program): %s\n", \
+		status_n, status_s, status_s * 1000 / status_n, status_held
 	printf "},\"held_total_syscalls\":\"%s\"", held_total >> out
+	printf ",\"status\":{\"programs\":%d,\"seconds\":%s}", status_n, status_s >> out
 	printf ",\"stripped_size\":{\"host\":%d,\"aarch64\":%d},", size, size_a64 >> out
 	printf "\"patch\":{\"copies\":%d,\"cudaload_patch_s\":%s,\"patchelf_s\":%s}}\n", copies, patch_s, patchelf_s >> out
 }' "$O/syscalls.csv" "$O/trivial.csv" "$O/python3.csv"

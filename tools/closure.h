@@ -46,8 +46,8 @@ int closure_uses_cuda(struct closure *c, const char *path, char *why, size_t cap
 /* Libraries read so far (for -v and the benchmark). */
 size_t closure_libraries(const struct closure *c);
 
-/* For tests: path in the image (absolute, below the root) resolved through
- * symbolic links inside the root into out.  0, or -errno. */
+/* path in the image (absolute, below the root) resolved through symbolic
+ * links inside the root into out, as the image names it.  0, or -errno. */
 int closure_resolve(const char *root, const char *path, char *out, size_t cap);
 
 #endif

@@ -39,6 +39,7 @@
 
 #include "../common/array.h"
 #include "../common/elfread.h"
+#include "../common/identity.h"
 #include "closure.h"
 #include "elfpatch.h"
 #include "patchlist.h"
@@ -52,6 +53,8 @@
 
 #define EXIT_USAGE 100
 #define EXIT_SKIPPED 2
+
+IDENTITY_NOTE(IDENTITY_NOTE_TYPE_TOOL);
 
 enum action { PATCH, RESTORE, CHECK };
 
@@ -258,13 +261,20 @@ static int flush_batch(void)
 			count(FAILED, p->path);
 			failed++;
 		}
-		replace_release(&p->held);
-		close(p->held.fd);
+		close(p->held.fd);	/* and with it the lease */
 		free(p->tmp);
 		free(p->path);
 	}
 	batch.n = 0;
 	return failed;
+}
+
+static bool batch_holds(dev_t dev, ino_t ino)
+{
+	for (size_t i = 0; i < batch.n; i++)
+		if (batch.v[i].held.st.st_dev == dev && batch.v[i].held.st.st_ino == ino)
+			return true;
+	return false;
 }
 
 /* Hold the original (open at srcfd, st as read), write the planned file
@@ -428,6 +438,15 @@ static enum outcome process_file(const char *path, bool named, const char *inter
 		cuda_why = reach;
 	}
 
+	if (f.own_program && opt.action != RESTORE) {
+		/* never patched, so never counted as unpatched */
+		if (named || opt.verbose)
+			say(path, "skipped: one of cudaload's own programs (its identity note): "
+			    "the verifier must judge each driver with that driver");
+		opt.named_skipped += named;
+		o = SKIP_CUDALOAD;
+		goto out;
+	}
 	if (opt.action == CHECK) {
 		o = skip_for_kind(&f);
 		if (o != DONE) {
@@ -545,13 +564,23 @@ static void count(int o, const char *path)
 			opt.count[FAILED], path);
 }
 
-/* A walk first lists the files, then patches them: renaming into a
- * directory while reading it could show a file twice or a temporary. */
+/* Every argument is listed first, then the files are patched: renaming
+ * into a directory while reading it could show a file twice or a
+ * temporary, and what one argument holds (a virtual environment) can decide
+ * a program another argument names, whatever their order. */
+struct listed_file {
+	char *path;
+	bool named;
+	dev_t dev;
+	ino_t ino;
+	nlink_t nlink;
+};
+
 static struct {
-	char **v;
+	struct listed_file *v;
 	size_t n, cap;
 	bool oom;
-} walked;
+} listed;
 
 /* ".NAME.cudaload-XXXXXX": our own temporary, left by a run that was killed. */
 static bool is_our_temporary(const char *path)
@@ -562,28 +591,34 @@ static bool is_our_temporary(const char *path)
 	return base[0] == '.' && mark && strlen(mark) == strlen(".cudaload-XXXXXX");
 }
 
+static int list_file(const char *path, bool named, const struct stat *st)
+{
+	if (array_room(&listed.v, listed.n, &listed.cap, sizeof *listed.v, 256) < 0 ||
+	    !(listed.v[listed.n].path = strdup(path))) {
+		listed.oom = true;
+		return -1;
+	}
+	listed.v[listed.n].named = named;
+	listed.v[listed.n].dev = st->st_dev;
+	listed.v[listed.n].ino = st->st_ino;
+	listed.v[listed.n].nlink = st->st_nlink;
+	listed.n++;
+	return 0;
+}
+
 static int walk_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
-	(void)st, (void)ftw;
+	(void)ftw;
 	if (type == FTW_DNR || type == FTW_NS) {
 		complain(path, "error: cannot read");
 		count(FAILED, path);
 	}
 	if (type != FTW_F || is_our_temporary(path))
 		return 0;	/* symlinks (FTW_SL) are skipped: their targets are walked or named */
-	if (array_room(&walked.v, walked.n, &walked.cap, sizeof *walked.v, 256) < 0) {
-		walked.oom = true;
-		return 1;
-	}
-	if (!(walked.v[walked.n] = strdup(path))) {
-		walked.oom = true;
-		return 1;
-	}
-	walked.n++;
-	return 0;
+	return list_file(path, false, st) < 0;
 }
 
-static void process(const char *path)
+static void list_argument(const char *path)
 {
 	struct stat st;
 	if (lstat(path, &st) < 0) {
@@ -592,39 +627,99 @@ static void process(const char *path)
 		return;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		walked.n = 0;
-		if (nftw(path, walk_entry, 64, FTW_PHYS) != 0 || walked.oom) {
-			complain(path, "error: %s", walked.oom ? "out of memory" : strerror(errno));
+		if (nftw(path, walk_entry, 64, FTW_PHYS) != 0 || listed.oom) {
+			complain(path, "error: %s", listed.oom ? "out of memory" : strerror(errno));
 			count(FAILED, path);
 		}
-		/* virtual environments first: they say which interpreter they run */
-		for (size_t i = 0; i < walked.n && opt.pysite; i++) {
-			const char *base = strrchr(walked.v[i], '/');
-			char abs[CL_PATH_MAX];
-			if (base && strcmp(base + 1, "pyvenv.cfg") == 0 &&
-			    absolute(walked.v[i], abs, sizeof abs) && pysite_add_venv(opt.pysite, abs) < 0)
-				complain(walked.v[i], "warning: out of memory");
-		}
-		for (size_t i = 0; i < walked.n; i++) {
-			count(process_file(walked.v[i], false, opt.interp, opt.machine), walked.v[i]);
-			free(walked.v[i]);
-		}
-		walked.n = 0;
 		return;
 	}
 	if (S_ISLNK(st.st_mode)) {
 		/* A named link: patch what it points to, never replace the link. */
 		char *real = realpath(path, NULL);
-		if (!real) {
+		if (!real || stat(real, &st) < 0) {
 			complain(path, "error: %s", strerror(errno));
 			count(FAILED, path);
-			return;
+		} else if (list_file(real, true, &st) < 0) {
+			complain(path, "error: out of memory");
 		}
-		count(process_file(real, true, opt.interp, opt.machine), real);
 		free(real);
 		return;
 	}
-	count(process_file(path, true, opt.interp, opt.machine), path);
+	if (list_file(path, true, &st) < 0)
+		complain(path, "error: out of memory");
+}
+
+static int by_file(const void *a, const void *b)
+{
+	const struct listed_file *x = *(struct listed_file *const *)a, *y = *(struct listed_file *const *)b;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	if (x->named != y->named)
+		return x->named ? -1 : 1;	/* a name given keeps its meaning */
+	return x < y ? -1 : x > y;	/* then the first listed */
+}
+
+/* Two paths of one name? */
+static bool same_name(const char *a, const char *b)
+{
+	char *ra = realpath(a, NULL), *rb = realpath(b, NULL);
+	bool same = ra && rb && strcmp(ra, rb) == 0;
+	free(ra);
+	free(rb);
+	return same;
+}
+
+/* A file listed twice under one name (named and walked, or two arguments
+ * that overlap) is done once, as named if it was, else as first listed: its
+ * second copy would find the first renamed over it.  Its other names (hard
+ * links) stay: each is said, or patched alone with --break-links. */
+static void drop_duplicates(void)
+{
+	struct listed_file **order = malloc(listed.n * sizeof *order + 1);
+	if (!order)
+		return;
+	for (size_t i = 0; i < listed.n; i++)
+		order[i] = &listed.v[i];
+	qsort(order, listed.n, sizeof *order, by_file);
+	for (size_t i = 1, group = 0; i < listed.n; i++) {
+		if (order[i]->dev != order[group]->dev || order[i]->ino != order[group]->ino) {
+			group = i;
+			continue;
+		}
+		for (size_t j = group; j < i && order[i]->path; j++)
+			if (order[j]->path && (order[i]->nlink == 1 || same_name(order[i]->path, order[j]->path))) {
+				free(order[i]->path);
+				order[i]->path = NULL;
+			}
+	}
+	free(order);
+}
+
+static void process_listed(void)
+{
+	drop_duplicates();
+	/* virtual environments first: they say which interpreter they run */
+	for (size_t i = 0; i < listed.n && opt.pysite; i++) {
+		const char *p = listed.v[i].path, *base = p ? strrchr(p, '/') : NULL;
+		char abs[CL_PATH_MAX];
+		if (base && strcmp(base + 1, "pyvenv.cfg") == 0 && absolute(p, abs, sizeof abs) &&
+		    pysite_add_venv(opt.pysite, abs) < 0)
+			complain(p, "warning: out of memory");
+	}
+	for (size_t i = 0; i < listed.n; i++) {
+		const char *p = listed.v[i].path;
+		/* another name of a file queued (--break-links): its rename first,
+		 * which changes this one's link count and ctime */
+		if (p && listed.v[i].nlink > 1 && batch_holds(listed.v[i].dev, listed.v[i].ino))
+			flush_batch();
+		if (p)
+			count(process_file(p, listed.v[i].named, opt.interp, opt.machine), p);
+		free(listed.v[i].path);
+	}
+	free(listed.v);
+	memset(&listed, 0, sizeof listed);
 }
 
 static int interp_machine(const char *path)
@@ -638,6 +733,38 @@ static int interp_machine(const char *path)
 	elfread_release(&ef);
 	close(fd);
 	return m;
+}
+
+/* An image path as this machine reaches it: the root joined to it with
+ * its links resolved inside the image (closure.h). */
+static bool in_image(const char *root, const char *path, char *out, size_t cap)
+{
+	char resolved[CL_PATH_MAX];
+	return closure_resolve(root, path, resolved, sizeof resolved) == 0 &&
+	       path_join(out, cap, root, resolved) == 0;
+}
+
+/* The cudaload installed in the image root, as the image names it, or NULL. */
+static const char *image_cudaload(const char *root)
+{
+	static const char *const places[] = { "/usr/bin/cudaload", "/usr/local/bin/cudaload" };
+	for (size_t i = 0; i < sizeof places / sizeof places[0]; i++) {
+		char here[CL_PATH_MAX], why[128];
+		struct stat st;
+		struct elf_facts f;
+		size_t len;
+		int fd = in_image(root, places[i], here, sizeof here) ? open(here, O_RDONLY | O_CLOEXEC) : -1;
+		unsigned char *img = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)
+					     ? replace_read(fd, &st, &len, why, sizeof why) : NULL;
+		bool found = img && elfpatch_inspect(img, len, &f, why, sizeof why) == 0 &&
+			     f.kind == FOUND_CUDALOAD;
+		free(img);
+		if (fd >= 0)
+			close(fd);
+		if (found)
+			return places[i];
+	}
+	return NULL;
 }
 
 static int machine_by_name(const char *name)
@@ -928,7 +1055,19 @@ int main(int argc, char **argv)
 	if (from_record != NAMED)
 		return from_recorded(from_record == REAPPLY);
 
+	char root[CL_PATH_MAX] = "";
+	if (opt.root && (!absolute(opt.root, root, sizeof root) || !rooted_is_dir("", root))) {
+		fprintf(stderr, "cudaload-patch: --root %s: not a directory\n", opt.root);
+		return EXIT_USAGE;
+	}
 	if (opt.action == PATCH) {
+		/* an image's programs get the image's cudaload, never this machine's */
+		if (!opt.interp && opt.root && !(opt.interp = image_cudaload(root))) {
+			fprintf(stderr, "cudaload-patch: --root %s: no cudaload in the image (usr/bin or "
+				"usr/local/bin): install it there, or give --interp PATH as the image "
+				"sees it\n", opt.root);
+			return EXIT_USAGE;
+		}
 		if (!opt.interp) {
 			ssize_t n = readlink("/proc/self/exe", self_interp, sizeof self_interp - 1);
 			char *slash = n > 0 ? (self_interp[n] = '\0', strrchr(self_interp, '/')) : NULL;
@@ -943,7 +1082,13 @@ int main(int argc, char **argv)
 			fprintf(stderr, "cudaload-patch: --interp %s: must be an absolute path\n", opt.interp);
 			return EXIT_USAGE;
 		}
-		bool here = access(opt.interp, F_OK) == 0;
+		/* the interpreter as the programs will see it: inside the image */
+		char interp_here[CL_PATH_MAX];
+		if (!opt.root)
+			snprintf(interp_here, sizeof interp_here, "%s", opt.interp);
+		else if (!in_image(root, opt.interp, interp_here, sizeof interp_here))
+			interp_here[0] = '\0';
+		bool here = interp_here[0] && access(interp_here, F_OK) == 0;
 		if (!here && !interp_given) {
 			fprintf(stderr, "cudaload-patch: no cudaload beside cudaload-patch (%s): "
 				"give --interp PATH\n", opt.interp);
@@ -956,13 +1101,14 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 		if (!here)
-			fprintf(stderr, "cudaload-patch: warning: %s does not exist here; patched "
-				"programs start only where it does\n", opt.interp);
-		opt.machine = machine ? machine_by_name(machine) : interp_machine(opt.interp);
+			fprintf(stderr, "cudaload-patch: warning: %s does not exist %s; patched "
+				"programs start only where it does\n", opt.interp,
+				opt.root ? "in the image" : "here");
+		opt.machine = machine ? machine_by_name(machine) : interp_machine(interp_here);
 		/* A program is recorded only when it runs through this system's
-		 * cudaload: not one patched for an image of another machine. */
+		 * cudaload: not one patched for an image, nor for another machine. */
 		if (opt.recording && !getenv("CUDALOAD_PATCH_RECORD") &&
-		    (!here || interp_machine(opt.interp) != opt.machine))
+		    (!here || opt.root || interp_machine(interp_here) != opt.machine))
 			opt.recording = false;
 		if (opt.machine < 0) {
 			fprintf(stderr, machine ? "cudaload-patch: --machine %s: unknown machine\n"
@@ -973,15 +1119,11 @@ int main(int argc, char **argv)
 	}
 	opt.progress = isatty(STDERR_FILENO);
 
-	char root[CL_PATH_MAX] = "";
-	if (opt.root && (!absolute(opt.root, root, sizeof root) || !rooted_is_dir("", root))) {
-		fprintf(stderr, "cudaload-patch: --root %s: not a directory\n", opt.root);
-		return EXIT_USAGE;
-	}
 	opt.closure = closure_new(root, judge_library, NULL);
 	opt.pysite = pysite_new(root, judge_library, NULL);
 	for (int i = 0; i < npaths; i++)
-		process(paths[i]);
+		list_argument(paths[i]);
+	process_listed();
 	flush_batch();
 	progress_clear();
 	pysite_free(opt.pysite);

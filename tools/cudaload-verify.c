@@ -36,7 +36,9 @@
 #include "../common/decide.h"
 #include "../common/diag.h"
 #include "../common/elfread.h"
+#include "../common/identity.h"
 #include "../common/json.h"
+#include "../common/ldso.h"
 #include "../common/pin.h"
 #include "../common/plan.h"
 #include "../common/probe.h"
@@ -54,6 +56,8 @@
 #endif
 
 extern char **environ;
+
+IDENTITY_NOTE(IDENTITY_NOTE_TYPE_TOOL);
 
 /* ---- the child: load libcuda as a program would, and ask it ---------------- */
 
@@ -125,8 +129,45 @@ static void parse_report(char *text, struct outcome *o)
 		o->v.kind = VERDICT_LOAD;
 }
 
+/* This program as the children run it: the real loader named outright, then
+ * this file.  Started through its PT_INTERP, a helper that was patched after
+ * all (by hand, or by an older cudaload-patch) would start them through
+ * cudaload, whose own choice would replace the search list under test: the
+ * system driver judged with a compat package.  The loader: the original
+ * recorded in PT_INTERP, else PT_INTERP, else the standard one, the first
+ * that is a loader and not cudaload. */
+struct self {
+	char path[CL_PATH_MAX];
+	const char *ldso;
+};
+
+static int find_self(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	(void)size;
+	struct self *me = ctx;
+	const char *interp = NULL, *recorded = NULL;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_INTERP)
+			elfread_interp_parts((const char *)(info->dlpi_addr + ph->p_vaddr), ph->p_filesz,
+					     &interp, &recorded);
+	}
+	const char *tries[] = { recorded, interp, ldso_standard(SELF_MACHINE, ELFCLASS64) };
+	for (size_t i = 0; i < sizeof tries / sizeof tries[0] && !me->ldso; i++) {
+		struct ldso_info l = { .path = tries[i], .fd = -1 };
+		char why[160];
+		if (tries[i] && tries[i][0] && ldso_inspect(&l, why, sizeof why) == 0)
+			me->ldso = tries[i];
+		ldso_release(&l);
+	}
+	/* run by a loader as a command, the main program has its path for a name */
+	if (info->dlpi_name && info->dlpi_name[0])
+		snprintf(me->path, sizeof me->path, "%s", info->dlpi_name);
+	return 1;	/* the main program comes first: nothing more to see */
+}
+
 /* Run the child with LD_LIBRARY_PATH=llp (NULL: the environment as it is). */
-static void run_child(const char *self, const char *llp, int timeout_s, struct outcome *o)
+static void run_child(const struct self *self, const char *llp, int timeout_s, struct outcome *o)
 {
 	int fds[2];
 	memset(o, 0, sizeof *o);
@@ -141,15 +182,18 @@ static void run_child(const char *self, const char *llp, int timeout_s, struct o
 	if (pid == 0) {
 		setpgid(0, 0);	/* so that a hang is killed with whatever it started */
 		int null = open("/dev/null", O_RDWR);
-		dup2(fds[1], STDOUT_FILENO);
+		if (fds[1] == STDOUT_FILENO)	/* dup2 onto itself keeps close-on-exec */
+			fcntl(STDOUT_FILENO, F_SETFD, 0);
+		else
+			dup2(fds[1], STDOUT_FILENO);
 		if (null >= 0) {
 			dup2(null, STDIN_FILENO);
 			dup2(null, STDERR_FILENO);	/* libcuda's own chatter */
 		}
 		if (llp)
 			setenv("LD_LIBRARY_PATH", llp, 1);
-		char *const av[] = { (char *)self, (char *)"--child", NULL };
-		execv(self, av);
+		char *const av[] = { (char *)self->ldso, (char *)self->path, (char *)"--child", NULL };
+		execv(self->ldso, av);
 		_exit(127);
 	}
 	close(fds[1]);
@@ -219,7 +263,7 @@ static void run_child(const char *self, const char *llp, int timeout_s, struct o
 		o->v.kind = WIFEXITED(st) && WEXITSTATUS(st) == 127 ? VERDICT_LOAD : VERDICT_SIGNAL;
 		o->v.code = 0;
 		if (o->v.kind == VERDICT_LOAD)
-			snprintf(o->load_error, sizeof o->load_error, "cannot start %s", self);
+			snprintf(o->load_error, sizeof o->load_error, "cannot start %s", self->path);
 	}
 }
 
@@ -314,8 +358,24 @@ static void usage_exit(void)
 	exit(EXIT_USAGE);
 }
 
+/* Descriptors 0-2 left closed by whoever started us (a service, a job
+ * with >&-) would be taken by the child's pipe (its stdout then not the
+ * pipe: wrong verdicts) or by the store (messages written into it): hold
+ * them with /dev/null first.  open takes the lowest free number, so each
+ * lands where it is missing.  false when that cannot be done. */
+static bool standard_fds(void)
+{
+	for (int fd = 0; fd < 3; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF && open("/dev/null", O_RDWR) != fd)
+			return false;
+	return true;
+}
+
 int main(int argc, char **argv)
 {
+	if (!standard_fds())
+		return EXIT_CANNOT_RUN;
+
 	bool json = false;
 	int timeout_s = 60;
 	const char *cl_dir = NULL;
@@ -344,13 +404,21 @@ int main(int argc, char **argv)
 		}
 	}
 
-	char self[CL_PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (n <= 0) {
-		fprintf(stderr, "cudaload: --verify: cannot find its own program: %s\n", strerror(errno));
+	struct self self = { "", NULL };
+	dl_iterate_phdr(find_self, &self);
+	if (!self.path[0]) {
+		ssize_t n = readlink("/proc/self/exe", self.path, sizeof self.path - 1);
+		if (n <= 0) {
+			fprintf(stderr, "cudaload: --verify: cannot find its own program: %s\n",
+				strerror(errno));
+			return EXIT_CANNOT_RUN;
+		}
+		self.path[n] = '\0';
+	}
+	if (!self.ldso) {
+		fprintf(stderr, "cudaload: --verify: no dynamic loader to run its children with\n");
 		return EXIT_CANNOT_RUN;
 	}
-	self[n] = '\0';
 
 	struct settings s;
 	settings_from_env(&s, environ, false);
@@ -409,7 +477,7 @@ int main(int argc, char **argv)
 		base_llp = plan_library_path(s.root, &sys, &cands, &h, pin.dir, user_llp, false);
 	}
 	struct outcome base, o;
-	run_child(self, base_llp, timeout_s, &base);
+	run_child(&self, base_llp, timeout_s, &base);
 	free(base_llp);
 	pin_free(&pin);
 	int len = snprintf(text, sizeof text, VERDICT_MAGIC "\nhost %016llx %s\nsystem %s %lld\n",
@@ -464,7 +532,7 @@ int main(int argc, char **argv)
 			}
 			continue;
 		}
-		run_child(self, llp, timeout_s, &o);
+		run_child(&self, llp, timeout_s, &o);
 		free(llp);
 		char line[CL_PATH_MAX + 160];
 		int m = snprintf(line, sizeof line, "compat %s %lld %llu %llu %llu %lld.%09ld %s\n",

@@ -58,6 +58,7 @@ struct elf_facts {
 	bool patched;			/* record and restore trailer present */
 	bool uses_cuda;
 	char cuda_lib[64];		/* what says so: a DT_NEEDED, device code, a dlopen */
+	bool own_program;		/* one of cudaload's helpers (identity.h) */
 };
 
 #define PLAN_MAX_EDITS 32

@@ -1,62 +1,29 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * patchlist: the record of programs cudaload-patch patched on this system.
+ * patchlist (the file): cudaload-patch's record of the programs it patched
+ * on this system, /var/lib/cudaload/patched; the format and the list in
+ * memory are common/patchlist.h.
  *
  * A package upgrade replaces a patched program with an unpatched copy; the
  * record lets `cudaload-patch --reapply` (run by the apt hook) patch it
  * again, and `--restore-recorded` (run by the package's prerm) restore every
  * recorded program before cudaload goes away (docs/design.md §11).
  *
- * The file is text, one program per line: "INTERP<TAB>PATH", both absolute,
- * neither with a newline, INTERP without a tab.  It is replaced atomically
- * (a temporary file beside it, fsync, rename, fsync of the directory), so a
- * reader sees the old list or the new one, never half of one.  A line that
- * does not parse is skipped with a message; it never stops a run.
+ * The file is replaced atomically (a temporary file beside it, fsync,
+ * rename, fsync of the directory), so a reader sees the old list or the new
+ * one, never half of one.
  */
-#ifndef CUDALOAD_PATCHLIST_H
-#define CUDALOAD_PATCHLIST_H
+#ifndef CUDALOAD_TOOLS_PATCHLIST_H
+#define CUDALOAD_TOOLS_PATCHLIST_H
 
-#include <stdbool.h>
-#include <stddef.h>
-
-#define PATCHLIST_DIR "/var/lib/cudaload"
-#define PATCHLIST_FILE PATCHLIST_DIR "/patched"
-
-struct patchlist_entry {
-	char *interp, *path;
-};
-
-struct patchlist {
-	struct patchlist_entry *v;
-	size_t n, cap;
-	bool changed;		/* since it was loaded */
-};
-
-/* Parse text into pl (appending).  Returns the number of lines skipped;
- * the first skipped line's reason goes to why. */
-int patchlist_parse(struct patchlist *pl, const char *text, size_t len,
-		    char *why, size_t whycap);
+#include "../common/patchlist.h"
 
 /* Load a file; a missing file is an empty list.  0, or -1 with a reason
  * (unreadable, out of memory). */
 int patchlist_load(struct patchlist *pl, const char *file, char *why, size_t whycap);
 
-/* Can this pair be written as a line? */
-bool patchlist_storable(const char *interp, const char *path);
-
-/* Add or update path's entry.  0, or -1 (not storable, out of memory). */
-int patchlist_add(struct patchlist *pl, const char *interp, const char *path);
-
-/* Drop path's entry; true when there was one. */
-bool patchlist_remove(struct patchlist *pl, const char *path);
-
-/* Index of path's entry, or -1. */
-long patchlist_find(const struct patchlist *pl, const char *path);
-
 /* Write the list to file atomically, creating its directory (0755) when
  * missing; an empty list removes the file.  0, or -1 with a reason. */
 int patchlist_save(const struct patchlist *pl, const char *file, char *why, size_t whycap);
-
-void patchlist_free(struct patchlist *pl);
 
 #endif

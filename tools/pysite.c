@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@ struct pysite {
 	void *ctx;
 	struct venv *venvs;
 	size_t n_venvs, cap_venvs;
+	bool venvs_searched;
 	struct site *sites;
 	size_t n_sites, cap_sites;
 };
@@ -201,6 +203,39 @@ static int scan(struct pysite *p, char *dir, size_t len, size_t cap, int depth, 
 	return found;
 }
 
+/* Every pyvenv.cfg of the image, once, whatever the walk was given: a venv
+ * decides the interpreter it runs, which usually lies elsewhere.  The
+ * kernel's and the run-time trees hold none.  nftw has no context: one
+ * search at a time. */
+static struct pysite *searching;
+static bool search_oom;
+
+static int venv_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	static const char *const skipped[] = { "proc", "sys", "dev", "run", "tmp" };
+	const char *base = path + ftw->base;
+	if (type == FTW_D && ftw->level == 1)
+		for (size_t i = 0; i < sizeof skipped / sizeof skipped[0]; i++)
+			if (strcmp(base, skipped[i]) == 0)
+				return FTW_SKIP_SUBTREE;
+	if (type == FTW_F && strcmp(base, "pyvenv.cfg") == 0 && pysite_add_venv(searching, path) < 0) {
+		search_oom = true;
+		return FTW_STOP;
+	}
+	return FTW_CONTINUE;
+}
+
+static int find_venvs(struct pysite *p)
+{
+	p->venvs_searched = true;
+	searching = p;
+	search_oom = false;
+	nftw(p->root, venv_entry, 32, FTW_PHYS | FTW_ACTIONRETVAL);
+	searching = NULL;
+	return search_oom ? -1 : 0;
+}
+
 /* One site directory's answer, scanned once. */
 static int site_answer(struct pysite *p, const char *dir, const char **why)
 {
@@ -248,6 +283,12 @@ int pysite_uses_cuda(struct pysite *p, const char *path, char *why, size_t cap)
 				snprintf(dirs[nd++], sizeof dirs[0], "%s/python%s/%s", prefixes[i], version,
 					 kinds[k]);
 	}
+	/* its own prefix's (PREFIX/bin/pythonX.Y): conda, mamba, pixi and
+	 * micromamba environments, /opt/pythonX.Y, pyenv */
+	if (strchr(version, '.') && dl > 4 && strncmp(in_image + dl - 4, "/bin", 4) == 0 &&
+	    snprintf(dirs[nd], sizeof dirs[0], "%.*s/lib/python%s/site-packages", (int)(dl - 4),
+		     in_image, version) < (int)sizeof dirs[0])
+		nd++;
 	for (int i = 0; i < nd; i++) {
 		const char *w;
 		int r = site_answer(p, dirs[i], &w);
@@ -257,7 +298,9 @@ int pysite_uses_cuda(struct pysite *p, const char *path, char *why, size_t cap)
 			return r;
 		}
 	}
-	/* the virtual environments that run this interpreter */
+	/* the virtual environments that run this interpreter, anywhere in an image */
+	if (p->root[0] && !p->venvs_searched && find_venvs(p) < 0)
+		return -1;
 	for (size_t i = 0; i < p->n_venvs; i++) {
 		const struct venv *e = &p->venvs[i];
 		size_t vl = strlen(version);

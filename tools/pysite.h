@@ -10,9 +10,13 @@
  * from holds a shared library that uses CUDA by the caller's rule:
  *
  *   /usr/lib/python3/dist-packages, /usr/lib/python3.X/{site,dist}-packages,
- *   /usr/local/lib/python3.X/{site,dist}-packages, and the site-packages of
- *   every virtual environment whose pyvenv.cfg names this interpreter's
- *   directory as its home with the same version.
+ *   /usr/local/lib/python3.X/{site,dist}-packages, its own prefix's
+ *   PREFIX/lib/python3.X/site-packages for PREFIX/bin/python3.X (conda,
+ *   mamba, micromamba and pixi environments, other prefixes), and the
+ *   site-packages of every virtual environment whose pyvenv.cfg names this
+ *   interpreter's directory as its home with the same version: those
+ *   given by pysite_add_venv and, in an image (a root other than "/"),
+ *   every one in it, searched once.
  *
  * Each directory is scanned once (sorted, a few levels deep, *.so and
  * *.so.N files only) and its answer kept.  Paths are in the image: the

@@ -77,6 +77,26 @@ static const char *fixed_flag(int fd)
 	return flags & FS_APPEND_FL ? "append-only" : flags & FS_IMMUTABLE_FL ? "immutable" : NULL;
 }
 
+/* fixed_flag of path's directory; a walk meets one directory many times in
+ * a row, so the last answer is kept. */
+static const char *dir_fixed_flag(const char *path)
+{
+	static char last[4096];
+	static const char *last_flag;
+	const char *slash = strrchr(path, '/');
+	char dir[sizeof last];
+	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
+		 slash ? path : ".");
+	if (last[0] && strcmp(dir, last) == 0)
+		return last_flag;
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	last_flag = dfd >= 0 ? fixed_flag(dfd) : NULL;
+	if (dfd >= 0)
+		close(dfd);
+	snprintf(last, sizeof last, "%s", dir);
+	return last_flag;
+}
+
 int replace_hold(struct held *h, int fd, const struct stat *st, const char *path,
 		 char *why, size_t cap)
 {
@@ -85,14 +105,7 @@ int replace_hold(struct held *h, int fd, const struct stat *st, const char *path
 		snprintf(why, cap, "it is %s (chattr): it cannot be replaced", flag);
 		return -1;
 	}
-	const char *slash = strrchr(path, '/');
-	char dir[4096];
-	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
-		 slash ? path : ".");
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	flag = dfd >= 0 ? fixed_flag(dfd) : NULL;
-	if (dfd >= 0)
-		close(dfd);
+	flag = dir_fixed_flag(path);
 	if (flag) {
 		snprintf(why, cap, "its directory is %s (chattr): a new file there could neither "
 			 "replace it nor be removed again", flag);
@@ -184,34 +197,26 @@ int replace_make_temp(const char *path, char *tmp, size_t cap, char *why, size_t
 		snprintf(why, whycap, "out of memory");
 		return -1;
 	}
-	/* blocked while the name exists unregistered */
-	sigset_t all, old;
-	sigfillset(&all);
-	sigprocmask(SIG_BLOCK, &all, &old);
-	int fd = mkstemp(tmp);
-	int e = errno;
-	if (fd >= 0) {
-		strcpy(name, tmp);
-		slots[free_slot] = name;
-	}
-	sigprocmask(SIG_SETMASK, &old, NULL);
+	/* Registered before it exists, and made in the registered buffer: a
+	 * signal at any moment finds the name (or a name no file has). */
+	slots[free_slot] = name;
+	int fd = mkstemp(name);
 	if (fd < 0) {
-		free(name);
-		snprintf(why, whycap, "cannot create a file beside it: %s", strerror(e));
+		snprintf(why, whycap, "cannot create a file beside it: %s", strerror(errno));
+		forget(name);
+		return -1;
 	}
+	strcpy(tmp, name);
 	return fd;
 }
 
 int replace_commit(const char *tmp, const char *path)
 {
-	sigset_t all, old;
-	sigfillset(&all);
-	sigprocmask(SIG_BLOCK, &all, &old);
+	/* a signal between the two removes a name no file has any more */
 	int r = rename(tmp, path);
 	int e = errno;
 	if (r == 0)
 		forget(tmp);
-	sigprocmask(SIG_SETMASK, &old, NULL);
 	errno = e;
 	return r;
 }

@@ -49,7 +49,8 @@ int replace_hold(struct held *h, int fd, const struct stat *st, const char *path
 /* Is path still the held file, unwritten?  0, or -1 with why. */
 int replace_still_held(const struct held *h, const char *path, char *why, size_t cap);
 
-/* Release the lease (the descriptor stays the caller's). */
+/* Release the lease (the descriptor stays the caller's; closing it releases
+ * the lease too). */
 void replace_release(struct held *h);
 
 /* Make the temporary for path (its name into tmp, cap bytes) and register

@@ -8,11 +8,12 @@
 #                      /etc/ld.so.conf with the multiarch directories
 #   ldcache ROOT       ld.so.cache made by ldconfig for that machine (the
 #                      aarch64 one by libc-bin:arm64's, under qemu-user)
-#   proc_on ROOT       a real /proc in the chroot, the host's fake driver
-#                      files (mkroot.sh's proc/driver) bound over its driver/:
-#                      set-id programs run through /proc/self/fd (docs/design.md
-#                      §6), and without /proc keep the system driver unpinned
-#   proc_off ROOT      take them down again
+#   proc_self ROOT COMMAND...
+#                      COMMAND (a chroot into ROOT) with a real procfs for
+#                      ROOT's /proc/self beside its fixture files, in a mount
+#                      namespace of its own: set-id programs are held through
+#                      /proc/self (docs/design.md §6), and /proc/self/exe names
+#                      the file the kernel runs
 #   setid_runs         0 when a set-id program runs with its privileges here:
 #                      this machine's, or qemu-user's binfmt_misc entry with
 #                      the C flag; else 1 with the reason in chroot_why
@@ -66,12 +67,10 @@ ldcache() {
 	if [ "$LDCONFIG" = ldconfig ]; then ldconfig -r "$1"; else "$LDCONFIG" -r "$1"; fi
 }
 
-proc_on() {
-	mkdir -p "$1.proc" "$1/proc/driver" && rm -rf "$1.proc/driver" && cp -a "$1/proc/driver" "$1.proc/" &&
-		mount -t proc proc "$1/proc" 2>/dev/null &&
-		{ mount --bind "$1.proc/driver" "$1/proc/driver" || { umount "$1/proc"; false; }; }
+proc_self() {
+	unshare -m sh -c 'r=$1; shift; mkdir -p "$r/proc/.real" && ln -sfn .real/self "$r/proc/self" &&
+		mount -t proc proc "$r/proc/.real" && exec "$@"' sh "$@"
 }
-proc_off() { umount "$1/proc/driver" "$1/proc"; }
 
 setid_runs() {
 	[ "$arch" != "$(uname -m)" ] || return 0

@@ -14,7 +14,12 @@
 #   conffile; the driver-change trigger: a fake compat package and a fake
 #   driver package dropping files in watched paths, with and without a GPU
 #   device node, with the unit disabled, under a stand-in systemd; purge
-#   leaves nothing.
+#   leaves nothing.  On amd64, the image pipeline a container builder runs:
+#   a conda-style environment and a venv with CUDA wheels (stand-ins,
+#   tests/e2e/pyworker.c and torchlib.c), patch-image.sh over the root, then
+#   the programs on three host models (550 with a package its note allows,
+#   a real H200's 580, a GeForce): the parent and its two workers load the
+#   driver the rules say, patched or run as `cudaload PROGRAM`.
 # The four roots run side by side.  Needs root, debootstrap and the mirror
 # (scripts/debmirror.sh) for a root not yet made; a root that cannot be made
 # or run is a SKIP with the reason.  DISTRO_ROOTS="bullseye-arm64 ..." picks
@@ -71,6 +76,23 @@ prepare() { # prepare ARCH: W/in-ARCH, the files the flow copies into a root
 	mkdir -p "$I/libs"
 	cp "$W/mknote" "$I/libs/"
 	CC=$c OBJCOPY=$t-objcopy sh "$here/mkroot.sh" "$top/tests/fixtures/$prof.profile" "$I/fx" "$I/libs" || return 1
+	if [ "$a" = amd64 ]; then
+		# the pipeline: the interpreter stand-in, its torch and CUDA runtime
+		# wheels, and the host models
+		sysroot() { $c -O1 -nostdinc -isystem "$($c -print-file-name=include)" -isystem "$S/usr/include/$t" \
+			-isystem "$S/usr/include" --sysroot="$S" -B"$S/usr/lib/$t/" -L"$S/usr/lib/$t" "$@"; }
+		mkdir -p "$I/wheels/nvidia/cuda_runtime/lib" "$I/wheels/torch/lib"
+		sysroot -o "$I/pyworker" "$here/pyworker.c" -ldl &&
+			sysroot -shared -fPIC -Wl,-soname,libcudart.so.12 \
+				-o "$I/wheels/nvidia/cuda_runtime/lib/libcudart.so.12" "$here/fakecudart.c" &&
+			sysroot -shared -fPIC -I"$here" -o "$I/wheels/torch/lib/libtorch_cuda.so" "$here/torchlib.c" \
+				"$I/wheels/nvidia/cuda_runtime/lib/libcudart.so.12" -ldl \
+				-Wl,--enable-new-dtags,-rpath,'$ORIGIN/../../nvidia/cuda_runtime/lib' || return 1
+		for h in dgpu-note-allows dgpu-h200-real dgpu-geforce; do
+			CC=$c OBJCOPY=$t-objcopy sh "$here/mkroot.sh" "$top/tests/fixtures/$h.profile" "$I/hosts/$h" "$I/libs" ||
+				return 1
+		done
+	fi
 	rm -rf "$I/libs"
 	echo "$dd" >"$I/fx.driver_dir"
 	: >"$I/empty.conf"
@@ -123,6 +145,66 @@ root() {
 	rm -f "$rr.new"/var/cache/apt/archives/*.deb
 	mv "$rr.new" "$rr"
 	echo "$(($(date +%s) - start))" >"$rr.ok"
+}
+
+# ---- the image pipeline, in flow's root w ----
+pipeline() {
+	E=/opt/conda/envs/torch V=/opt/venv P=/srv/plain
+	# a conda environment as conda-forge's python lays it out, torch from
+	# the wheels in its site-packages; the "system" interpreter, whose venv
+	# in /opt holds the same wheels; an environment patch-image.sh never
+	# walks, for `cudaload PROGRAM`
+	for prefix in $E $V $P; do
+		mkdir -p "$w$prefix/bin" "$w$prefix/lib/python3.11/site-packages"
+		cp -a "$I/wheels/." "$w$prefix/lib/python3.11/site-packages/"
+	done
+	mkdir -p "$w$E/conda-meta"
+	: >"$w$E/conda-meta/history"
+	cp "$I/pyworker" "$w$E/bin/python3.11"
+	cp "$I/pyworker" "$w/usr/bin/python3.11"
+	cp "$I/pyworker" "$w$P/bin/python3.11"
+	ln -s /usr/bin/python3.11 "$w$V/bin/python3.11"
+	printf 'home = /usr/bin\ninclude-system-site-packages = false\nversion = 3.11.2\n' >"$w$V/pyvenv.cfg"
+	out=$(CUDALOAD_PATCH=$B/cudaload-patch sh "$top/scripts/patch-image.sh" "$w" "$B/cudaload" 2>&1)
+	status "$name: patch-image.sh over the root" 0 $? "$out"
+	for prog in $E/bin/python3.11 /usr/bin/python3.11; do
+		contains "$name: ... patches $prog" "$(chr cudaload-patch --check $prog)" "$prog: patched, interpreter /usr/bin/cudaload"
+	done
+	contains "$name: ... leaves what it did not walk" "$(chr cudaload-patch --check $P/bin/python3.11)" "not patched"
+	for h in dgpu-note-allows dgpu-h200-real dgpu-geforce; do
+		(
+			expect_dir= driver_dir=
+			. "$top/tests/fixtures/$h.profile"
+			want=$(realpath "$w$T/hosts/$h${expect_dir:-$driver_dir}/libcuda.so.1")
+			want=${want#"$w"}
+			for prog in $E/bin/python3.11 $V/bin/python3.11 "cudaload $P/bin/python3.11"; do
+				# shellcheck disable=SC2086
+				out=$(chr env CUDALOAD_ROOT=$T/hosts/$h CUDALOAD_CONFIG=$T/empty.conf \
+					LD_LIBRARY_PATH=$T/hosts/$h$driver_dir $prog)
+				n=$(printf '%s\n' "$out" | grep -cx "libcuda=$want")
+				status "$name $h ($expect_decision): $prog, the parent and two workers load ${want#"$T/hosts/$h"}" \
+					3 "$n" "$out"
+			done
+			# the user's recipe left in the environment names the package
+			# first: where the system driver is chosen, the workers are held
+			# against it too (without cudaload all three load the package).
+			# On the H200 the driver's directory is its own pin; the links
+			# shipped for /usr/lib/<triplet> name the real one, which a
+			# fixture root does not stand in for (hold.sh runs them in chroots).
+			if [ "$h" = dgpu-h200-real ]; then
+				rival=$T/hosts/$h/usr/local/cuda-13.0/compat:$T/hosts/$h$driver_dir
+				for run in "" cudaload; do
+					out=$(chr env CUDALOAD_ROOT=$T/hosts/$h CUDALOAD_CONFIG=$T/empty.conf \
+						LD_LIBRARY_PATH=$rival $run $P/bin/python3.11)
+					n=$(printf '%s\n' "$out" | grep -cx "libcuda=$want")
+					status "$name $h: LD_LIBRARY_PATH names the package first, ${run:-no cudaload}: system for $([ -n "$run" ] && echo all three || echo none)" \
+						"$([ -n "$run" ] && echo 3 || echo 0)" "$n" "$out"
+				done
+			fi
+			echo "$pass $fail $skip" >"$W/log/$name.pipeline"
+		)
+		read -r pass fail skip <"$W/log/$name.pipeline"
+	done
 }
 
 # ---- one root's flow (its own counters: run in the background) ----
@@ -186,6 +268,9 @@ flow() { # flow SUITE-ARCH
 	cmp -s "$w/opt/t/app" "$I/probe" && ok "$name: --restore gives it back byte for byte" ||
 		bad "$name: restored program differs" "$out"
 	chr cudaload-patch /opt/t/app >/dev/null
+
+	if [ "$a" = amd64 ]; then pipeline; else
+		skip "$name: the image pipeline" "its host models are data-center (x86_64) ones"; fi
 
 	# the upgrade
 	echo "# changed here" >>"$w/etc/cudaload.conf"

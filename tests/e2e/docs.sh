@@ -14,8 +14,6 @@ B=$(cd "${1:-$top/build}" && pwd)
 echo "== documentation"
 cd "$top" || exit 1
 
-# Rendered man page text, one word per line, for lookups.
-man_words() { mandoc -T utf8 "$1" 2>/dev/null | col -b | tr -s ' \t,.;:()[]|' '\n\n\n\n\n\n\n\n\n'; }
 
 # Option names a source file spells as string literals ("--foo").  ld.so's
 # own options, which cudaload passes on and never takes, and the one it
@@ -80,17 +78,7 @@ if $CC -O1 -o "$W/libs/mknote" "$here/mknote.c" 2>/dev/null &&
 	mkdir -p "$W/root/run"
 	CUDALOAD_ROOT=$W/root CUDALOAD_CONFIG=$W/empty.conf "$B/cudaload" --verify --timeout 5 >/dev/null 2>&1
 	json=$(CUDALOAD_ROOT=$W/root CUDALOAD_CONFIG=$W/empty.conf "$B/cudaload" --explain --json /bin/true)
-	keys=$(printf '%s' "$json" | python3 -c '
-import json, sys
-def walk(v):
-    if isinstance(v, dict):
-        for k, x in v.items():
-            print(k)
-            walk(x)
-    elif isinstance(v, list):
-        for x in v:
-            walk(x)
-walk(json.load(sys.stdin))' | sort -u)
+	keys=$(printf '%s' "$json" | json_keys)
 	words=$(man_words man/cudaload.1)
 	missing=
 	for k in $keys; do printf '%s\n' "$words" | grep -qx -- "$k" || missing="$missing $k"; done

@@ -62,6 +62,42 @@ for kind in directory fifo endless; do
 done
 cp "$F/release.good" "$rel"
 
+# ---- a GPU whose information file says nothing, beside an H100 ---------------------
+# Not counted, it let the package through: it must count as a GPU that may
+# not support forward compatibility (tests/fixtures/dgpu-unreadable-gpu).
+U13=$F/unreadable-gpu
+sh "$here/mkroot.sh" "$top/tests/fixtures/dgpu-unreadable-gpu.profile" "$U13" "$F/libs"
+info=$U13/proc/driver/nvidia/gpus/0000:02:00.0/information
+X86DD=/usr/lib/x86_64-linux-gnu
+for kind in fifo directory dangling garbage; do
+	rm -rf "$info"
+	case $kind in
+	fifo) mkfifo "$info"; problem="information file: empty or no Model: line" ;;
+	directory) mkdir "$info"; problem="information file: Is a directory" ;;
+	dangling) ln -s nowhere "$info"; problem="information file: No such file or directory" ;;
+	garbage) printf 'IRQ: 41\nBus Type: PCIe\n' >"$info"; problem="information file: empty or no Model: line" ;;
+	esac
+	for mode in exec chain; do
+		out=$(timeout 20 env CUDALOAD_ROOT="$U13" CUDALOAD_CONFIG="$F/empty.conf" CUDALOAD_MODE=$mode \
+			LD_LIBRARY_PATH="$U13$X86DD" "$F/bin/probe" 2>&1)
+		status "unidentified GPU, $kind ($mode): runs" 0 $? "$out"
+		has "unidentified GPU, $kind ($mode): system driver" "$out" "libcuda=$U13$X86DD/libcuda.so.1 version=12080"
+	done
+	out=$(timeout 20 env CUDALOAD_ROOT="$U13" CUDALOAD_CONFIG="$F/empty.conf" "$F/bin/cudaload" --explain 2>&1)
+	has "unidentified GPU, $kind: explained" "$out" \
+		"gpu:          0000:02:00.0 cannot be identified ($problem): may not support forward compatibility"
+	has "unidentified GPU, $kind: the decision says why" "$out" \
+		"reason:       system driver: GPU 0000:02:00.0 cannot be identified ($problem): it may not support forward compatibility"
+	out=$(timeout 20 env CUDALOAD_ROOT="$U13" CUDALOAD_CONFIG="$F/empty.conf" "$F/bin/cudaload" --explain --json 2>&1)
+	contains "unidentified GPU, $kind: json device" "$out" \
+		"{\"bus\":\"0000:02:00.0\",\"model\":\"\",\"brand\":0,\"brand_name\":\"unknown\",\"forward_compat\":false,\"problem\":\"$problem\"}"
+	contains "unidentified GPU, $kind: json count and unsupported" "$out" "\"count\":2,\"unsupported\":\"0000:02:00.0\""
+	contains "unidentified GPU, $kind: json decision" "$out" "\"decision\":\"system\""
+done
+rm -rf "$(dirname "$info")"
+out=$(timeout 20 env CUDALOAD_ROOT="$U13" CUDALOAD_CONFIG="$F/empty.conf" "$F/bin/cudaload" --explain --json 2>&1)
+contains "the H100 alone: compat (the control)" "$out" "\"decision\":\"compat\""
+
 # ---- unreadable /proc, /sys and config: as an unprivileged user ---------------
 if [ "$(id -u)" -eq 0 ] && (id "$U" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$U"); then
 	as_user() { setpriv --reuid="$U" --regid="$U" --clear-groups "$@" 2>&1; }
@@ -103,6 +139,22 @@ for mode in exec chain; do
 	out=$(run CUDALOAD_MODE=$mode CUDALOAD_LDSO="$F/notexec" "$F/bin/probe")
 	status "loader is not ELF ($mode): 126" 126 $? "$out"
 done
+# A configured loader that is no loader at all (a typo naming the C library,
+# a program, a shell) is never run: a warning, then the next loader.
+libc=$(ldd "$F/bin/cudaprobe" | sed -n 's/.*=> \(\/[^ ]*\/libc\.so\.6\) .*/\1/p')
+for wrong in "$libc" /usr/bin/true /bin/bash; do
+	printf 'ldso.%s = %s\n' "$(uname -m)" "$wrong" >"$F/wrong-ldso.conf"
+	for mode in exec chain; do
+		out=$(run CUDALOAD_MODE=$mode CUDALOAD_CONFIG="$F/wrong-ldso.conf" "$F/bin/probe")
+		status "config ldso = $wrong ($mode): the program runs" 0 $? "$out"
+		has "config ldso = $wrong ($mode): with the decision" "$out" "$COMPAT_LINE"
+		contains "config ldso = $wrong ($mode): warned" "$out" "cudaload: config ldso.$(uname -m) $wrong: "
+		contains "config ldso = $wrong ($mode): ... as no loader" "$out" "not a dynamic loader; using the next loader"
+	done
+	out=$(run CUDALOAD_LDSO="$wrong" "$F/bin/probe")
+	status "CUDALOAD_LDSO=$wrong: 126, not run" 126 $? "$out"
+	contains "CUDALOAD_LDSO=$wrong: said" "$out" "cudaload: $wrong (CUDALOAD_LDSO): "
+done
 out=$(run "$F/bin/cudaload" "$F/bin/cudaload" "$F/bin/cudaprobe")
 status "cudaload cudaload ./x: runs" 0 $? "$out"
 has "cudaload cudaload ./x: the decision still applies" "$out" "$COMPAT_LINE"
@@ -130,6 +182,33 @@ spinner=
 [ -d "$C" ] || mv "$C.away" "$C"
 status "vanishing compat dir: 150 starts, none failed ($compat_runs compat, $system_runs system)" 0 "$bad_runs" "${last_bad:-}"
 
+# ---- a compat directory named with bytes that are not UTF-8 and controls -----
+# --explain --json stays valid JSON (UTF-8), the text shows the bytes, never
+# sends them to the terminal.
+hostile=$(printf '/usr/local/cuda-\377\033[31mred\nx/compat')
+mkdir -p "$R$hostile"
+cp -a "$R/usr/local/cuda-12.2/compat/." "$R$hostile/"
+out=$(run "$F/bin/cudaload" --explain --json)
+if command -v python3 >/dev/null 2>&1; then
+	got=$(printf '%s' "$out" | python3 -c 'import json, sys
+d = json.loads(sys.stdin.buffer.read().decode("utf-8"))
+print([c["dir"] for c in d["candidates"] if "red" in c["dir"]][0].encode("unicode_escape").decode())' 2>&1)
+	status "hostile dir name: --explain --json is valid UTF-8 JSON" '/usr/local/cuda-\ufffd\x1b[31mred\nx/compat' "$got" "$out"
+else
+	skip "hostile dir name: JSON validity" "no python3 to parse it"
+fi
+contains "hostile dir name: json escapes" "$out" '"dir":"/usr/local/cuda-\ufffd\u001b[31mred\nx/compat"'
+out=$(run "$F/bin/cudaload" --explain)
+has "hostile dir name: text shows the bytes" "$out" 'candidate:    /usr/local/cuda-\xff\x1b[31mred\x0ax/compat'
+if printf '%s' "$out" | tr -d '\n' | LC_ALL=C grep -q '[[:cntrl:]]'; then
+	bad "hostile dir name: no control byte reaches the terminal" "$out"
+else
+	ok "hostile dir name: no control byte reaches the terminal"
+fi
+out=$(run "$F/bin/probe")
+has "hostile dir name: the decision stands" "$out" "$COMPAT_LINE"
+rm -rf "$R/usr/local/cuda-$(printf '\377')"*
+
 # ---- limits -------------------------------------------------------------------------
 long=$(printf '/%0250d' 0 | sed 's/0/d/g')
 long=$long$long$long$long$long$long$long$long$long$long$long$long$long$long$long$long$long$long$long$long
@@ -141,6 +220,25 @@ contains "overlong CUDALOAD_ROOT: runs" "$out" "tls=7"
 out=$(run "$F/bin/cudaload" "$long/prog")
 status "overlong program path: 127" 127 $? "$out"
 has "overlong program path: said" "$out" "cudaload: $long/prog: Filename too long"	# musl's words
+
+# More CUDALOAD_COMPAT_PATH entries than cudaload takes (64): said, never
+# dropped silently; the run goes on with the first 64.
+many_env=
+i=0
+while [ $i -lt 70 ]; do many_env="$many_env${many_env:+:}/nowhere/c$i"; i=$((i + 1)); done
+out=$(run CUDALOAD_COMPAT_PATH="$many_env" "$F/bin/probe")
+status "70 compat path entries: runs" 0 $? "$out"
+has "70 compat path entries: warned" "$out" \
+	"cudaload: CUDALOAD_COMPAT_PATH: more than 64 entries; '/nowhere/c64' and every later one ignored"
+has "70 compat path entries: the decision stands" "$out" "$COMPAT_LINE"
+out=$(run CUDALOAD_COMPAT_PATH="$many_env" "$F/bin/cudaload" --explain)
+has "70 compat path entries: explained" "$out" \
+	"warning:      CUDALOAD_COMPAT_PATH: more than 64 entries; '/nowhere/c64' and every later one ignored"
+out=$(run CUDALOAD_COMPAT_PATH="$many_env" "$F/bin/cudaload" --explain --json)
+contains "70 compat path entries: in the JSON" "$out" \
+	"\"config_warnings\":[\"CUDALOAD_COMPAT_PATH: more than 64 entries; '/nowhere/c64' and every later one ignored\"]"
+out=$(run CUDALOAD_COMPAT_PATH="$long" "$F/bin/probe")
+contains "overlong compat path entry: warned" "$out" "cudaload: CUDALOAD_COMPAT_PATH: an entry of 5020 bytes is longer than a path can be; ignored"
 
 big=$R/usr/lib/big
 mkdir -p "$big"

@@ -165,20 +165,46 @@ rows() {
 	check "$h" "ld.so.conf.d" probe "$want" "(unset)"
 	out=$(run "$R" probe.orig)
 	contains "$h ld.so.conf.d without cudaload: compat" "$out" "libcuda=$compat_real"
-	# set-id, in the ld.so.conf.d row and with a RUNPATH to the compat dir
-	if ! setid_runs; then
-		skip "$h set-id" "$chroot_why"
-	elif proc_on "$R"; then
-		out=$(env -i PATH=/usr/bin:/bin "$CHROOT" --userspec=65534:65534 "$R" /opt/app/bin/probe-rp-suid 2>&1)
-		proc_off "$R"
+	# set-id, in the ld.so.conf.d row and with a RUNPATH to the compat dir;
+	# cudaload holds a set-id program's file through /proc/self (a chroot
+	# without /proc runs it as ld.so would without cudaload)
+	if setid_runs; then
+		out=$(proc_self "$R" env -i PATH=/usr/bin:/bin "$CHROOT" --userspec=65534:65534 "$R" \
+			/opt/app/bin/probe-rp-suid 2>&1)
 		wl=$(realpath "$R$want/libcuda.so.1")
 		has "$h set-id: libcuda.so.1 from $want" "$out" "libcuda=${wl#"$R"}"
 	else
-		skip "$h set-id" "cannot mount /proc in the chroot"
+		skip "$h set-id" "$chroot_why"
 	fi
 	rm "$R/etc/ld.so.conf.d/00-compat-2f1c9a4e.conf"
 	ldcache "$R"
 	: "$other"
+}
+
+# workers HOST WANT_DIR: `cudaload PROGRAM`, and the program starts two
+# workers without cudaload, as torchrun and multiprocessing's spawn re-run
+# sys.executable: the parent and both workers load WANT_DIR's driver, with a
+# rival in LD_LIBRARY_PATH too, and keep their own libraries; a program
+# that is itself patched still decides for itself.
+workers() {
+	h=$1 want=$2
+	wl=$(realpath "$W/$h$want/libcuda.so.1")
+	wl=${wl#"$W/$h"}
+	for rival in "" /usr/local/cuda/compat; do
+		out=$(env -i PATH=/usr/bin:/bin HOLD_WORKERS=2 ${rival:+LD_LIBRARY_PATH=$rival} \
+			"$CHROOT" "$W/$h" /usr/bin/cudaload /opt/app/bin/probe.orig 2>&1)
+		n=$(printf '%s\n' "$out" | grep -cx "libcuda=$wl")
+		status "$h cudaload PROGRAM${rival:+, LD_LIBRARY_PATH=$rival}: the parent and two workers load $want" \
+			3 "$n" "$out"
+		n=$(printf '%s\n' "$out" | grep -cx "bundle=/opt/app/lib/libbundle.so.1")
+		status "$h ... and each keeps its own libraries" 3 "$n" "$out"
+		lacks "$h ... every worker ran" "$out" "failed"
+	done
+	# a patched worker decides for itself: the same here, and its own list
+	out=$(env -i PATH=/usr/bin:/bin HOLD_WORKERS=1 HOLD_WORKER=/opt/app/bin/probe \
+		"$CHROOT" "$W/$h" /usr/bin/cudaload /opt/app/bin/probe.orig 2>&1)
+	n=$(printf '%s\n' "$out" | grep -cx "libcuda=$wl")
+	status "$h a patched worker: the same driver" 2 "$n" "$out"
 }
 
 # explain HOST: --explain names the pin
@@ -201,6 +227,7 @@ EOF
 	compat_real=$compatdir/$compatfile
 	if mkhost h200; then
 		rows h200 "$sysdir" "$compatdir"
+		workers h200 "$sysdir"
 		explain h200 "/usr/bin/../lib/cudaload/pin/usr/lib/$triplet (links to the system driver's files)"
 		# what the pin holds against, and what it cannot
 		R=$W/h200
@@ -236,6 +263,7 @@ EOF
 	sed 's/580\.159\.04/570.86.15/g; s/H200/H100 80GB HBM3/' "$W/h200.profile" >"$W/h100-570.profile"
 	if mkhost h100-570; then
 		rows h100-570 "$compatdir" "$sysdir"
+		workers h100-570 "$compatdir"
 		explain h100-570 "/usr/local/cuda-13.0/compat (the compat directory, first in the search list)"
 	else
 		bad "h100-570: build the host"
@@ -250,6 +278,7 @@ if [ "$arch" = aarch64 ]; then
 	compat_real=$compatdir/$compatfile
 	if grep -q '^driver_dir=/usr/lib/aarch64-linux-gnu/tegra' "$W/orin-jp5.profile" && mkhost orin-jp5; then
 		rows orin-jp5 "$sysdir" "$compatdir"
+		workers orin-jp5 "$sysdir"
 		explain orin-jp5 "/usr/bin/../lib/cudaload/pin$sysdir (links to the system driver's files)"
 	else
 		bad "orin-jp5: build the host"

@@ -28,6 +28,24 @@ status() {
 	if [ "$2" = "$3" ]; then ok "$1"; else bad "$1: got $3, want $2" "${4:-}"; fi
 }
 
+# man_words PAGE: the rendered man page, one word a line, for lookups
+man_words() { mandoc -T utf8 "$1" 2>/dev/null | col -b | tr -s ' \t,.;:()[]|' '\n\n\n\n\n\n\n\n\n'; }
+
+# json_keys: every key of the JSON on standard input, nested ones too, sorted
+json_keys() {
+	python3 -c '
+import json, sys
+def walk(v):
+    if isinstance(v, dict):
+        for k, x in v.items():
+            print(k)
+            walk(x)
+    elif isinstance(v, list):
+        for x in v:
+            walk(x)
+walk(json.load(sys.stdin))' | sort -u
+}
+
 finish() {
 	printf '%d passed, %d failed, %d skipped\n' "$pass" "$fail" "$skip"
 	[ "$fail" -eq 0 ]

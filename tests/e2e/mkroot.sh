@@ -12,6 +12,8 @@
 # nvidia_version (/sys/module/nvidia/version), proc_version
 # (/proc/driver/nvidia/version), gpu_node, gpus (one discrete GPU a line:
 # "BUS BUSTYPE MODEL...", written as /proc/driver/nvidia/gpus/BUS/information),
+# gpus_unreadable (one GPU a line: "BUS KIND", its information file a fifo,
+# a directory or a dangling link),
 # compat (one package a line: "DIR CUDA KIND NOTE", KIND jetson or a driver
 # version, NOTE JSON or -), partial (compat dirs left without their
 # companion libraries), links ("LINK TARGET" a line: symlinked dirs),
@@ -27,7 +29,7 @@ set -eu
 profile=$1 root=$2 libdir=$3
 
 compatible= model= soc_family= soc_id= release= driver_dir= host_cuda=
-nvidia_version= proc_version= gpu_node= compat= cuinit= gpus= partial= links=
+nvidia_version= proc_version= gpu_node= compat= cuinit= gpus= gpus_unreadable= partial= links=
 note_align=4 driver_active=
 # shellcheck disable=SC1090
 . "$profile"
@@ -127,6 +129,18 @@ Bus Location: 	 $bus
 Device Minor: 	 0
 GPU Excluded:	 No
 "
+done
+
+printf '%s\n' "$gpus_unreadable" | while read -r bus kind; do
+	[ -n "$bus" ] || continue
+	info=$root/proc/driver/nvidia/gpus/$bus/information
+	mkdir -p "$(dirname "$info")"
+	case $kind in
+	fifo) mkfifo "$info" ;;
+	directory) mkdir "$info" ;;
+	dangling) ln -s nowhere "$info" ;;
+	*) echo "mkroot.sh: gpus_unreadable: unknown kind '$kind'" >&2; exit 1 ;;
+	esac
 done
 
 printf '%s\n' "$links" | while read -r link target; do

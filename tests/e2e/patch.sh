@@ -203,6 +203,14 @@ out=$("$P" --interp "$CL" --break-links "$W/bin/linked")
 contains "links: --break-links patches the name" "$out" "$W/bin/linked: patched"
 if cmp -s "$W/bin/linked2" "$W/orig/cudaprobe"; then ok "links: the other name keeps the original"; else bad "links: other name changed"; fi
 
+# Both names of one file in one run, one of them given twice: each name once
+mkdir -p "$W/hl2"
+cp "$W/orig/cudaprobe" "$W/hl2/a"
+ln -f "$W/hl2/a" "$W/hl2/b"
+out=$("$P" --interp "$CL" --break-links "$W/hl2/a" "$W/hl2" "$W/hl2/a" 2>&1)
+status "links: --break-links on both names, one named twice: exit 0" 0 $? "$out"
+contains "... the summary counts each name once" "$out" "cudaload-patch: 2 patched, 0 skipped, 0 failed"
+
 ln -sf linked "$W/bin/symlink"
 cp "$W/orig/cudaprobe" "$W/bin/linked"
 out=$("$P" --interp "$CL" "$W/bin/symlink")

@@ -117,6 +117,28 @@ contains "804: json baseline" "$out" "\"system_verdict\":{\"result\":\"cu=0\""
 out=$(under "$D" $DD "$CL" --verify --json)
 contains "--verify --json" "$out" "\"candidates\":[{\"dir\":\"/usr/local/cuda-12.9/compat\",\"verdict\":{\"result\":\"cu=804\""
 
+# A helper patched by hand (patchelf: cudaload-patch leaves cudaload's own
+# programs alone) still judges the system driver with the system driver, so
+# the 804 package stays refused.
+PV=$W/planted
+mkdir -p "$PV"
+cp "$CL" "$PV/cudaload"
+cp "$(dirname "$CL")/cudaload-verify" "$PV/cudaload-verify"
+if patchelf --set-interpreter "$PV/cudaload" "$PV/cudaload-verify" 2>/dev/null; then
+	rm -f "$D/run/cudaload/verdicts"
+	out=$(under "$D" $DD "$PV/cudaload" --verify --timeout 3)
+	has "planted patched helper: the system driver is judged with itself" "$out" \
+		"system driver: cuInit returned 0 (CUDA_SUCCESS: works) [driver API 12040, 1 device]: the baseline"
+	out=$(under "$D" $DD "$W/bin/probe-patched")
+	contains "planted patched helper: the 804 package stays refused" "$out" "version=12040"
+else
+	skip "planted patched helper" "patchelf cannot set the interpreter here"
+fi
+"$B/cudaload-patch" -v --interp "$PV/cudaload" "$PV" >"$W/own.out" 2>&1
+has "cudaload-patch leaves cudaload-verify alone, saying why" "$(cat "$W/own.out")" \
+	"$PV/cudaload-verify: skipped: one of cudaload's own programs (its identity note): the verifier must judge each driver with that driver"
+verify "$D" $DD
+
 # A changed libcuda: touched, then replaced by another file.
 cp -p "$D/run/cudaload/verdicts" "$W/verdicts.804"
 touch "$C/libcuda.so.575.51.03"
@@ -200,6 +222,19 @@ out=$(under "$D" $DD "$CL" --explain)
 contains "baseline: explain says why" "$out" "; not applied: the system driver failed too"
 rm -f "$D$DD/fake-cuinit"
 printf '804\n' >"$C/fake-cuinit"
+
+# Started with standard descriptors closed (a service manager, a cron job
+# with >&-): its pipe must not take their numbers, nor the store fd 2.
+tokens() { sed -n 's/^\(system\|compat\) \([a-z]*=[0-9]*\) .*/\1 \2/p' "$D/run/cudaload/verdicts" | tr '\n' ' '; }
+verify "$D" $DD
+want_tokens=$(tokens)
+for closed in "0<&- 1>&-" "1>&-" "0<&-" "2>&-" "0<&- 1>&- 2>&-"; do
+	rm -f "$D/run/cudaload/verdicts"
+	out=$(eval "env CUDALOAD_ROOT=\"\$D\" CUDALOAD_CONFIG=\"\$W/empty.conf\" LD_LIBRARY_PATH=\"\$D\$DD\" \"\$CL\" --verify --timeout 3 2>&1 $closed")
+	st=$?
+	status "closed $closed: --verify exits 0" 0 $st "$out"
+	status "closed $closed: the same verdicts stored" "$want_tokens" "$(tokens)" "$(cat "$D/run/cudaload/verdicts" 2>&1)"
+done
 
 # It must be able to store what it found.
 rm -rf "$D/run"

@@ -148,4 +148,45 @@ umount "$R/proc" 2>/dev/null && trap - EXIT
 (cd "$R" && find . -type f -exec sha256sum {} + | LC_ALL=C sort -k2) >"$W/after-restore"
 cmp -s "$before" "$W/after-restore" && ok "--restore gives the image back byte for byte" ||
 	bad "--restore left the image changed: $(diff "$before" "$W/after-restore" | head -n4)"
+
+# ---- environments: conda's, and a venv wherever it lies ----------------------------
+# The wheel leaves the system site directory; a conda-style environment
+# (PREFIX/bin/pythonX.Y, PREFIX/lib/pythonX.Y/site-packages, conda-meta/, as
+# conda-forge's python package lays it out) gets its own torch, and a venv in
+# /opt/venv (pyvenv.cfg home = /usr/bin) an nvidia-* wheel for the system
+# interpreter.  Which interpreters count must not depend on which arguments
+# the walk is given, nor on their order.
+mv "$site/torch" "$site/nvidia" "$W/"
+E=$R/opt/conda/envs/torch
+mkdir -p "$E/bin" "$E/conda-meta" "$E/lib/$py/site-packages/torch/lib"
+cp "$R/usr/bin/$py" "$E/bin/$py"
+cp "$W/torch/lib/libtorch_cuda.so" "$E/lib/$py/site-packages/torch/lib/"
+V=$R/opt/venv
+mkdir -p "$V/lib/$py/site-packages/nvidia/cuda_runtime/lib"
+printf 'home = /usr/bin\ninclude-system-site-packages = false\nversion = %s.4\n' "${py#python}" >"$V/pyvenv.cfg"
+cp "$W/nvidia/cuda_runtime/lib/libcudart.so.12" "$V/lib/$py/site-packages/nvidia/cuda_runtime/lib/"
+for args in "$R/usr/bin $R/opt" "$R/opt $R/usr/bin" "$R/usr/bin"; do
+	# shellcheck disable=SC2086
+	out=$("$P" --root "$R" --no-record --dry-run $args 2>&1)
+	contains "walk of ${args#"$R"}: the system $py, through the venv in /opt/venv" \
+		"$(printf '%s\n' "$out" | grep "^$R/usr/bin/$py:")" "would be patched, interpreter /usr/bin/cudaload"
+	case $args in *opt*)
+		contains "walk of ${args#"$R"}: the conda environment's $py, through its own site-packages" \
+			"$(printf '%s\n' "$out" | grep "^$E/bin/$py:")" \
+			"uses CUDA: through /opt/conda/envs/torch/lib/$py/site-packages/torch/lib/libtorch_cuda.so"
+	esac
+	lacks "walk of ${args#"$R"}: no path of this machine written" "$out" "interpreter $B"
+done
+mv "$V" "$W/venv.away"
+out=$("$P" --root "$R" --no-record --dry-run "$R/usr/bin" 2>&1)
+lacks "without the venv, the system $py has no CUDA" "$out" "$R/usr/bin/$py: would be patched"
+mv "$W/venv.away" "$V"
+# --root names the image's cudaload, checked in the image
+out=$("$P" --root "$R" --interp /usr/bin/cudaload --no-record --dry-run "$R/opt" 2>&1)
+lacks "--interp is looked for in the image" "$out" "does not exist"
+mv "$R/usr/bin/cudaload" "$W/cudaload.away"
+out=$("$P" --root "$R" --no-record --dry-run "$R/opt" 2>&1)
+status "an image without cudaload and no --interp: a usage error" 100 $? "$out"
+contains "... that says so" "$out" "no cudaload in the image"
+mv "$W/cudaload.away" "$R/usr/bin/cudaload"
 finish

@@ -88,6 +88,12 @@ struct test_elf_spec {
 	bool note_segment;		/* also a PT_NOTE over it */
 	unsigned note_align;		/* 4 (default) or 8: the section's alignment and padding */
 	uint32_t note_descsz;		/* 0: strlen(note_desc); more: a descriptor cut short */
+	/* Shaped like a dynamic loader (common/ldso.h): an executable PT_LOAD
+	 * with the entry in it and a PT_DYNAMIC, holding a DT_NEEDED and a
+	 * DT_FLAGS_1 when asked for. */
+	bool loader;
+	bool dyn_needed;
+	uint64_t dyn_flags_1;
 };
 
 static inline size_t te_put(struct test_elf *e, const void *p, size_t n)
@@ -147,14 +153,32 @@ static inline void test_elf_build(struct test_elf *e, const struct test_elf_spec
 	size_t name_note = slen;
 	slen += (size_t)sprintf(strtab + slen, "%s", secname) + 1;
 	size_t strtab_off = te_put(e, strtab, slen);
+	Elf64_Dyn dyn[3] = { 0 };
+	size_t ndyn = 0, dyn_off = 0;
+	if (s->loader) {
+		if (s->dyn_needed)
+			dyn[ndyn++] = (Elf64_Dyn){ .d_tag = DT_NEEDED, .d_un.d_val = 0 };
+		if (s->dyn_flags_1)
+			dyn[ndyn++] = (Elf64_Dyn){ .d_tag = DT_FLAGS_1, .d_un.d_val = s->dyn_flags_1 };
+		dyn[ndyn++] = (Elf64_Dyn){ .d_tag = DT_NULL };
+		dyn_off = te_put(e, dyn, sizeof dyn[0] * ndyn);
+	}
 
-	Elf64_Phdr ph[3] = { 0 };
+	Elf64_Phdr ph[4] = { 0 };
 	int nph = 0;
 	ph[nph].p_type = PT_LOAD;
 	ph[nph].p_offset = 0;
-	ph[nph].p_flags = PF_R;
+	ph[nph].p_flags = s->loader ? PF_R | PF_X : PF_R;
 	ph[nph].p_align = 0x1000;
 	nph++;
+	if (s->loader) {
+		ph[nph].p_type = PT_DYNAMIC;
+		ph[nph].p_offset = ph[nph].p_vaddr = dyn_off;
+		ph[nph].p_filesz = ph[nph].p_memsz = sizeof dyn[0] * ndyn;
+		ph[nph].p_align = 8;
+		nph++;
+		eh.e_entry = dyn_off;	/* inside the one PT_LOAD */
+	}
 	if (s->interp) {
 		ph[nph].p_type = PT_INTERP;
 		ph[nph].p_offset = ph[nph].p_vaddr = e->interp_off;

@@ -127,6 +127,26 @@ Test(compat_happy, nested_patterns)
 	free(root);
 }
 
+/* Issue 29: a directory whose name holds '[' (an escape sequence: ESC [ 31 m)
+ * was expanded again as a pattern, and matched nothing. */
+Test(compat_sad, matched_names_are_not_patterns)
+{
+	char *root = scratch_dir();
+	put_lib(root, "/usr/local/cuda-\x1b[31m/compat", "libcuda.so.1.1", &plain);
+	put_lib(root, "/usr/local/cuda-[12]*?/compat", "libcuda.so.1.1", &plain);
+	put_lib(root, "/usr/local/cuda-1/compat", "libcuda.so.1.1", &plain);
+	const char *patterns[] = { "/usr/local/cuda-*/compat" };
+	struct candidates c;
+	cr_assert_eq(compat_discover(root, NULL, 0, patterns, 1, "config", &c), 0);
+	cr_assert_eq(c.n, 3);
+	cr_assert_str_eq(c.v[0].dir, "/usr/local/cuda-\x1b[31m/compat");	/* in byte order */
+	cr_assert_str_eq(c.v[1].dir, "/usr/local/cuda-1/compat");
+	cr_assert_str_eq(c.v[2].dir, "/usr/local/cuda-[12]*?/compat");
+	compat_free(&c);
+	rm_rf(root);
+	free(root);
+}
+
 Test(compat_happy, dir_cuda)
 {
 	cr_assert_eq(compat_dir_cuda("/usr/local/cuda-12.2/compat"), 12020);

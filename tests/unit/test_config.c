@@ -230,3 +230,47 @@ Test(config_sad, compat_stated_cuda_bad, .init = cr_redirect_stderr)
 		"cudaload: t:3: path must be absolute; skipped\n");
 	settings_free(&s);
 }
+
+/* Issue 29: more than CONFIG_MAX_LIST entries were dropped without a word;
+ * the drop is said once per list (stderr and --explain), naming the first
+ * entry left out. */
+Test(config_sad, list_limit_said, .init = cr_redirect_stderr)
+{
+	char env[64 + 80 * 12];
+	size_t n = (size_t)sprintf(env, "CUDALOAD_COMPAT_PATH=");
+	for (int i = 0; i < CONFIG_MAX_LIST + 6; i++)
+		n += (size_t)sprintf(env + n, "%s/c%d", i ? ":" : "", i);
+	char *envp[] = { env, NULL };
+	struct settings s;
+	settings_from_env(&s, envp, false);
+	cr_assert_eq(s.n_compat_env, CONFIG_MAX_LIST);
+	cr_assert_str_eq(s.compat_env[CONFIG_MAX_LIST - 1], "/c63");
+	cr_assert_eq(s.n_warnings, 1);
+	cr_assert_str_eq(s.warnings[0],
+			 "CUDALOAD_COMPAT_PATH: more than 64 entries; '/c64' and every later one ignored");
+
+	char text[8192];
+	n = 0;
+	for (int i = 0; i < CONFIG_MAX_LIST + 3; i++)
+		n += (size_t)sprintf(text + n, "compat = /d%d\ndriver_dir = /e%d\n", i, i);
+	settings_parse_config(&s, text, "/etc/cudaload.conf");
+	cr_assert_eq(s.n_compat, CONFIG_MAX_LIST);
+	cr_assert_eq(s.n_driver_dirs, CONFIG_MAX_LIST);
+	cr_assert_eq(s.n_warnings, 3, "one for each list");
+	cr_assert_str_eq(s.warnings[1], "compat: more than 64 entries; '/d64' and every later one ignored");
+	cr_assert_str_eq(s.warnings[2], "driver_dir: more than 64 entries; '/e64' and every later one ignored");
+	settings_free(&s);
+
+	/* an entry no path can be is said too */
+	char *big = malloc(CL_PATH_MAX + 64);
+	n = (size_t)sprintf(big, "CUDALOAD_COMPAT_PATH=/ok:");
+	memset(big + n, 'x', CL_PATH_MAX);
+	big[n + CL_PATH_MAX] = '\0';
+	char *envp2[] = { big, NULL };
+	settings_from_env(&s, envp2, false);
+	cr_assert_eq(s.n_compat_env, 1);
+	cr_assert_eq(s.n_warnings, 1);
+	cr_assert(strstr(s.warnings[0], "is longer than a path can be; ignored"), "%s", s.warnings[0]);
+	settings_free(&s);
+	free(big);
+}

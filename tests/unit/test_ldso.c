@@ -2,6 +2,7 @@
 #include "helpers.h"
 
 #include <errno.h>
+#include <link.h>
 
 #include "../../common/elfread.h"
 #include "../../common/identity.h"
@@ -49,7 +50,7 @@ Test(ldso_happy, old_glibc_by_name_gets_no_argv0)
 {
 	char *dir = scratch_dir();
 	struct test_elf e;
-	struct test_elf_spec s = { 0 };
+	struct test_elf_spec s = { .loader = true };
 	test_elf_build(&e, &s);
 	put_file(dir, "/ld-2.31.so", e.buf, e.len);
 	char link[4200];
@@ -97,6 +98,7 @@ Test(ldso_sad, missing_self_and_garbage)
 	cr_assert_eq(l.fd, -1);
 	l.keep = false;
 	cls.note_type = 1;	/* the owner alone is not enough */
+	cls.loader = true;
 	test_elf_build(&cl, &cls);
 	put_file(dir, "/other", cl.buf, cl.len);
 	snprintf(lpath, sizeof lpath, "%s/other", dir);
@@ -119,6 +121,90 @@ Test(ldso_sad, missing_self_and_garbage)
 	cr_assert_str_eq(why, "not executable");
 	l.path = dir;
 	cr_assert_eq(ldso_inspect(&l, why, sizeof why), -ENOEXEC);
+	rm_rf(dir);
+	free(dir);
+}
+
+/* A typo in ldso.<machine> must not be run as the loader (issue 29 row 5):
+ * every file that is not shaped like one is refused with its reason. */
+static void expect_refused(const char *path, const char *reason)
+{
+	struct ldso_info l;
+	char why[160];
+	for (int keep = 0; keep < 2; keep++) {	/* exec reads the usual head, chain 1 KiB */
+		memset(&l, 0, sizeof l);
+		l.path = path;
+		l.keep = keep;
+		cr_assert_eq(ldso_inspect(&l, why, sizeof why), -ENOEXEC, "%s taken for a loader", path);
+		cr_assert(strstr(why, reason), "%s: %s", path, why);
+		cr_assert_eq(l.fd, -1);
+	}
+}
+
+static void shaped(const char *dir, const char *name, const struct test_elf_spec *s,
+		   uint64_t entry, char *path, size_t cap)
+{
+	struct test_elf e;
+	test_elf_build(&e, s);
+	if (entry != UINT64_MAX)
+		((Elf64_Ehdr *)e.buf)->e_entry = entry;
+	put_file(dir, name, e.buf, e.len);
+	snprintf(path, cap, "%s%s", dir, name);
+	chmod(path, 0755);
+}
+
+static int find_libc(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	if (strstr(info->dlpi_name, "/libc.so.6"))
+		snprintf(data, 4096, "%s", info->dlpi_name);
+	return 0;
+}
+
+Test(ldso_sad, not_a_loader_by_shape)
+{
+	char *dir = scratch_dir();
+	char p[4200];
+	shaped(dir, "/ld-ok.so", &(struct test_elf_spec){ .loader = true }, UINT64_MAX, p, sizeof p);
+	struct ldso_info l;
+	char why[160];
+	memset(&l, 0, sizeof l);
+	l.path = p;
+	cr_assert_eq(ldso_inspect(&l, why, sizeof why), 0, "%s", why);
+
+	shaped(dir, "/interp", &(struct test_elf_spec){ .loader = true, .interp = "/lib/ld.so" },
+	       UINT64_MAX, p, sizeof p);
+	expect_refused(p, "(PT_INTERP)");
+	shaped(dir, "/exec", &(struct test_elf_spec){ .loader = true, .type = ET_EXEC }, UINT64_MAX, p, sizeof p);
+	expect_refused(p, "not a shared object (ET_DYN)");
+	shaped(dir, "/nodyn", &(struct test_elf_spec){ 0 }, UINT64_MAX, p, sizeof p);
+	expect_refused(p, "no dynamic section");
+	shaped(dir, "/noentry", &(struct test_elf_spec){ .loader = true }, 0, p, sizeof p);
+	expect_refused(p, "no entry point");
+	shaped(dir, "/outside", &(struct test_elf_spec){ .loader = true }, 1 << 20, p, sizeof p);
+	expect_refused(p, "no entry point");
+	shaped(dir, "/needs", &(struct test_elf_spec){ .loader = true, .dyn_needed = true }, UINT64_MAX, p, sizeof p);
+	expect_refused(p, "(DT_NEEDED)");
+	shaped(dir, "/pie", &(struct test_elf_spec){ .loader = true, .dyn_flags_1 = DF_1_PIE | DF_1_NOW },
+	       UINT64_MAX, p, sizeof p);
+	expect_refused(p, "(DF_1_PIE)");
+
+	/* a dynamic section past the end of the file */
+	struct test_elf e;
+	test_elf_build(&e, &(struct test_elf_spec){ .loader = true });
+	Elf64_Phdr *ph = (Elf64_Phdr *)(e.buf + e.phoff);
+	ph[1].p_offset = e.len - 8;
+	put_file(dir, "/cut", e.buf, e.len);
+	snprintf(p, sizeof p, "%s/cut", dir);
+	chmod(p, 0755);
+	expect_refused(p, "unreadable dynamic section");
+
+	/* the real typos: a program, a shell, the C library */
+	expect_refused("/bin/sh", "(PT_INTERP)");
+	char libc[4096] = "";
+	dl_iterate_phdr(find_libc, libc);
+	cr_assert(libc[0], "this test runs linked against glibc");
+	expect_refused(libc, "(PT_INTERP)");	/* glibc's libc.so.6 runs as a program */
 	rm_rf(dir);
 	free(dir);
 }

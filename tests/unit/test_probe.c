@@ -226,6 +226,41 @@ Test(probe_happy, dgpu_models)
 	free(root);
 }
 
+/* Issue 29: a GPU whose information file says nothing (a directory, a
+ * dangling link, no Model: line) counts, as one that may not support
+ * forward compatibility; it was left out and compat chosen. */
+Test(probe_sad, unidentified_gpu_counts)
+{
+	char *root = scratch_dir();
+	char p[4200];
+	put_text(root, "/sys/module/nvidia/version", "570.124.06\n");
+	put_gpu(root, "0000:01:00.0", "NVIDIA H100 80GB HBM3");
+	snprintf(p, sizeof p, "%s/proc/driver/nvidia/gpus/0000:02:00.0/information", root);
+	mkdirs(p);
+	struct host h;
+	probe_host(root, NULL, 0, true, &h);
+	cr_assert_eq(h.n_gpus, 2);
+	cr_assert_eq(h.gpus[1].error, EISDIR);
+	cr_assert_eq(h.gpus[1].brand, 0);
+	cr_assert_eq(h.unsupported_gpu, 2);
+	char why[80];
+	cr_assert_str_eq(probe_gpu_problem(&h.gpus[1], why, sizeof why), "information file: Is a directory");
+	cr_assert_str_eq(probe_gpu_problem(&h.gpus[0], why, sizeof why), "");
+
+	rm_rf(p);
+	cr_assert_eq(symlink("nowhere", p), 0);
+	probe_host(root, NULL, 0, true, &h);
+	cr_assert_eq(h.gpus[1].error, ENOENT);
+	cr_assert_eq(h.unsupported_gpu, 2);
+	unlink(p);
+	put_text(root, "/proc/driver/nvidia/gpus/0000:02:00.0/information", "IRQ: 41\n");
+	probe_host(root, NULL, 0, true, &h);
+	cr_assert_eq(h.gpus[1].error, ENODATA);
+	cr_assert_eq(h.unsupported_gpu, 2);
+	rm_rf(root);
+	free(root);
+}
+
 /* Issue: IGX Orin driving a discrete GPU is a data-center-style host;
  * Thor's OpenRM iGPU (also a module named nvidia) is not. */
 Test(probe_happy, igx_discrete_gpu)

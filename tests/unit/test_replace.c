@@ -12,6 +12,8 @@ struct fixture {
 	char path[4200];
 	int fd;
 	struct stat st;
+	struct held h;
+	char why[128];
 };
 
 static void open_fixture(struct fixture *f, const void *data, size_t len)
@@ -20,8 +22,19 @@ static void open_fixture(struct fixture *f, const void *data, size_t len)
 	put_file(f->dir, "/prog", data, len);
 	snprintf(f->path, sizeof f->path, "%s/prog", f->dir);
 	f->fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	f->why[0] = '\0';
 	cr_assert_geq(f->fd, 0);
 	cr_assert_eq(fstat(f->fd, &f->st), 0);
+}
+
+static int hold(struct fixture *f)
+{
+	return replace_hold(&f->h, f->fd, &f->st, f->path, f->why, sizeof f->why);
+}
+
+static int still(struct fixture *f)
+{
+	return replace_still_held(&f->h, f->path, f->why, sizeof f->why);
 }
 
 static void close_fixture(struct fixture *f)
@@ -82,13 +95,11 @@ Test(replace, a_file_that_got_shorter_is_said)
 Test(replace, a_file_open_for_writing_is_not_held)
 {
 	struct fixture f;
-	struct held h;
-	char why[128] = "";
 	open_fixture(&f, "\177ELF", 4);
 	int w = open(f.path, O_WRONLY | O_APPEND | O_CLOEXEC);
 	cr_assert_geq(w, 0);
-	cr_assert_eq(replace_hold(&h, f.fd, &f.st, f.path, why, sizeof why), -1);
-	cr_assert_str_eq(why, "another process has it open for writing");
+	cr_assert_eq(hold(&f), -1);
+	cr_assert_str_eq(f.why, "another process has it open for writing");
 	close(w);
 	close_fixture(&f);
 }
@@ -96,30 +107,26 @@ Test(replace, a_file_open_for_writing_is_not_held)
 Test(replace, a_write_after_the_read_is_seen)
 {
 	struct fixture f;
-	struct held h;
-	char why[128] = "";
 	open_fixture(&f, "\177ELF", 4);
-	cr_assert_eq(replace_hold(&h, f.fd, &f.st, f.path, why, sizeof why), 0, "%s", why);
-	cr_assert(h.leased, "root or the owner may lease on ext4 and tmpfs");
-	cr_assert_eq(replace_still_held(&h, f.path, why, sizeof why), 0, "%s", why);
-	replace_release(&h);
+	cr_assert_eq(hold(&f), 0, "%s", f.why);
+	cr_assert(f.h.leased, "root or the owner may lease on ext4 and tmpfs");
+	cr_assert_eq(still(&f), 0, "%s", f.why);
+	replace_release(&f.h);
 	/* without the lease, the identity alone */
 	int w = open(f.path, O_WRONLY | O_APPEND | O_CLOEXEC);
 	cr_assert_eq(write(w, "x", 1), 1);
 	close(w);
-	cr_assert_eq(replace_still_held(&h, f.path, why, sizeof why), -1);
-	cr_assert_str_eq(why, "it was written to meanwhile");
+	cr_assert_eq(still(&f), -1);
+	cr_assert_str_eq(f.why, "it was written to meanwhile");
 	close_fixture(&f);
 }
 
 Test(replace, a_lease_broken_by_a_writer_is_seen)
 {
 	struct fixture f;
-	struct held h;
-	char why[128] = "";
 	replace_install_handlers();	/* the break's SIGIO ignored */
 	open_fixture(&f, "\177ELF", 4);
-	cr_assert_eq(replace_hold(&h, f.fd, &f.st, f.path, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(hold(&f), 0, "%s", f.why);
 	/* another process opens it for writing: it waits for the lease, we see the break */
 	pid_t pid = fork();
 	if (pid == 0) {
@@ -128,12 +135,12 @@ Test(replace, a_lease_broken_by_a_writer_is_seen)
 	}
 	int broken = 0;
 	for (int i = 0; i < 500 && !broken; i++) {
-		broken = replace_still_held(&h, f.path, why, sizeof why) < 0;
+		broken = still(&f) < 0;
 		usleep(1000);
 	}
 	cr_assert(broken);
-	cr_assert_str_eq(why, "another process opened it for writing meanwhile");
-	replace_release(&h);
+	cr_assert_str_eq(f.why, "another process opened it for writing meanwhile");
+	replace_release(&f.h);
 	int status;
 	cr_assert_eq(waitpid(pid, &status, 0), pid);
 	cr_assert_eq(WEXITSTATUS(status), 0);
@@ -143,16 +150,15 @@ Test(replace, a_lease_broken_by_a_writer_is_seen)
 Test(replace, a_rename_over_it_is_seen)
 {
 	struct fixture f;
-	struct held h;
-	char why[128] = "", other[4300];
+	char other[4300];
 	open_fixture(&f, "\177ELF", 4);
-	cr_assert_eq(replace_hold(&h, f.fd, &f.st, f.path, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(hold(&f), 0, "%s", f.why);
 	put_file(f.dir, "/new", "\177ELF", 4);
 	snprintf(other, sizeof other, "%s/new", f.dir);
 	cr_assert_eq(rename(other, f.path), 0);
-	cr_assert_eq(replace_still_held(&h, f.path, why, sizeof why), -1);
-	cr_assert_str_eq(why, "it was replaced meanwhile (an upgrade?)");
-	replace_release(&h);
+	cr_assert_eq(still(&f), -1);
+	cr_assert_str_eq(f.why, "it was replaced meanwhile (an upgrade?)");
+	replace_release(&f.h);
 	close_fixture(&f);
 }
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "helpers.h"
 
+#include "../../common/utf8.h"
+
 #include "../../common/notejson.h"
 #include "../../common/report.h"
 
@@ -82,7 +84,8 @@ Test(report_happy, text)
 	struct report r = { &s, &h, &c, &d, NULL, &l, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0 };
 	char *out = render(&r, false);
 	cr_assert(strstr(out, "decision:     compat\n") != NULL, "%s", out);
-	cr_assert(strstr(out, "soc:          tegra234 (Orin)\nmodel:        Jetson \"AGX\" Orin\n") != NULL, "%s", out);
+	/* the model's own newline is shown, not obeyed */
+	cr_assert(strstr(out, "soc:          tegra234 (Orin)\nmodel:        Jetson \"AGX\" Orin\\x0a\nL4T:") != NULL, "%s", out);
 	cr_assert(strstr(out, "CUDA 12.2 (from directory), usable: CUDA 12.2 is supported on L4T r35\n") != NULL, "%s", out);
 	cr_assert(strstr(out, "library path: (unchanged)\n") != NULL, "%s", out);
 	free(out);
@@ -164,6 +167,42 @@ Test(report_happy, verdicts_and_their_age)
 	v.verdict.kind = VERDICT_NONE;
 	out = render(&r, false);
 	cr_assert(strstr(out, "verified") == NULL, "no store, no verdict lines: %s", out);
+	free(out);
+	settings_free(&s);
+}
+
+/* Issue 29: a compat directory named with bytes that are not UTF-8 and with
+ * control characters made --explain --json invalid and put raw escape
+ * sequences on the terminal. */
+Test(report_sad, hostile_names)
+{
+	struct settings s;
+	struct host h;
+	struct candidate v;
+	struct decision d;
+	struct ldso_info l;
+	fixture(&s, &h, &v, &d, &l);
+	char hostile[] = "/opt/\xff\xfe\x1b[31mred\xc3\xa9\xc2\x9b\xe2\x82/compat\nfake: line";
+	v.dir = hostile;
+	struct candidates c = { .v = &v, .n = 1, .cap = 1 };
+	struct report r = { &s, &h, &c, &d, NULL, &l, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0 };
+	char *out = render(&r, true);
+	cr_assert(strstr(out, "\"dir\":\"/opt/\\ufffd\\ufffd\\u001b[31mred\xc3\xa9\xc2\x9b\\ufffd\\ufffd/compat\\nfake: line\"")
+		  != NULL, "%s", out);
+	struct compat_note n;
+	char why[128];
+	cr_assert_eq(notejson_parse(out, strlen(out), &n, why, sizeof why), 0, "%s: %s", why, out);
+	for (const unsigned char *p = (const unsigned char *)out; *p;) {
+		size_t k = utf8_seq(p, strlen((const char *)p));
+		cr_assert(k > 0, "not UTF-8 at %ld", (long)(p - (const unsigned char *)out));
+		p += k;
+	}
+	free(out);
+	out = render(&r, false);
+	cr_assert(strstr(out, "candidate:    /opt/\\xff\\xfe\\x1b[31mred\xc3\xa9\\xc2\\x9b\\xe2\\x82/compat\\x0afake: line\n")
+		  != NULL, "%s", out);
+	for (const char *p = out; *p; p++)
+		cr_assert(*p == '\n' || (unsigned char)*p >= 0x20, "control byte 0x%02x", (unsigned char)*p);
 	free(out);
 	settings_free(&s);
 }

@@ -309,6 +309,35 @@ Test(verdict_happy, load_reads_the_store_under_the_root)
 	teardown(&f);
 }
 
+/* --status reads a store of another host too, and says so, never applying
+ * it; a damaged store is named with its reason. */
+Test(verdict_happy, survey_tells_which_store_it_found)
+{
+	struct fixture f;
+	struct verdict sys;
+	char why[320] = "";
+	setup(&f, "cu=0");
+	cr_assert_eq(verdict_survey(f.root, &f.h, &f.c, &sys, why, sizeof why), VSTORE_NONE);
+	put_text(f.root, VERDICT_STORE_PATH, f.text);
+	cr_assert_eq(verdict_survey(f.root, &f.h, &f.c, &sys, why, sizeof why), VSTORE_APPLIES);
+	cr_assert_eq(f.v[0].verdict.state, VSTATE_APPLIES);
+	cr_assert(verdict_ok(&sys));
+	cr_assert_eq(f.v[1].verdict.kind, VERDICT_NONE);
+
+	/* the driver moved on (535 -> 580, r35 -> r36): the same store is stale */
+	struct host other = host_dgpu("580.65.06");
+	f.v[0].verdict = (struct verdict){ 0 };
+	cr_assert_eq(verdict_survey(f.root, &other, &f.c, &sys, why, sizeof why), VSTORE_OTHER_HOST);
+	cr_assert_eq(f.v[0].verdict.state, VSTATE_OTHER_HOST);
+	cr_assert_eq(f.v[0].verdict.code, 804, "the old verdict is shown");
+	cr_assert_eq(sys.when, 1700000000);
+
+	put_text(f.root, VERDICT_STORE_PATH, "garbage\n");
+	cr_assert_eq(verdict_survey(f.root, &f.h, &f.c, &sys, why, sizeof why), VSTORE_DAMAGED);
+	cr_assert(strstr(why, "not a cudaload verdict store"), "%s", why);
+	teardown(&f);
+}
+
 /* A set-id program uses the store only when root owns it and the directories
  * above it and nobody else may write them.  Needs root (to own and give away
  * files) and a root-owned place: /run. */

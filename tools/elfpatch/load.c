@@ -96,8 +96,8 @@ bool vaddr_to_off(const struct loaded *l, uint64_t vaddr, uint64_t *off)
 	return false;
 }
 
-/* Is this cudaload itself (its identity note, see identity.h)? */
-static bool is_cudaload(size_t len, const struct loaded *l)
+/* Does it carry cudaload's identity note of this type (identity.h)? */
+static bool has_identity(size_t len, const struct loaded *l, uint32_t type)
 {
 	for (size_t i = 0; i < l->phnum; i++) {
 		const GElf_Phdr *p = &l->ph[i];
@@ -108,7 +108,7 @@ static bool is_cudaload(size_t len, const struct loaded *l)
 		size_t off = 0, name_off, desc_off, next;
 		while (data && off < data->d_size &&
 		       (next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-			if (nh.n_type == IDENTITY_NOTE_TYPE && nh.n_namesz == sizeof IDENTITY_NOTE_OWNER &&
+			if (nh.n_type == type && nh.n_namesz == sizeof IDENTITY_NOTE_OWNER &&
 			    memcmp((const char *)data->d_buf + name_off, IDENTITY_NOTE_OWNER,
 				   sizeof IDENTITY_NOTE_OWNER) == 0)
 				return true;
@@ -153,8 +153,10 @@ int inspect_loaded(unsigned char *img, size_t len, struct loaded *l,
 		if (l->phnum == 0)
 			return fail(why, cap, "no program headers (a damaged file?)");
 		out->kind = l->interp >= 0 ? FOUND_DYNAMIC
-			  : is_cudaload(len, l) ? FOUND_CUDALOAD
+			  : has_identity(len, l, IDENTITY_NOTE_TYPE) ? FOUND_CUDALOAD
 			  : l->eh.e_type == ET_EXEC ? FOUND_STATIC : FOUND_LIBRARY;
+		out->own_program = out->kind == FOUND_DYNAMIC &&
+				   has_identity(len, l, IDENTITY_NOTE_TYPE_TOOL);
 		break;
 	default:
 		out->kind = FOUND_OBJECT;

@@ -1,0 +1,693 @@
+/* SPDX-License-Identifier: MIT */
+#include "status.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../common/compat.h"
+#include "../common/decide.h"
+#include "../common/elfread.h"
+#include "../common/json.h"
+#include "../common/ldso.h"
+#include "../common/patchlist.h"
+#include "../common/pin.h"
+#include "../common/plan.h"
+#include "../common/probe.h"
+#include "../common/report.h"
+#include "../common/tables.h"
+#include "../common/target.h"
+#include "../common/verdict.h"
+#include "imagewalk.h"
+#include "pick.h"
+
+extern const ElfW(Ehdr) __ehdr_start;
+
+/* Version of the --status --json layout; raised when a key changes meaning. */
+#define STATUS_SCHEMA 1
+
+enum pstate { P_HELD, P_NOT_HELD, P_UNPATCHED, P_MISSING, P_BROKEN, P_N };
+/* Tables of characters, not of pointers: a pointer here would be one more
+ * relocation that every start applies, for a command that seldom runs. */
+static const char pstate_names[P_N][10] = { "held", "not_held", "unpatched", "missing", "broken" };
+
+/* One recorded program, as judged.  Strings are malloc'd and kept to exit. */
+struct prog {
+	const char *path;		/* as recorded, on the target */
+	enum pstate state;
+	const char *machine;		/* "x86_64"; NULL when it was not read */
+	bool compat;			/* the decision: a compat package */
+	const char *compat_dir;		/* its directory (the candidate's), or NULL */
+	char *libcuda;			/* the file it will load, or NULL when unknown */
+	char *library_path;		/* the search list, or NULL: none */
+	char *ldso;			/* the real loader, or NULL */
+	char *pin;			/* the pin directory, or NULL */
+	char *why;			/* why it is not held, unpatched, missing or broken */
+	char **lines;			/* pin_rivals(): what else names a driver for it */
+	int n_lines;
+};
+
+struct machine {
+	struct settings *s;
+	const char *root, *self;
+	long long now;
+	int cls, elf_machine;		/* this cudaload's */
+	struct host host;
+	struct candidates cands;
+	struct verdict system;
+	enum verdict_store_state store;
+	char store_why[320];
+	const char **stale;		/* per candidate: why its verdict is stale, or NULL */
+	bool any_stale;
+	struct decision own;		/* for this cudaload's machine */
+	struct pin own_pin;
+	bool own_pin_needed;
+	bool record_unreadable;
+	bool walked;			/* no record in the image: its programs walked */
+	char record_why[192];
+	int record_skipped;
+	struct prog *progs;
+	size_t n_progs;
+	int counts[P_N];
+	bool oom;
+};
+
+__attribute__((format(printf, 2, 3)))
+static char *text(struct machine *m, const char *fmt, ...)
+{
+	va_list ap;
+	char *out = NULL;
+	va_start(ap, fmt);
+	if (vasprintf(&out, fmt, ap) < 0) {
+		out = NULL;
+		m->oom = true;
+	}
+	va_end(ap);
+	return out;
+}
+
+/* ---- reading ---------------------------------------------------------- */
+
+/* What the program's PT_INTERP is under the root: -ELOOP a cudaload, 0 a
+ * real loader (the patch is gone), else -errno with why. */
+static int interp_kind(const char *root, const char *interp, char *why, size_t cap)
+{
+	char *full = rooted_path(root, interp);
+	struct ldso_info l;
+	memset(&l, 0, sizeof l);
+	l.fd = -1;
+	l.path = full;
+	l.from = "PT_INTERP";
+	int r = full ? ldso_inspect(&l, why, cap) : -ENOMEM;
+	ldso_release(&l);
+	rooted_path_free(full, interp);
+	return r;
+}
+
+/* Under a root (an image, CUDALOAD_ROOT), pin_system() leaves the shipped
+ * pin directories out: their links name the image's files, which a run from
+ * here would not get.  The image's own programs will get them, so the
+ * status looks for the one beside the program's cudaload in the image:
+ * malloc'd, as the image sees it, or NULL. */
+static char *image_pin(struct machine *m, const char *interp, struct pin *pin)
+{
+	const char *slash = strrchr(interp, '/');
+	if (!root_len(m->root) || !slash || !pin->system_dir)
+		return NULL;
+	char *dir = text(m, "%.*s%s%s", (int)(slash - interp), interp, PIN_SHIPPED_BASE,
+			 pin->system_dir);
+	char *full = dir ? text(m, "%.*s%s", (int)root_len(m->root), m->root, dir) : NULL;
+	bool there = full && access(full, F_OK) == 0;
+	free(full);
+	if (!there && dir) {
+		snprintf(pin->why, sizeof pin->why, "no pin directory %.120s in the image", dir);
+		free(dir);
+		dir = NULL;
+	}
+	return dir;
+}
+
+/* The program as --explain would judge it, run through its cudaload. */
+static void judge(struct machine *m, const struct patchlist_entry *e, struct prog *p)
+{
+	char why[192];
+	struct target t;
+	p->path = e->path;
+	char *full = rooted_path(m->root, e->path);
+	char *argv[2] = { full, NULL };
+	int r = full ? target_from_command(&t, 1, argv, NULL, why, sizeof why) : -ENOMEM;
+	if (r < 0) {
+		p->state = r == -ENOENT ? P_MISSING : P_BROKEN;
+		p->why = r == -ENOENT ? text(m, "no such file: cudaload-patch --reapply drops it from the record")
+				      : text(m, "%s", full ? why : "out of memory");
+		return;
+	}
+	p->machine = elfread_machine_name(t.machine);
+	r = t.has_interp ? interp_kind(m->root, t.interp, why, sizeof why) : 0;
+	if (r != -ELOOP) {
+		p->state = r == 0 ? P_UNPATCHED : P_BROKEN;
+		p->why = !t.has_interp ? text(m, "statically linked now: no interpreter, so nothing to patch")
+			 : r == 0 ? text(m, "its interpreter is %s, not cudaload (replaced by an upgrade?): "
+					 "cudaload-patch --reapply patches it again", t.interp)
+				  : text(m, "its interpreter %s: %s: it cannot start", t.interp, why);
+		return;
+	}
+
+	/* the recorded loader, as in the image */
+	char *recorded = t.recorded[0] ? rooted_path(m->root, t.recorded) : NULL;
+	if (recorded)
+		t.recorded = recorded;
+	struct ldso_info l;
+	memset(&l, 0, sizeof l);
+	l.fd = -1;
+	l.path = "";
+	bool patched = false;
+	char *problem = NULL;
+	int ls = pick_ldso(m->s, &t, true, &l, &patched, &problem);
+	ldso_release(&l);
+	if (ls) {
+		p->state = P_BROKEN;
+		p->why = text(m, "its loader: %s", problem);
+		return;
+	}
+	p->ldso = text(m, "%s", l.path);
+
+	struct decision d;
+	decide(&m->host, &m->cands, m->s->policy, t.cls, t.machine, &d);
+	struct pin pin = { 0 };
+	bool need = !d.use_compat && pin_needed(&m->cands, t.cls, t.machine);
+	if (need)
+		pin_system(m->root, t.interp, &m->host, &m->cands, t.machine, false, &pin);
+	p->library_path = plan_library_path(m->root, &d, &m->cands, &m->host, pin.dir, NULL, false);
+	p->compat = d.use_compat;
+	p->compat_dir = d.use_compat ? m->cands.v[d.chosen].dir : NULL;
+	if (need && !pin.dir)
+		pin.dir = image_pin(m, t.interp, &pin);
+	p->pin = d.use_compat ? text(m, "%s", p->compat_dir) : pin.dir;
+	p->n_lines = pin_rivals(m->root, full, d.use_compat ? p->compat_dir : pin.system_dir,
+				p->library_path || pin.dir, NULL, NULL, false, t.machine, &p->libcuda,
+				&p->lines);
+	p->state = P_HELD;
+	for (int i = 0; i < p->n_lines && p->state == P_HELD; i++)
+		if (strncmp(p->lines[i], "not held: ", 10) == 0) {
+			p->state = P_NOT_HELD;
+			p->why = text(m, "%s", p->lines[i] + 10);
+		}
+	if (p->state == P_HELD && need && !pin.dir) {
+		p->state = P_NOT_HELD;
+		p->why = text(m, "a compat package for %s is installed and the system driver has no pin (%s)",
+			      p->machine ? p->machine : "its machine", pin.why);
+	}
+}
+
+/* The record under the root into pl; an image without one is walked
+ * (imagewalk.h).  -1 when it cannot be read (the status cannot be told). */
+static int read_record(struct machine *m, struct patchlist *pl)
+{
+	char *path = rooted_path(m->root, PATCHLIST_FILE);
+	int fd = path ? open_ro(path, 0) : -ENOMEM;
+	struct stat st;
+	char *buf = NULL;
+	ssize_t len = 0;
+	if ((fd == -ENOENT || fd == -ENOTDIR) && root_len(m->root)) {
+		rooted_path_free(path, PATCHLIST_FILE);
+		m->walked = true;
+		if (imagewalk(m->root, pl) == 0)
+			return 0;
+		snprintf(m->record_why, sizeof m->record_why, "out of memory");
+		m->record_unreadable = true;
+		return -1;
+	}
+	if (fd == -ENOENT || fd == -ENOTDIR) {
+		rooted_path_free(path, PATCHLIST_FILE);
+		return 0;	/* nothing recorded */
+	}
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < (1 << 26) &&
+	    (buf = malloc((size_t)st.st_size + 1)))
+		len = pread_full(fd, buf, (size_t)st.st_size, 0) == 0 ? st.st_size : -1;
+	if (fd < 0 || !buf || len < 0) {
+		snprintf(m->record_why, sizeof m->record_why, "%s: %s", PATCHLIST_FILE,
+			 fd < 0 ? strerror(-fd) : !buf ? "not a regular file, too large or out of memory"
+						    : "cannot be read");
+		m->record_unreadable = true;
+	}
+	if (fd >= 0)
+		close(fd);
+	rooted_path_free(path, PATCHLIST_FILE);
+	if (m->record_unreadable)
+		return -1;
+	m->record_skipped = patchlist_parse(pl, buf, (size_t)len, m->record_why, sizeof m->record_why);
+	return 0;
+}
+
+/* Every program of the record (or the walk) judged once. */
+static void judge_programs(struct machine *m)
+{
+	struct patchlist pl = { 0 };
+	if (read_record(m, &pl) < 0)
+		return;
+	m->progs = calloc(pl.n ? pl.n : 1, sizeof *m->progs);
+	if (!m->progs) {
+		m->oom = true;
+		return;
+	}
+	m->n_progs = pl.n;
+	for (size_t i = 0; i < pl.n; i++) {
+		judge(m, &pl.v[i], &m->progs[i]);
+		m->counts[m->progs[i].state]++;
+	}
+}
+
+/* Can cudaload --verify judge this package here (its verifier's machine)? */
+static bool verifiable(const struct machine *m, const struct candidate *c)
+{
+	return c->has_lib && c->elf_class == m->cls && c->elf_machine == m->elf_machine;
+}
+
+static const char *stale_reason(const struct machine *m, const struct candidate *c)
+{
+	switch (m->store) {
+	case VSTORE_DAMAGED:
+		return "the verdict store cannot be used";
+	case VSTORE_OTHER_HOST:
+		return c->verdict.kind != VERDICT_NONE ? "made on another driver or GPU"
+		       : verifiable(m, c) ? "not verified on this driver" : NULL;
+	case VSTORE_APPLIES:
+		if (c->verdict.state == VSTATE_CHANGED)
+			return "its libcuda.so.1 changed since";
+		return c->verdict.kind == VERDICT_NONE && verifiable(m, c)
+			       ? "not verified: new since the last cudaload --verify" : NULL;
+	default:
+		return NULL;
+	}
+}
+
+static void read_packages(struct machine *m)
+{
+	struct settings *s = m->s;
+	probe_host(m->root, (const char *const *)s->driver_dirs, s->n_driver_dirs, true, &m->host);
+	if (compat_discover(m->root, (const char *const *)s->compat_env, s->n_compat_env,
+			    (const char *const *)s->compat, s->n_compat,
+			    s->compat_from_config ? "config" : "default", &m->cands) < 0)
+		m->oom = true;
+	compat_apply_stated(m->root, &m->cands, (const char *const *)s->compat, s->compat_cuda, s->n_compat);
+	m->store = verdict_survey(m->root, &m->host, &m->cands, &m->system, m->store_why,
+				  sizeof m->store_why);
+	m->any_stale = m->store == VSTORE_OTHER_HOST || m->store == VSTORE_DAMAGED;
+	m->stale = calloc(m->cands.n ? m->cands.n : 1, sizeof *m->stale);
+	if (!m->stale) {
+		m->oom = true;
+		return;
+	}
+	for (size_t i = 0; i < m->cands.n; i++) {
+		m->stale[i] = stale_reason(m, &m->cands.v[i]);
+		m->any_stale |= m->stale[i] != NULL;
+	}
+}
+
+/* This cudaload's own machine: the packages and the pin as shown. */
+static void judge_own(struct machine *m)
+{
+	decide(&m->host, &m->cands, m->s->policy, m->cls, m->elf_machine, &m->own);
+	m->own_pin_needed = !m->own.use_compat && pin_needed(&m->cands, m->cls, m->elf_machine);
+	if (m->own_pin_needed)
+		pin_system(m->root, m->self, &m->host, &m->cands, m->elf_machine, false, &m->own_pin);
+}
+
+static int exit_status(const struct machine *m)
+{
+	if (m->record_unreadable || m->oom)
+		return STATUS_UNREADABLE;
+	return m->counts[P_HELD] == (int)m->n_progs && !m->any_stale ? STATUS_HOLDS
+								     : STATUS_DOES_NOT_HOLD;
+}
+
+/* ---- text ------------------------------------------------------------- */
+
+static const char *store_words(const struct machine *m)
+{
+	switch (m->store) {
+	case VSTORE_APPLIES:
+		return "made on this driver and GPU";
+	case VSTORE_OTHER_HOST:
+		return "stale: made on another driver or GPU (run cudaload --verify)";
+	case VSTORE_DAMAGED:
+		return "cannot be used";
+	default:
+		return "none: cudaload --verify has not run since boot";
+	}
+}
+
+static void print_text(FILE *f, const struct machine *m)
+{
+	const struct host *h = &m->host;
+	char v[16], age[40], what[160];
+	fprintf(f, "host:         %s", platform_name(h->platform));
+	if (h->soc[0]) {
+		const char *name = tables_soc_name(h->soc);
+		fprintf(f, " %s%s%s%s", h->soc, name ? " (" : "", name ? name : "", name ? ")" : "");
+	}
+	if (h->l4t_str[0])
+		fprintf(f, ", L4T %s", h->l4t_str);
+	if (h->driver_str[0])
+		fprintf(f, ", driver %s", h->driver_str);
+	for (int i = 0; i < h->n_gpus && i < MAX_GPUS; i++)
+		fprintf(f, "%s%s", i ? ", " : ", GPU ", h->gpus[i].model);
+	fprintf(f, ", host CUDA %s\n", h->cuda ? cuda_format(h->cuda, v, sizeof v) : "unknown");
+	if (h->problem[0])
+		fprintf(f, "              %s\n", h->problem);
+	fprintf(f, "tables:       NVIDIA's, CUDA %s edition, checked %s\n",
+		cuda_format(tables_edition, v, sizeof v), tables_checked);
+	fprintf(f, "policy:       %s (%s)\n", policy_name(m->s->policy), m->s->policy_from);
+	fprintf(f, "verdicts:     %s%s%s\n", store_words(m), m->store == VSTORE_DAMAGED ? ": " : "",
+		m->store == VSTORE_DAMAGED ? m->store_why : "");
+	if (m->store != VSTORE_NONE && m->store != VSTORE_DAMAGED && m->system.kind != VERDICT_NONE)
+		fprintf(f, "system:       verified %s ago: %s\n",
+			verdict_age(m->system.when, m->now, age, sizeof age),
+			verdict_describe(&m->system, what, sizeof what));
+	if (!m->cands.n)
+		fprintf(f, "packages:     none\n");
+	for (size_t i = 0; i < m->cands.n; i++) {
+		const struct candidate *c = &m->cands.v[i];
+		fprintf(f, "package:      %s\n", c->dir);
+		fprintf(f, "              CUDA %s%s%s%s, %s: %s\n",
+			c->cuda ? cuda_format(c->cuda, v, sizeof v) : "unknown",
+			c->cuda_from ? " (from " : "", c->cuda_from ? c->cuda_from : "",
+			c->cuda_from ? ")" : "", c->usable ? "usable" : "refused", c->reason);
+		if (c->verdict.kind != VERDICT_NONE || m->store != VSTORE_NONE)
+			report_verdict_text(f, "              ", &c->verdict, m->now);
+		if (m->stale[i])
+			fprintf(f, "              stale: %s (run cudaload --verify)\n", m->stale[i]);
+	}
+	const char *mname = elfread_machine_name(m->elf_machine);
+	if (m->own.use_compat)
+		fprintf(f, "pin:          %s (%s): the chosen package's directory\n",
+			m->cands.v[m->own.chosen].dir, mname ? mname : "?");
+	else if (m->own_pin.dir)
+		fprintf(f, "pin:          %s (%s): %s\n", m->own_pin.dir, mname ? mname : "?",
+			m->own_pin.links ? "links to the system driver's files" : "the system driver's own directory");
+	else
+		fprintf(f, "pin:          none (%s): %s\n", mname ? mname : "?",
+			m->own_pin_needed ? m->own_pin.why : "not needed: no compat package for this machine");
+
+	if (m->record_skipped)
+		fprintf(f, "record:       %s: %d line%s skipped (%s)\n", PATCHLIST_FILE, m->record_skipped,
+			m->record_skipped == 1 ? "" : "s", m->record_why);
+	if (m->walked) {
+		fprintf(f, "programs:     %zu patched, found in", m->n_progs);
+		for (int d = 0; d < IMAGEWALK_N_DIRS; d++)
+			fprintf(f, "%s %s", d ? "," : "", imagewalk_dirs[d]);
+		fprintf(f, " (the image keeps no %s)\n", PATCHLIST_FILE);
+	} else if (!m->n_progs) {
+		fprintf(f, "programs:     none recorded in %s\n", PATCHLIST_FILE);
+	}
+	for (size_t i = 0; i < m->n_progs; i++) {
+		const struct prog *p = &m->progs[i];
+		fprintf(f, "program:      %s: %s\n", p->path, pstate_names[p->state]);
+		if (p->state == P_HELD || p->state == P_NOT_HELD)
+			fprintf(f, "              %s%s, libcuda %s\n", p->compat ? "compat " : "system driver",
+				p->compat ? p->compat_dir : "", p->libcuda ? p->libcuda : "unknown");
+		if (p->why)
+			fprintf(f, "              %s\n", p->why);
+	}
+	int st = exit_status(m);
+	fprintf(f, "status:       %s", st == STATUS_HOLDS ? "holds" : st == STATUS_DOES_NOT_HOLD
+								? "does not hold" : "cannot be told");
+	if (m->record_unreadable)
+		fprintf(f, ": %s", m->record_why);
+	else if (!m->n_progs)
+		fprintf(f, ": %s", m->walked ? "no patched program found" : "no program recorded");
+	else
+		fprintf(f, ": %d of %zu program%s held", m->counts[P_HELD], m->n_progs,
+			m->n_progs == 1 ? "" : "s");
+	for (int k = P_NOT_HELD; k < P_N; k++)
+		if (m->counts[k])
+			fprintf(f, ", %d %s", m->counts[k], pstate_names[k]);
+	fprintf(f, "%s\n", m->any_stale ? "; verdicts stale (run cudaload --verify)"
+			   : m->store == VSTORE_APPLIES ? "; verdicts fresh" : "");
+}
+
+/* ---- JSON (keys in cudaload(1)) ----------------------------------------- */
+
+static void print_json(FILE *f, const struct machine *m)
+{
+	const struct host *h = &m->host;
+	char v[16];
+	static const char store_names[][11] = { "none", "applies", "other_host", "damaged" };
+	fprintf(f, "{\"schema\":%d,\"time\":%lld,\"host\":{\"platform\":", STATUS_SCHEMA, m->now);
+	json_str(f, platform_name(h->platform));
+	json_kstr(f, "soc", h->soc[0] ? h->soc : NULL);
+	json_kstr(f, "l4t", h->l4t_str[0] ? h->l4t_str : NULL);
+	json_kstr(f, "host_driver", h->driver_str[0] ? h->driver_str : NULL);
+	json_kstr(f, "host_cuda", h->cuda ? cuda_format(h->cuda, v, sizeof v) : NULL);
+	json_kstr(f, "host_problem", h->problem[0] ? h->problem : NULL);
+	fputs(",\"gpus\":[", f);
+	for (int i = 0; i < h->n_gpus && i < MAX_GPUS; i++) {
+		if (i)
+			fputc(',', f);
+		json_str(f, h->gpus[i].model);
+	}
+	fputs("]},\"tables\":{\"cuda\":", f);
+	json_str(f, cuda_format(tables_edition, v, sizeof v));
+	json_kstr(f, "checked", tables_checked);
+	json_kstr(f, "policy", policy_name(m->s->policy));
+	fputs("},\"verdicts\":{\"store\":", f);
+	json_str(f, store_names[m->store <= VSTORE_DAMAGED ? m->store : 0]);
+	json_kstr(f, "store_problem", m->store == VSTORE_DAMAGED ? m->store_why : NULL);
+	json_key(f, "system_verdict");
+	if (m->store == VSTORE_APPLIES || m->store == VSTORE_OTHER_HOST)
+		report_verdict_json(f, &m->system, m->now);
+	else
+		fputs("null", f);
+	json_kbool(f, "stale", m->any_stale);
+	fputs("},\"packages\":[", f);
+	for (size_t i = 0; i < m->cands.n; i++) {
+		if (i)
+			fputc(',', f);
+		/* the candidate's object of --explain --json, then what --status adds */
+		fputs("{\"candidate\":", f);
+		report_candidate_json(f, &m->cands.v[i], m->now);
+		json_kbool(f, "stale", m->stale[i] != NULL);
+		json_kstr(f, "stale_why", m->stale[i]);
+		fputc('}', f);
+	}
+	const char *mname = elfread_machine_name(m->elf_machine);
+	fputs("],\"pin\":{\"machine\":", f);
+	json_str(f, mname);
+	json_kstr(f, "pin", m->own.use_compat ? m->cands.v[m->own.chosen].dir : m->own_pin.dir);
+	json_kbool(f, "links", !m->own.use_compat && m->own_pin.links);
+	json_kstr(f, "pin_why", m->own.use_compat || m->own_pin.dir ? NULL
+				: m->own_pin_needed ? m->own_pin.why
+						    : "not needed: no compat package for this machine");
+	fputs("},\"record\":", f);
+	json_str(f, m->walked ? NULL : PATCHLIST_FILE);
+	json_kbool(f, "walked", m->walked);
+	fprintf(f, ",\"record_skipped\":%d", m->record_skipped);
+	json_kstr(f, "record_problem", m->record_unreadable || m->record_skipped ? m->record_why : NULL);
+	fputs(",\"programs\":[", f);
+	for (size_t i = 0; i < m->n_progs; i++) {
+		const struct prog *p = &m->progs[i];
+		fputs(i ? ",{\"path\":" : "{\"path\":", f);
+		json_str(f, p->path);
+		json_kstr(f, "state", pstate_names[p->state]);
+		json_kbool(f, "holds", p->state == P_HELD);
+		json_kstr(f, "machine", p->machine);
+		bool judged = p->state == P_HELD || p->state == P_NOT_HELD;
+		json_kstr(f, "decision", judged ? p->compat ? "compat" : "system" : NULL);
+		json_kstr(f, "compat_dir", p->compat_dir);
+		json_kstr(f, "libcuda", p->libcuda);
+		json_kstr(f, "library_path", p->library_path);
+		json_kstr(f, "ldso", p->ldso);
+		json_kstr(f, "pin", p->pin);
+		json_kstr(f, "why", p->why);
+		json_key(f, "pin_over");
+		json_strs(f, p->lines, p->n_lines);
+		fputc('}', f);
+	}
+	fputs("],\"counts\":{", f);
+	for (int k = 0; k < P_N; k++)
+		fprintf(f, "%s\"%s\":%d", k ? "," : "", pstate_names[k], m->counts[k]);
+	int st = exit_status(m);
+	fputc('}', f);
+	json_kbool(f, "holds", st == STATUS_HOLDS);
+	fprintf(f, ",\"exit\":%d}\n", st);
+}
+
+/* ---- node_exporter's textfile format ------------------------------------ */
+
+/* A label value: backslash, double quote and newline escaped. */
+static void prom_value(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		if (*s == '\\' || *s == '"')
+			fputc('\\', f);
+		if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void prom_head(FILE *f, const char *name, const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
+}
+
+static void prom_verdict(FILE *f, const struct machine *m, const char *package,
+			 const struct verdict *v, bool stale, int which)
+{
+	if (which < 2 && v->kind == VERDICT_NONE)
+		return;
+	fputs(which == 0 ? "cudaload_verdict_age_seconds{package=" : which == 1 ? "cudaload_verdict_ok{package="
+				 : "cudaload_verdict_stale{package=", f);
+	prom_value(f, package);
+	fprintf(f, "} %lld\n", which == 0 ? m->now - v->when : which == 1 ? (long long)verdict_ok(v)
+											: (long long)stale);
+}
+
+static void print_prometheus(FILE *f, const struct machine *m)
+{
+	const struct host *h = &m->host;
+	char v[16], t[16];
+	int st = exit_status(m);
+	prom_head(f, "cudaload_holds", "1 when every recorded program holds and no verdict is stale "
+				       "(cudaload --status exits 0).");
+	fprintf(f, "cudaload_holds %d\n", st == STATUS_HOLDS);
+	prom_head(f, "cudaload_status_exit", "The exit status of cudaload --status: 0 holds, 1 does not, "
+					     "2 cannot be told.");
+	fprintf(f, "cudaload_status_exit %d\n", st);
+	prom_head(f, "cudaload_status_time_seconds", "When the status was taken, seconds since the epoch.");
+	fprintf(f, "cudaload_status_time_seconds %lld\n", m->now);
+	prom_head(f, "cudaload_host_info", "The host: platform, kernel driver, L4T release, host CUDA, "
+					   "edition of NVIDIA's tables.");
+	fputs("cudaload_host_info{platform=", f);
+	prom_value(f, platform_name(h->platform));
+	fputs(",driver=", f);
+	prom_value(f, h->driver_str);
+	fputs(",l4t=", f);
+	prom_value(f, h->l4t_str);
+	fputs(",cuda=", f);
+	prom_value(f, h->cuda ? cuda_format(h->cuda, v, sizeof v) : "");
+	fputs(",tables=", f);
+	prom_value(f, cuda_format(tables_edition, t, sizeof t));
+	fputs("} 1\n", f);
+	prom_head(f, "cudaload_programs", "Programs cudaload-patch recorded as patched, by state: held, "
+					  "not_held, unpatched, missing, broken.");
+	for (int k = 0; k < P_N; k++)
+		fprintf(f, "cudaload_programs{state=\"%s\"} %d\n", pstate_names[k], m->counts[k]);
+	prom_head(f, "cudaload_program", "Each recorded program: its state and the driver it loads "
+					 "(compat, system, or none when it is not judged).");
+	for (size_t i = 0; i < m->n_progs; i++) {
+		const struct prog *p = &m->progs[i];
+		bool judged = p->state == P_HELD || p->state == P_NOT_HELD;
+		fputs("cudaload_program{path=", f);
+		prom_value(f, p->path);
+		fprintf(f, ",state=\"%s\",driver=\"%s\"} 1\n", pstate_names[p->state],
+			!judged ? "none" : p->compat ? "compat" : "system");
+	}
+	prom_head(f, "cudaload_package_usable", "1 when the compat package is usable for this machine's "
+						"programs by the rules and verdicts.");
+	for (size_t i = 0; i < m->cands.n; i++) {
+		const struct candidate *c = &m->cands.v[i];
+		fputs("cudaload_package_usable{package=", f);
+		prom_value(f, c->dir);
+		fputs(",cuda=", f);
+		prom_value(f, c->cuda ? cuda_format(c->cuda, v, sizeof v) : "");
+		fprintf(f, "} %d\n", c->usable);
+	}
+	static const struct {
+		char name[32], help[160];
+	} names[] = {
+		{ "cudaload_verdict_age_seconds", "Age of each stored cuInit verdict; package=\"system\" "
+						  "is the system driver's." },
+		{ "cudaload_verdict_ok", "1 when that verdict's cuInit returned 0." },
+		{ "cudaload_verdict_stale", "1 when the verdict is stale: made on another driver or GPU, "
+					    "its libcuda changed, or the package is new since the last "
+					    "cudaload --verify." },
+	};
+	bool have_system = m->store == VSTORE_APPLIES || m->store == VSTORE_OTHER_HOST;
+	for (int w = 0; w < 3; w++) {
+		prom_head(f, names[w].name, names[w].help);
+		if (have_system || (w == 2 && m->store != VSTORE_NONE))
+			prom_verdict(f, m, "system", &m->system,
+				     m->store == VSTORE_OTHER_HOST || m->store == VSTORE_DAMAGED, w);
+		for (size_t i = 0; i < m->cands.n; i++)
+			prom_verdict(f, m, m->cands.v[i].dir, &m->cands.v[i].verdict, m->stale[i] != NULL, w);
+	}
+}
+
+/* DIR/cudaload.prom, whole or not at all: node_exporter may read it at any
+ * moment, so it is written beside and renamed over.  0, or -1 said. */
+static int write_textfile(const struct machine *m, const char *dir)
+{
+	char *tmp = NULL, *dst = NULL;
+	int r = -1;
+	if (asprintf(&tmp, "%s/.%s.%d", dir, STATUS_TEXTFILE, (int)getpid()) < 0)
+		tmp = NULL;
+	if (asprintf(&dst, "%s/%s", dir, STATUS_TEXTFILE) < 0)
+		dst = NULL;
+	int fd = tmp && dst ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644) : -1;
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (f) {
+		print_prometheus(f, m);
+		r = fflush(f) == 0 && fchmod(fd, 0644) == 0 && fsync(fd) == 0 ? 0 : -1;
+		r = fclose(f) == 0 ? r : -1;
+		r = r == 0 ? rename(tmp, dst) : r;
+	} else if (fd >= 0) {
+		close(fd);
+	}
+	if (r < 0) {
+		fprintf(stderr, "cudaload: --textfile: %s: %s\n", dst ? dst : dir, strerror(errno));
+		if (fd >= 0)
+			unlink(tmp);
+	}
+	free(dst);
+	free(tmp);
+	return r;
+}
+
+int status_run(struct settings *s, const char *self, const struct status_options *o)
+{
+	struct machine *m = calloc(1, sizeof *m);
+	if (!m) {
+		fputs("cudaload: --status: out of memory\n", stderr);
+		return STATUS_UNREADABLE;
+	}
+	m->s = s;
+	m->root = s->root;
+	m->self = self;
+	m->now = (long long)time(NULL);
+	m->cls = __ehdr_start.e_ident[EI_CLASS];
+	m->elf_machine = __ehdr_start.e_machine;
+	read_packages(m);
+	if (!m->oom)
+		judge_programs(m);
+	if (!m->oom)
+		judge_own(m);	/* last: decide() marks the candidates for this machine */
+	if (m->oom) {
+		fputs("cudaload: --status: out of memory\n", stderr);
+		return STATUS_UNREADABLE;
+	}
+	int st = exit_status(m);
+	if (o->textfile_dir && write_textfile(m, o->textfile_dir) < 0)
+		st = STATUS_UNREADABLE;
+	if (o->json)
+		print_json(stdout, m);
+	else if (o->prometheus)
+		print_prometheus(stdout, m);
+	else
+		print_text(stdout, m);
+	if (fflush(stdout) != 0)
+		st = STATUS_UNREADABLE;
+	return st;
+}

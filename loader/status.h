@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * status: `cudaload --status`, the whole machine at a glance (docs/design.md
+ * §12).
+ *
+ * The host, each compat package with its rules and its stored verdict
+ * (fresh, or stale against the driver and the file), the system driver's
+ * pin, then every program cudaload-patch recorded as patched
+ * (/var/lib/cudaload/patched under the root) judged as --explain judges it:
+ * the same probe, candidates, decide(), pin and search list, and pin_rivals()
+ * for what could beat the decision.  Host, packages and verdicts are read
+ * once; each program is read and judged once.  Only run as a command: the
+ * start path never comes here.
+ *
+ * A program is held (it loads what was decided, whatever else names a
+ * driver), not_held (a DT_RPATH or an ld.so.conf.d entry beats the decision,
+ * or a compat package exists and the system driver has no pin), unpatched
+ * (its PT_INTERP is no longer a cudaload: a package upgrade replaced it),
+ * missing (the file is gone), or broken (it cannot start: its interpreter or
+ * its real loader is missing, or it is not a program).
+ *
+ * Exit status (cudaload(1)): 0 every program holds and no verdict is stale,
+ * 1 something does not hold or a verdict is stale, 2 the status could not be
+ * read (the record unreadable, out of memory, a write failed).
+ */
+#ifndef CUDALOAD_STATUS_H
+#define CUDALOAD_STATUS_H
+
+#include <stdbool.h>
+
+#include "../common/config.h"
+
+#define STATUS_HOLDS 0
+#define STATUS_DOES_NOT_HOLD 1
+#define STATUS_UNREADABLE 2
+
+/* The file --textfile writes in its directory (node_exporter's textfile
+ * collector reads *.prom there). */
+#define STATUS_TEXTFILE "cudaload.prom"
+
+struct status_options {
+	bool json, prometheus;
+	const char *textfile_dir;	/* --textfile DIR, or NULL */
+};
+
+/* s: the settings, config loaded (its root is the machine or image looked
+ * at); self: this cudaload's path, or NULL.  Prints the status on stdout and
+ * returns the exit status. */
+int status_run(struct settings *s, const char *self, const struct status_options *o);
+
+#endif

@@ -1,0 +1,414 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# cudaload --status, the whole machine, before and after an upgrade.
+#
+#   empty  nothing installed (no GPU, no package, no record, no program): a
+#          short status, exit 0.
+#   orin   (CUDALOAD_ROOT) AGX Orin on JetPack 5, L4T r35.4.1, with
+#          cuda-compat 12.4, which JetPack 5 refuses; verified.  The OTA moves
+#          L4T to r36.3.0 (the driver from tegra/ to nvidia/): the package
+#          becomes usable and the program takes it, the verdicts made on r35
+#          are stale (exit 1) until cudaload --verify runs again (exit 0).
+#   dc     (a real chroot, as tests/e2e/hold.sh: ldconfig'd cache, shipped pin
+#          links) A100 on 535.216.03 with cuda-compat-13-0 (580.95.05, no
+#          note): compat, verified, exit 0.  The driver moves to 580.65.06:
+#          the package is refused, its verdict stale, the plain program pinned
+#          to the system driver, the DT_RPATH program not held (exit 1).  Then
+#          a program that lost its patch, one that is gone, the pin directory
+#          removed.  --root DIR from outside sees what the chroot sees, and
+#          without the record (an image patched by patch-image.sh) walks the
+#          program directories for the patched programs.
+# Each state asserts the text, the JSON, the textfile of --prometheus and
+# --textfile, and the exit status; each program's entry is compared with
+# `cudaload --explain --json` for it, and with what the program loads when
+# it runs.  Needs python3 (JSON); the chroot fixture needs root.
+# Usage: status.sh BUILD
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+B=$(cd "${1:-$top/build}" && pwd)
+. "$here/lib.sh"
+echo "== end-to-end, cudaload --status"
+
+command -v python3 >/dev/null 2>&1 ||
+	{ skip "status suite" "no python3 to read the JSON (scripts/deps.sh installs it)"; finish; exit; }
+W=$B/e2e-status
+rm -rf "$W"
+mkdir -p "$W/libs" "$W/tf"
+L=$W/libs
+CC=${CC:-cc}
+: >"$W/empty.conf"
+$CC -O1 -o "$L/mknote" "$here/mknote.c" &&
+	$CC -O1 -o "$L/probe" "$here/statusprobe.c" -ldl &&
+	$CC -O1 -o "$L/probe-rpath" "$here/statusprobe.c" -ldl \
+		-Wl,--disable-new-dtags,-rpath,/usr/local/cuda-13.0/compat ||
+	{ bad "build the test programs"; finish; exit; }
+ldso=$(readelf -l "$L/probe" | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
+
+# jq PYTHON-EXPR: evaluated with d = the JSON in $json
+jq() { printf '%s' "$json" | python3 -c "import json, sys; d = json.load(sys.stdin); print($1)"; }
+# prog PATH KEY: that program's KEY in $json
+prog() { jq "[p for p in d['programs'] if p['path'] == '$1'][0]['$2']"; }
+
+# snap CMD...: CMD --status as text ($txt, $rc), JSON ($json, $jrc) and
+# metrics ($prom, $prc); CMD is how the machine runs cudaload.
+snap() {
+	txt=$("$@" --status 2>&1)
+	rc=$?
+	json=$("$@" --status --json 2>&1)
+	jrc=$?
+	prom=$("$@" --status --prometheus 2>&1)
+	prc=$?
+}
+# exits NAME WANT: the three ways agree on the exit status, and JSON says it
+exits() {
+	status "$1: exit status" "$2" "$rc" "$txt"
+	status "$1: exit status with --json" "$2" "$jrc"
+	status "$1: exit status with --prometheus" "$2" "$prc"
+	status "$1: JSON exit" "$2" "$(jq "d['exit']")" "$json"
+	has "$1: metric cudaload_status_exit" "$prom" "cudaload_status_exit $2"
+	has "$1: metric cudaload_holds" "$prom" "cudaload_holds $([ "$2" = 0 ] && echo 1 || echo 0)"
+}
+# counts NAME HELD NOT_HELD UNPATCHED MISSING BROKEN: JSON and metrics
+counts() {
+	n=$1
+	shift
+	for s in held not_held unpatched missing broken; do
+		status "$n: $s programs (JSON)" "$1" "$(jq "d['counts']['$s']")"
+		has "$n: $s programs (metric)" "$prom" "cudaload_programs{state=\"$s\"} $1"
+		shift
+	done
+}
+# explained NAME PROGRAM EXPLAIN_JSON: --status says for PROGRAM what
+# --explain says: the decision, the package, the file, the pin, the search
+# list and what else names a driver.
+explained() {
+	diff=$(python3 - "$json" "$3" "$2" <<'EOF'
+import json, sys
+s, e, path = json.loads(sys.argv[1]), json.loads(sys.argv[2]), sys.argv[3]
+p = [x for x in s["programs"] if x["path"] == path][0]
+for k in ("decision", "compat_dir", "libcuda", "pin", "library_path", "pin_over"):
+    if p[k] != e[k]:
+        print("%s: --status %r, --explain %r" % (k, p[k], e[k]))
+EOF
+)
+	[ -z "$diff" ] && ok "$1: --status matches --explain for $2" || bad "$1: --status and --explain differ for $2" "$diff"
+}
+# keys: every key of the --status JSON is in cudaload(1)
+keys_documented() {
+	keys=$(printf '%s' "$json" | json_keys)
+	words=$(man_words "$top/man/cudaload.1")
+	missing=
+	for k in $keys; do printf '%s\n' "$words" | grep -qx -- "$k" || missing="$missing $k"; done
+	if ! command -v mandoc >/dev/null 2>&1; then
+		skip "$1: cudaload.1 documents every --status --json key" "mandoc not installed (scripts/deps.sh installs it)"
+	elif [ -z "$missing" ]; then
+		ok "$1: cudaload.1 documents every --status --json key"
+	else
+		bad "$1: cudaload.1 lacks --status --json keys:$missing"
+	fi
+}
+
+# ---- empty: nothing installed ----
+mkdir -p "$W/empty"
+snap env -i CUDALOAD_ROOT="$W/empty" CUDALOAD_CONFIG="$W/empty.conf" "$B/cudaload"
+exits "empty" 0
+# (a root without a record is an image: its program directories are walked)
+has "empty: says no program" "$txt" \
+	"programs:     0 patched, found in /usr/bin, /usr/sbin, /usr/local, /opt (the image keeps no /var/lib/cudaload/patched)"
+has "empty: last line" "$(printf '%s\n' "$txt" | tail -n1)" "status:       holds: no patched program found"
+lines=$(printf '%s\n' "$txt" | wc -l)
+[ "$lines" -le 10 ] && ok "empty: short ($lines lines)" || bad "empty: $lines lines" "$txt"
+status "empty: JSON holds" True "$(jq "d['holds']")"
+status "empty: JSON packages" "[]" "$(jq "d['packages']")"
+status "empty: JSON store" none "$(jq "d['verdicts']['store']")"
+counts "empty" 0 0 0 0 0
+env -i CUDALOAD_ROOT="$W/empty" CUDALOAD_CONFIG="$W/empty.conf" "$B/cudaload" --status --textfile "$W/tf" >/dev/null
+status "empty: --textfile exit" 0 "$?"
+has "empty: --textfile wrote the metrics" "$(cat "$W/tf/cudaload.prom" 2>&1)" "cudaload_holds 1"
+lacks "empty: --textfile left no temporary" "$(ls -A "$W/tf")" ".cudaload.prom."
+keys_documented "empty"
+# the verify unit's ExecStartPost, as systemd hands it to the shell: the file
+# only where the admin names a directory
+post=$(sed -n "s|^ExecStartPost=-/bin/sh -c '\(.*\)'\$|\1|p" "$top/etc/cudaload-verify.service" |
+	sed -e "s|@BINDIR@|$B|" -e 's/\$\$/$/g')
+mkdir -p "$W/unit"
+env -i CUDALOAD_ROOT="$W/empty" CUDALOAD_CONFIG="$W/empty.conf" sh -c "$post"
+status "unit: no directory, no file" "" "$(ls -A "$W/unit")"
+env -i CUDALOAD_ROOT="$W/empty" CUDALOAD_CONFIG="$W/empty.conf" CUDALOAD_TEXTFILE_DIR="$W/unit" sh -c "$post"
+contains "unit: CUDALOAD_TEXTFILE_DIR gets the metrics" "$(cat "$W/unit/cudaload.prom" 2>&1)" "cudaload_status_exit 0"
+
+# ---- orin: JetPack 5 to 6 (CUDALOAD_ROOT) ----
+R=$W/orin
+if sh "$here/mkroot.sh" "$top/tests/fixtures/orin-jp5-compat124.profile" "$R" "$L" >/dev/null; then
+	mkdir -p "$R/usr/bin" "$R/opt/app/bin" "$R/var/lib/cudaload" "$R$(dirname "$ldso")"
+	cp "$B/cudaload" "$R/usr/bin/cudaload"
+	cp -L "$ldso" "$R$ldso"
+	cp "$L/probe" "$R/opt/app/bin/probe"
+	"$B/cudaload-patch" --no-record --interp /usr/bin/cudaload --machine "$(uname -m)" "$R/opt/app/bin/probe" >/dev/null 2>&1
+	printf '/usr/bin/cudaload\t/opt/app/bin/probe\n' >"$R/var/lib/cudaload/patched"
+	O="env -i CUDALOAD_ROOT=$R CUDALOAD_CONFIG=$W/empty.conf"
+	$O "$B/cudaload" --verify --timeout 5 >"$W/orin-verify.log" 2>&1
+	tegra=/usr/lib/aarch64-linux-gnu/tegra pkg=/usr/local/cuda-12.4/compat
+	# orin_program STATE: the program in --status is what --explain says,
+	# and what it loads when run through cudaload (the root's files)
+	orin_program() {
+		explained "$1" /opt/app/bin/probe "$($O "$B/cudaload" --explain --json "$R/opt/app/bin/probe")"
+		got=$($O "$B/cudaload" "$R/opt/app/bin/probe" 2>&1 | sed -n 's/^libcuda=//p')
+		status "$1: runs with what --status says" "$(prog /opt/app/bin/probe libcuda)" "${got#"$R"}"
+	}
+	# orin_package STATE USABLE STALE: the package in the metrics and the JSON
+	orin_package() {
+		has "$1: metric usable" "$prom" "cudaload_package_usable{package=\"$pkg\",cuda=\"12.4\"} $2"
+		has "$1: metric stale" "$prom" "cudaload_verdict_stale{package=\"$pkg\"} $3"
+		status "$1: JSON stale" "$([ "$3" = 1 ] && echo True || echo False)" "$(jq "d['packages'][0]['stale']")"
+	}
+
+	snap $O "$B/cudaload"
+	exits "orin r35" 0
+	contains "orin r35: the host" "$txt" "host:         tegra tegra234 (Orin), L4T 35.4.1, host CUDA 11.4"
+	has "orin r35: the package is refused" "$txt" \
+		"              CUDA 12.4 (from note), refused: NVIDIA does not support CUDA 12.4 compat on L4T r35"
+	contains "orin r35: its verdict" "$txt" "cuInit returned 0"
+	has "orin r35: the program" "$txt" "program:      /opt/app/bin/probe: held"
+	has "orin r35: what it loads" "$txt" "              system driver, libcuda $tegra/libcuda.so.1.1"
+	has "orin r35: verdicts fresh" "$(printf '%s\n' "$txt" | tail -n1)" "status:       holds: 1 of 1 program held; verdicts fresh"
+	counts "orin r35" 1 0 0 0 0
+	status "orin r35: JSON decision" system "$(prog /opt/app/bin/probe decision)"
+	orin_package "orin r35" 0 0
+	contains "orin r35: metric age" "$prom" 'cudaload_verdict_age_seconds{package="/usr/local/cuda-12.4/compat"} '
+	orin_program "orin r35"
+
+	# the OTA: L4T r36.3.0 (JetPack 6.0, CUDA 12.2), its driver in nvidia/
+	printf '%s\n' "# R36 (release), REVISION: 3.0, GCID: 36191598, BOARD: generic, EABI: aarch64, DATE: Mon May  6 17:34:21 UTC 2024" \
+		"# KERNEL_VARIANT: oot" >"$R/etc/nv_tegra_release"
+	mv "$R$tegra" "$R/usr/lib/aarch64-linux-gnu/nvidia"
+	snap $O "$B/cudaload"
+	exits "orin r36" 1
+	contains "orin r36: the host" "$txt" "L4T 36.3.0, host CUDA 12.2"
+	contains "orin r36: the package is usable" "$txt" "              CUDA 12.4 (from note), usable"
+	has "orin r36: its verdict is stale" "$txt" "              stale: made on another driver or GPU (run cudaload --verify)"
+	has "orin r36: the program" "$txt" "program:      /opt/app/bin/probe: held"
+	has "orin r36: takes the package" "$txt" \
+		"              compat /usr/local/cuda-12.4/compat, libcuda /usr/local/cuda-12.4/compat/libcuda.so.1.1"
+	has "orin r36: the last line" "$(printf '%s\n' "$txt" | tail -n1)" \
+		"status:       does not hold: 1 of 1 program held; verdicts stale (run cudaload --verify)"
+	status "orin r36: JSON store" other_host "$(jq "d['verdicts']['store']")"
+	status "orin r36: JSON decision" compat "$(prog /opt/app/bin/probe decision)"
+	orin_package "orin r36" 1 1
+	has "orin r36: metric program" "$prom" 'cudaload_program{path="/opt/app/bin/probe",state="held",driver="compat"} 1'
+	orin_program "orin r36"
+	$O "$B/cudaload" --verify --timeout 5 >>"$W/orin-verify.log" 2>&1
+	snap $O "$B/cudaload"
+	exits "orin r36 verified" 0
+	has "orin r36 verified: fresh" "$(printf '%s\n' "$txt" | tail -n1)" "status:       holds: 1 of 1 program held; verdicts fresh"
+
+	# programs that cannot start: the loader the patch recorded is gone, or
+	# cudaload itself; a line of the record that does not parse is said
+	cp "$R/opt/app/bin/probe" "$R/opt/app/bin/probe-noldso"
+	mv "$R$ldso" "$R$ldso.gone"
+	printf 'no tab here\n/usr/bin/cudaload\t/opt/app/bin/probe-noldso\n' >>"$R/var/lib/cudaload/patched"
+	snap $O "$B/cudaload"
+	exits "orin no loader" 1
+	has "orin no loader: broken" "$txt" "program:      /opt/app/bin/probe-noldso: broken"
+	contains "orin no loader: why" "$txt" "              its loader: $R$ldso (recorded by cudaload-patch):"
+	has "orin no loader: the record's bad line" "$txt" \
+		"record:       /var/lib/cudaload/patched: 1 line skipped (line 2: no tab between interpreter and path)"
+	status "orin no loader: JSON record_skipped" 1 "$(jq "d['record_skipped']")"
+	counts "orin no loader" 0 0 0 0 2
+	mv "$R$ldso.gone" "$R$ldso"
+	rm "$R/usr/bin/cudaload"
+	snap $O "$B/cudaload"
+	exits "orin no cudaload" 1
+	has "orin no cudaload: broken" "$txt" "program:      /opt/app/bin/probe: broken"
+	contains "orin no cudaload: why" "$txt" "              its interpreter /usr/bin/cudaload: "
+	counts "orin no cudaload" 0 0 0 0 2
+else
+	bad "orin: build the root"
+fi
+
+# ---- dc: 535 to 580, in a chroot ----
+if [ "$(id -u)" -ne 0 ]; then
+	skip "dc fixture" "not root (the host is a chroot)"
+	finish
+	exit
+fi
+if [ "$(uname -m)" != x86_64 ]; then
+	skip "dc fixture" "the chroot recipe is for x86_64; this is $(uname -m)"
+	finish
+	exit
+fi
+triplet=x86_64-linux-gnu
+R=$W/dc
+sys=/usr/lib/$triplet
+cat >"$W/dc.profile" <<EOF
+nvidia_version=535.216.03
+gpus="0000:01:00.0 PCIe NVIDIA A100-SXM4-80GB"
+compat="/usr/local/cuda-13.0/compat 13000 580.95.05 -"
+EOF
+if sh "$here/mkroot.sh" "$W/dc.profile" "$R" "$L" >/dev/null; then
+	for d in /lib/$triplet $sys /lib64 /etc/ld.so.conf.d /usr/bin /opt/app/bin /var/lib/cudaload /tmp; do
+		mkdir -p "$R$d"
+	done
+	cp -L "/lib/$triplet/libc.so.6" "$R/lib/$triplet/libc.so.6"
+	cp -L "$ldso" "$R$ldso"
+	printf 'include /etc/ld.so.conf.d/*.conf\n' >"$R/etc/ld.so.conf"
+	printf '/lib/%s\n/usr/lib/%s\n' "$triplet" "$triplet" >"$R/etc/ld.so.conf.d/$triplet.conf"
+	# the system driver, a real shared object (the compat ones are mkroot's)
+	$CC -shared -fPIC -O1 -Wl,-soname,libcuda.so.1 -DFAKE_CUDA_VERSION=12020 \
+		-o "$R$sys/libcuda.so.535.216.03" "$here/fakecuda.c"
+	ln -s libcuda.so.535.216.03 "$R$sys/libcuda.so.1"
+	# the JIT compiler beside the compat libcuda, a real one (mkroot's
+	# companions are empty files, which ldconfig rejects)
+	rm -f "$R/usr/local/cuda-13.0/compat"/libnvidia-*.so*
+	$CC -shared -fPIC -O1 -Wl,-soname,libnvidia-ptxjitcompiler.so.1 \
+		-o "$R/usr/local/cuda-13.0/compat/libnvidia-ptxjitcompiler.so.580.95.05" "$here/holdlib.c"
+	ln -s libnvidia-ptxjitcompiler.so.580.95.05 "$R/usr/local/cuda-13.0/compat/libnvidia-ptxjitcompiler.so.1"
+	cp "$B/cudaload" "$R/usr/bin/"
+	sh "$top/scripts/mkpin.sh" "$R/usr/lib/cudaload/pin" /usr/lib/cudaload/pin
+	for p in probe probe-rpath; do
+		cp "$L/$p" "$R/opt/app/bin/$p"
+		"$B/cudaload-patch" --no-record --interp /usr/bin/cudaload --machine x86_64 "$R/opt/app/bin/$p" >/dev/null 2>&1
+	done
+	printf '/usr/bin/cudaload\t/opt/app/bin/%s\n' probe probe-rpath >"$R/var/lib/cudaload/patched"
+	ldconfig -r "$R" 2>/dev/null
+	CH=$(command -v chroot || echo /usr/sbin/chroot)
+	C="env -i PATH=/usr/bin:/bin $CH $R /usr/bin/cudaload"
+	# (from outside, under the root: the verifier needs /proc, which the
+	# chroot's fake one is not; its system child then finds no driver in
+	# this machine's cache: "could not be loaded", as the store says)
+	verify() { env -i CUDALOAD_ROOT="$R" CUDALOAD_CONFIG="$W/empty.conf" "$B/cudaload" --verify --timeout 5 \
+		>>"$W/dc-verify.log" 2>&1; }
+	runs() { env -i PATH=/usr/bin:/bin "$CH" "$R" "/opt/app/bin/$1" 2>&1 | sed -n 's/^libcuda=//p'; }
+	# each program: --status against --explain, and against a run when it holds
+	judged() { # judged STATE PROGRAM...
+		s=$1
+		shift
+		for p in "$@"; do
+			explained "$s" "/opt/app/bin/$p" "$($C --explain --json "/opt/app/bin/$p")"
+			if [ "$(prog "/opt/app/bin/$p" state)" = held ]; then
+				status "$s: $p runs with what --status says" "$(prog "/opt/app/bin/$p" libcuda)" "$(runs "$p")"
+			fi
+		done
+	}
+	verify
+
+	snap $C
+	exits "dc 535" 0
+	contains "dc 535: the host" "$txt" "host:         dgpu, driver 535.216.03, GPU NVIDIA A100-SXM4-80GB, host CUDA 12.2"
+	contains "dc 535: the package is usable" "$txt" "              CUDA 13.0 (from directory), usable"
+	has "dc 535: the program" "$txt" "program:      /opt/app/bin/probe: held"
+	has "dc 535: takes the package" "$txt" \
+		"              compat /usr/local/cuda-13.0/compat, libcuda /usr/local/cuda-13.0/compat/libcuda.so.580.95.05"
+	has "dc 535: the DT_RPATH names the same package" "$txt" "program:      /opt/app/bin/probe-rpath: held"
+	counts "dc 535" 2 0 0 0 0
+	judged "dc 535" probe probe-rpath
+	$C --status --textfile /tmp >/dev/null
+	status "dc 535: --textfile exit" 0 "$?"
+	has "dc 535: --textfile" "$(cat "$R/tmp/cudaload.prom" 2>&1)" 'cudaload_programs{state="held"} 2'
+	keys_documented "dc 535"
+
+	# the upgrade: module and library 580.65.06 (no reboot between: /run stays)
+	printf '580.65.06\n' >"$R/sys/module/nvidia/version"
+	rm "$R$sys/libcuda.so.1" "$R$sys/libcuda.so.535.216.03"
+	$CC -shared -fPIC -O1 -Wl,-soname,libcuda.so.1 -DFAKE_CUDA_VERSION=13000 \
+		-o "$R$sys/libcuda.so.580.65.06" "$here/fakecuda.c"
+	ln -s libcuda.so.580.65.06 "$R$sys/libcuda.so.1"
+	ldconfig -r "$R" 2>/dev/null
+	snap $C
+	exits "dc 580" 1
+	contains "dc 580: the package is refused" "$txt" "              CUDA 13.0 (from directory), refused"
+	has "dc 580: its verdict is stale" "$txt" "              stale: made on another driver or GPU (run cudaload --verify)"
+	has "dc 580: the pin" "$txt" \
+		"pin:          /usr/bin/../lib/cudaload/pin$sys (x86_64): links to the system driver's files"
+	has "dc 580: the program" "$txt" "program:      /opt/app/bin/probe: held"
+	has "dc 580: pinned to the system driver" "$txt" "              system driver, libcuda $sys/libcuda.so.580.65.06"
+	has "dc 580: the DT_RPATH program" "$txt" "program:      /opt/app/bin/probe-rpath: not_held"
+	has "dc 580: why" "$txt" \
+		"              the program's DT_RPATH /usr/local/cuda-13.0/compat gives its libcuda.so.1 first"
+	has "dc 580: the last line" "$(printf '%s\n' "$txt" | tail -n1)" \
+		"status:       does not hold: 1 of 2 programs held, 1 not_held; verdicts stale (run cudaload --verify)"
+	counts "dc 580" 1 1 0 0 0
+	status "dc 580: JSON stale" True "$(jq "d['verdicts']['stale']")"
+	has "dc 580: metric stale" "$prom" 'cudaload_verdict_stale{package="/usr/local/cuda-13.0/compat"} 1'
+	judged "dc 580" probe probe-rpath
+	status "dc 580: the DT_RPATH program does load the package" \
+		/usr/local/cuda-13.0/compat/libcuda.so.580.95.05 "$(runs probe-rpath)"
+
+	# --root: the same machine seen from outside, program by program
+	chjson=$json
+	json=$("$B/cudaload" --status --json --root "$R")
+	status "dc 580 --root: exit" 1 "$?"
+	# same_programs NAME: the programs of $json are those of $chjson, alike
+	same_programs() {
+		diff=$(python3 - "$chjson" "$json" <<'EOF'
+import json, sys
+a, b = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+pa = {p["path"]: p for p in a["programs"]}
+pb = {p["path"]: p for p in b["programs"]}
+if sorted(pa) != sorted(pb):
+    print("programs: chroot %r, --root %r" % (sorted(pa), sorted(pb)))
+for path in sorted(set(pa) & set(pb)):
+    for k in ("state", "decision", "compat_dir", "libcuda", "pin", "why"):
+        if pa[path][k] != pb[path][k]:
+            print("%s %s: chroot %r, --root %r" % (path, k, pa[path][k], pb[path][k]))
+EOF
+)
+		[ -z "$diff" ] && ok "$1: each program as the chroot sees it" || bad "$1 differs" "$diff"
+	}
+	same_programs "dc 580 --root"
+	# an image keeps no record (patch-image.sh patches with --no-record):
+	# --root walks its program directories for what is patched
+	mv "$R/var/lib/cudaload/patched" "$W/dc-record"
+	cp "$L/probe" "$R/usr/bin/not-patched"
+	json=$("$B/cudaload" --status --json --root "$R")
+	status "dc 580 --root, no record: exit" 1 "$?"
+	status "dc 580 --root, no record: walked" True "$(jq "d['walked']")"
+	same_programs "dc 580 --root, no record"
+	txt=$("$B/cudaload" --status --root "$R")
+	has "dc 580 --root, no record: says so" "$txt" \
+		"programs:     2 patched, found in /usr/bin, /usr/sbin, /usr/local, /opt (the image keeps no /var/lib/cudaload/patched)"
+	rm "$R/usr/bin/not-patched"
+	mv "$W/dc-record" "$R/var/lib/cudaload/patched"
+
+	# verified again; then one program loses its patch, one is gone, and
+	# the pin directories go
+	verify
+	snap $C
+	has "dc 580 verified: verdicts fresh" "$(printf '%s\n' "$txt" | tail -n1)" \
+		"status:       does not hold: 1 of 2 programs held, 1 not_held; verdicts fresh"
+	cp "$L/probe" "$R/opt/app/bin/probe-lost"
+	printf '/usr/bin/cudaload\t/opt/app/bin/%s\n' probe-lost probe-gone 'we"ird\name' >>"$R/var/lib/cudaload/patched"
+	rm -rf "$R/usr/lib/cudaload/pin"
+	snap $C
+	exits "dc after" 1
+	has "dc after: lost its patch" "$txt" "program:      /opt/app/bin/probe-lost: unpatched"
+	has "dc after: why" "$txt" \
+		"              its interpreter is $ldso, not cudaload (replaced by an upgrade?): cudaload-patch --reapply patches it again"
+	has "dc after: gone" "$txt" "program:      /opt/app/bin/probe-gone: missing"
+	has "dc after: no pin" "$txt" "program:      /opt/app/bin/probe: not_held"
+	has "dc after: why not" "$txt" \
+		"              a compat package for x86_64 is installed and the system driver has no pin (no pin directory /usr/bin/../lib/cudaload/pin$sys)"
+	has "dc after: the pin line" "$txt" \
+		"pin:          none (x86_64): no pin directory /usr/bin/../lib/cudaload/pin$sys"
+	counts "dc after" 0 2 1 2 0
+	has "dc after: metric program" "$prom" 'cudaload_program{path="/opt/app/bin/probe-lost",state="unpatched",driver="none"} 1'
+	has "dc after: a label escaped" "$prom" 'cudaload_program{path="/opt/app/bin/we\"ird\\name",state="missing",driver="none"} 1'
+	status "dc after: the JSON keeps the name" 'we"ird\name' "$(jq "d['programs'][4]['path'].split('/')[-1]")"
+	judged "dc after" probe probe-rpath
+	json=$("$B/cudaload" --status --json --root "$R")
+	status "dc after --root: no pin in the image either" not_held "$(prog /opt/app/bin/probe state)"
+	status "dc after --root: why" \
+		"a compat package for x86_64 is installed and the system driver has no pin (no pin directory /usr/bin/../lib/cudaload/pin$sys in the image)" \
+		"$(prog /opt/app/bin/probe why)"
+
+	# an unreadable record: the status cannot be told
+	rm "$R/var/lib/cudaload/patched"
+	mkdir "$R/var/lib/cudaload/patched"
+	snap $C
+	exits "dc unreadable record" 2
+	contains "dc unreadable record: says so" "$txt" "status:       cannot be told: /var/lib/cudaload/patched:"
+else
+	bad "dc: build the root"
+fi
+finish

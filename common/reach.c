@@ -20,8 +20,9 @@
 
 const char *reach_origin_text(const char *origin)
 {
+	/* arrays, not pointers: no relocation for every start to apply */
 	static const struct {
-		const char *origin, *text;
+		char origin[24], text[56];
 	} texts[] = {
 		{ "CUDALOAD_COMPAT_PATH", "from CUDALOAD_COMPAT_PATH" },
 		{ "config", "a compat line of the config" },
@@ -197,16 +198,16 @@ struct ctx {
  * directory, or a directory a distribution puts every library in? */
 static bool system_place(const struct ctx *x, const char *dir)
 {
-	static const char *const more[] = { "/lib64", "/lib", "/lib/x86_64-linux-gnu",
-					    "/lib/aarch64-linux-gnu", NULL };
+	static const char more[][24] = { "/lib64", "/lib", "/lib/x86_64-linux-gnu",
+					 "/lib/aarch64-linux-gnu" };
 	for (int i = 0; i < x->h->n_driver_dirs; i++)
 		if (strcmp(x->h->driver_dirs[i], dir) == 0)
 			return true;
 	for (const char *const *g = pin_library_dirs(x->r->machine); *g; g++)
 		if (strcmp(*g, dir) == 0)
 			return true;
-	for (const char *const *g = more; *g; g++)
-		if (strcmp(*g, dir) == 0)
+	for (size_t i = 0; i < sizeof more / sizeof *more; i++)
+		if (strcmp(more[i], dir) == 0)
 			return true;
 	return false;
 }
@@ -214,7 +215,7 @@ static bool system_place(const struct ctx *x, const char *dir)
 /* Does the directory hold NVIDIA's files only (a bound driver directory)? */
 static bool nvidia_only(const char *root, const char *dir)
 {
-	static const char *const prefixes[] = {
+	static const char prefixes[][20] = {
 		"libcuda", "libnvidia-", "libnvcuvid", "libnvoptix", "libGLX_nvidia",
 		"libEGL_nvidia", "libGLESv1_CM_nvidia", "libGLESv2_nvidia", "libvdpau_nvidia",
 		"libnvrm", "libnvos", "libnvsciipc", "libnvdla", "libnvscf",

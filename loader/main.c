@@ -572,7 +572,7 @@ int main(int argc, char **argv, char **envp)
 		verdict_load(s.root, s.secure, &host, &cands, &system_verdict);
 	decide(&host, &cands, s.policy, t.cls, t.machine, &d);
 	for (size_t i = 0; i < cands.n; i++)
-		diag("candidate %s: %s: %s", cands.v[i].dir,
+		diag("candidate %s (%s): %s: %s", cands.v[i].dir, reach_origin_text(cands.v[i].origin),
 		     cands.v[i].usable ? "usable" : "refused", cands.v[i].reason);
 	diag("decision: %s", d.reason);
 

@@ -187,6 +187,18 @@ if mkhost conda-535 conda; then
 		CONDA_PREFIX=$torch
 	check conda-535 "a system program, no CONDA_PREFIX" /usr/bin/app $sys
 	proc_rows
+	# cudaload --status judges each recorded program with what it reaches
+	# (its environment's package), and the system driver's own ld.so.cache
+	# entry is no rival of a program that keeps it
+	mkdir -p "$W/conda-535/var/lib/cudaload"
+	printf '/usr/bin/cudaload\t%s\n/usr/bin/cudaload\t/usr/bin/app\n' $torch/bin/python3.12 \
+		>"$W/conda-535/var/lib/cudaload/patched"
+	out=$(env -i PATH=/usr/bin:/bin "$CHROOT" "$W/conda-535" /usr/bin/cudaload --status 2>&1)
+	status "conda-535 --status: exit 0, all held" 0 $? "$out"
+	has "conda-535 --status: torch's python held" "$out" "program:      $torch/bin/python3.12: held"
+	has "conda-535 --status: with its environment's package" "$out" \
+		"              compat $torch/cuda-compat, libcuda $torch/cuda-compat/libcuda.so.570.124.06"
+	has "conda-535 --status: a system program held" "$out" "program:      /usr/bin/app: held"
 	explain conda-535 $torch/bin/python "              found: the program's conda environment"
 	explain conda-535 /usr/bin/app "              found: the conda environment CONDA_PREFIX names" \
 		CONDA_PREFIX=$torch

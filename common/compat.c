@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "alloc.h"
@@ -286,11 +287,17 @@ int compat_examine(const char *root, const char *dir, const char *origin,
 	return 0;
 }
 
-static int push(struct candidates *out, const char *root, const char *dir,
-		const char *origin)
+int compat_add(const char *root, const char *dir, const char *origin, struct candidates *out)
 {
 	for (size_t i = 0; i < out->n; i++)
 		if (strcmp(out->v[i].dir, dir) == 0)
+			return 0;
+	struct stat st;
+	if (rooted_stat(root, dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		return -2;
+	/* /usr/local/cuda/compat is /usr/local/cuda-13.0/compat: one package */
+	for (size_t i = 0; i < out->n; i++)
+		if (out->v[i].dev == st.st_dev && out->v[i].ino == st.st_ino)
 			return 0;
 	/* room for one at first: most machines have one package, and room
 	 * that is never touched still pushes later blocks onto pages of
@@ -299,8 +306,10 @@ static int push(struct candidates *out, const char *root, const char *dir,
 		return -1;
 	if (compat_examine(root, dir, origin, &out->v[out->n]) < 0)
 		return -1;
+	out->v[out->n].dev = st.st_dev;
+	out->v[out->n].ino = st.st_ino;
 	out->n++;
-	return 0;
+	return 1;
 }
 
 /* The entries of one directory, kept while the patterns are expanded: the
@@ -439,13 +448,15 @@ static bool listing_rules_out(const struct listing *l, const char *path)
  * `literal` bytes are names already matched: a '[' or '*' in a directory's
  * name is a character there, not a pattern to expand again. */
 static int expand(const char *root, const char *pattern, size_t literal, const char *origin,
-		  struct listing *cache, struct candidates *out, int depth)
+		  struct listing *cache, struct candidates *out, int depth, int *matched)
 {
 	const char *wild = strpbrk(pattern + literal, "*?[");
 	if (!wild) {
 		if (listing_rules_out(cache, pattern))
 			return 0;
-		return rooted_is_dir(root, pattern) ? push(out, root, pattern, origin) : 0;
+		int r = compat_add(root, pattern, origin, out);
+		*matched += r >= 0;	/* a package already found by another name counts */
+		return r == -1 ? -1 : 0;
 	}
 	if (depth > 8)
 		return 0;
@@ -490,7 +501,7 @@ static int expand(const char *root, const char *pattern, size_t literal, const c
 		memcpy(sub, pattern, plen);
 		memcpy(sub + plen, names[i], nl);
 		memcpy(sub + plen + nl, rest, rl + 1);
-		rc = expand(root, sub, plen + nl, origin, cache, out, depth + 1);
+		rc = expand(root, sub, plen + nl, origin, cache, out, depth + 1, matched);
 		free(sub);
 	}
 	for (size_t i = n; i-- > 0;)
@@ -521,16 +532,16 @@ int compat_discover(const char *root, const char *const *dirs, int n_dirs,
 			missed(out, dirs[i], "CUDALOAD_COMPAT_PATH", "not an absolute path, ignored");
 		else if (!rooted_is_dir(root, dirs[i]))
 			missed(out, dirs[i], "CUDALOAD_COMPAT_PATH", "no such directory");
-		else
-			rc = push(out, root, dirs[i], "CUDALOAD_COMPAT_PATH");
+		else if (compat_add(root, dirs[i], "CUDALOAD_COMPAT_PATH", out) == -1)
+			rc = -1;
 	}
 	for (int i = 0; i < n_patterns && rc == 0; i++) {
 		if (patterns[i][0] != '/')
 			continue;
-		size_t before = out->n;
-		rc = expand(root, patterns[i], 0, pattern_origin, &cache, out, 0);
+		int matched = 0;
+		rc = expand(root, patterns[i], 0, pattern_origin, &cache, out, 0, &matched);
 		/* the defaults are allowed to find nothing; a configured place is not */
-		if (rc == 0 && out->n == before && strcmp(pattern_origin, "default") != 0)
+		if (rc == 0 && !matched && strcmp(pattern_origin, "default") != 0)
 			missed(out, patterns[i], pattern_origin,
 			       strpbrk(patterns[i], "*?[") ? "matched nothing" : "no such directory");
 	}
@@ -540,8 +551,10 @@ int compat_discover(const char *root, const char *const *dirs, int n_dirs,
 
 void compat_free(struct candidates *c)
 {
-	for (size_t i = 0; i < c->n; i++)
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->v[i].source);
 		free(c->v[i].dir);
+	}
 	free(c->v);
 	memset(c, 0, sizeof *c);
 }

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "notejson.h"
 #include "sys.h"
@@ -28,7 +29,12 @@
 struct candidate {
 	char *dir;			/* as on the target, without the root;
 					 * malloc'd by compat_examine, freed by compat_free */
-	const char *origin;		/* "CUDALOAD_COMPAT_PATH", "config", "default" */
+	const char *origin;		/* "CUDALOAD_COMPAT_PATH", "config", "default",
+					 * or where reach.h found it */
+	char *source;			/* what named it, when more than the origin
+					 * says (an ld.so.conf file), malloc'd, or NULL */
+	dev_t dev;			/* the directory, so that one reached through */
+	ino_t ino;			/* several names is one candidate */
 	bool has_lib;			/* libcuda.so.1 found and is ELF */
 	char lib_problem[128];		/* why not, or "" */
 	int elf_class, elf_machine;
@@ -73,6 +79,11 @@ int compat_examine(const char *root, const char *dir, const char *origin,
 /* (Re)settle c->cuda and c->cuda_from from the sources, most trusted
  * first; call again after setting c->stated_cuda. */
 void compat_settle_cuda(const char *root, struct candidate *c);
+
+/* Add the directory dir (as on the target) as a candidate unless it is one
+ * already, by name or by identity.  1 added, 0 already there or not a
+ * directory, -1 out of memory. */
+int compat_add(const char *root, const char *dir, const char *origin, struct candidates *out);
 
 /* Candidates from explicit dirs first, then glob patterns; duplicates and
  * non-directories dropped.  -1 only when out of memory. */

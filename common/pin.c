@@ -11,6 +11,8 @@
 
 #include "diag.h"
 #include "elfread.h"
+#include "ldcache.h"
+#include "reach.h"
 #include "secure.h"
 
 /* libcuda.so.1 and what it dlopens itself (the JIT compiler, NVVM, the
@@ -33,7 +35,7 @@ bool pin_needed(const struct candidates *c, int prog_class, int prog_machine)
 
 /* Where a distribution puts the driver with every other library: the
  * shipped pin directories are for these (scripts/mkpin.sh). */
-static const char *const *general_dirs(int machine)
+const char *const *pin_library_dirs(int machine)
 {
 	static const char *const x86_64[] = { "/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", NULL };
 	static const char *const aarch64[] = { "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib", NULL };
@@ -71,17 +73,26 @@ static bool has_libcuda(const char *root, const char *dir)
 	return there;
 }
 
+const char *pin_system_dir(const char *root, const struct host *h, const struct candidates *c,
+			   int machine, bool *driver_only)
+{
+	*driver_only = true;
+	for (int i = 0; i < h->n_driver_dirs; i++)
+		if (!is_candidate_dir(c, h->driver_dirs[i]) && has_libcuda(root, h->driver_dirs[i]))
+			return h->driver_dirs[i];
+	*driver_only = false;
+	for (const char *const *g = pin_library_dirs(machine); *g; g++)
+		if (has_libcuda(root, *g))
+			return *g;
+	return NULL;
+}
+
 void pin_system(const char *root, const char *self, const struct host *h,
 		const struct candidates *c, int machine, bool secure, struct pin *out)
 {
 	memset(out, 0, sizeof *out);
-	for (int i = 0; i < h->n_driver_dirs && !out->system_dir; i++)
-		if (!is_candidate_dir(c, h->driver_dirs[i]) && has_libcuda(root, h->driver_dirs[i]))
-			out->system_dir = h->driver_dirs[i];
-	bool driver_only = out->system_dir != NULL;	/* a host driver dir holds nothing else */
-	for (const char *const *g = general_dirs(machine); *g && !out->system_dir; g++)
-		if (has_libcuda(root, *g))
-			out->system_dir = *g;
+	bool driver_only;	/* a host driver dir holds nothing else */
+	out->system_dir = pin_system_dir(root, h, c, machine, &driver_only);
 	if (!out->system_dir) {
 		snprintf(out->why, sizeof out->why,
 			 "no system libcuda.so.1 in the driver or library directories: nothing to pin");
@@ -135,6 +146,7 @@ void pin_free(struct pin *p)
 struct rivals {
 	const char *root;
 	char *chosen;		/* real path of the chosen libcuda.so.1, or NULL */
+	char *first;		/* the one ld.so finds first, when not the chosen one */
 	char **lines;
 	int n;
 };
@@ -170,15 +182,26 @@ static void rival(struct rivals *r, const char *fmt, ...)
 	r->lines[r->n++] = line;
 }
 
-/* Does the directory (len bytes at dir) give another libcuda.so.1? */
-static bool other_driver(struct rivals *r, const char *dir, size_t len)
+/* Does the directory (len bytes at dir) give another libcuda.so.1?  With
+ * first, one ld.so meets before the chosen one: the first such is the file
+ * the program loads. */
+static bool other_driver_first(struct rivals *r, const char *dir, size_t len, bool first)
 {
 	if (!len || dir[0] != '/')
 		return false;
 	char *real = libcuda_in(r->root, dir, len);
 	bool other = real && (!r->chosen || strcmp(real, r->chosen) != 0);
-	free(real);
+	if (other && first && !r->first)
+		r->first = real;
+	else
+		free(real);
 	return other;
+}
+
+/* Does the directory (len bytes at dir) give another libcuda.so.1? */
+static bool other_driver(struct rivals *r, const char *dir, size_t len)
+{
+	return other_driver_first(r, dir, len, false);
 }
 
 /* Each entry of a search-path string that gives another driver.  $ORIGIN is
@@ -189,24 +212,8 @@ static void path_rivals(struct rivals *r, const char *list, const char *origin, 
 	for (const char *p = list; *p;) {
 		size_t n = strcspn(p, ":;");
 		char dir[512];
-		size_t dn = 0;
-		if (n < sizeof dir) {
-			const char *tail = NULL;
-			if (strncmp(p, "$ORIGIN", 7) == 0)
-				tail = p + 7;
-			else if (strncmp(p, "${ORIGIN}", 9) == 0)
-				tail = p + 9;
-			if (tail && ol + (size_t)(p + n - tail) < sizeof dir) {
-				memcpy(dir, origin, ol);
-				memcpy(dir + ol, tail, (size_t)(p + n - tail));
-				dn = ol + (size_t)(p + n - tail);
-			} else if (!tail) {
-				memcpy(dir, p, n);
-				dn = n;
-			}
-			dir[dn] = '\0';
-		}
-		if (dn && other_driver(r, dir, dn))
+		size_t dn = reach_path_entry(p, n, origin, ol, dir, sizeof dir);
+		if (dn && other_driver_first(r, dir, dn, !held))
 			rival(r, held ? "over %s %s" : "not held: %s %s gives its libcuda.so.1 first",
 			      what, dir);
 		p += n;
@@ -215,68 +222,43 @@ static void path_rivals(struct rivals *r, const char *list, const char *origin, 
 	}
 }
 
-static void program_rivals(struct rivals *r, const char *program, bool held)
+/* The program's DT_RPATH and RUNPATH (2 KiB from rp), and LD_LIBRARY_PATH,
+ * in ld.so's order: DT_RPATH (only without a DT_RUNPATH) before the library
+ * path, and then nothing can hold against it. */
+static void search_rivals(struct rivals *r, const char *program, const char *rp,
+			  const char *llp, bool held)
 {
-	/* the program is a path on this machine, not under the root */
-	int fd = open_ro(program, 0);
-	if (fd < 0)
-		return;
-	struct elf_file ef;
-	struct elf_phdr *phs = malloc(ELF_MAX_PHDRS * sizeof *phs);
-	char *rp = malloc(2 * 1024), why[96];
-	unsigned n = 0;
-	if (phs && rp && elfread_open_fd(&ef, fd, why, sizeof why) == 0) {
-		if (elfread_read_phdrs(&ef, phs, ELF_MAX_PHDRS, &n, why, sizeof why) == 0 &&
-		    elfread_search_paths(&ef, phs, n, rp, rp + 1024, 1024) == 0) {
-			const char *slash = strrchr(program, '/');
-			size_t ol = slash ? (size_t)(slash - program) : 0;
-			/* DT_RPATH counts only without a DT_RUNPATH, and then comes
-			 * before the library path: nothing can hold against it. */
-			if (!rp[1024])
-				path_rivals(r, rp, program, ol, "the program's DT_RPATH", false);
-			path_rivals(r, rp + 1024, program, ol, "the program's RUNPATH", held);
-		}
-		elfread_release(&ef);
-	}
-	free(rp);
-	free(phs);
-	close(fd);
+	const char *slash = program ? strrchr(program, '/') : NULL;
+	size_t ol = slash ? (size_t)(slash - program) : 0;
+	if (rp && !rp[1024])
+		path_rivals(r, rp, program, ol, "the program's DT_RPATH", false);
+	if (llp)
+		path_rivals(r, llp, "", 0, "LD_LIBRARY_PATH's", held);
+	if (rp)
+		path_rivals(r, rp + 1024, program, ol, "the program's RUNPATH", held);
 }
 
 /* ld.so.cache is made from these: an entry naming a directory with another
  * driver is one the cache will hold. */
+struct conf_rival {
+	struct rivals *r;
+	bool held;
+};
+
+static bool conf_rival(const char *file, const char *dir, size_t len, void *arg)
+{
+	struct conf_rival *cr = arg;
+	if (other_driver(cr->r, dir, len))
+		rival(cr->r, cr->held ? "over ld.so.cache's entry %.*s, from %s"
+				      : "not held: ld.so.cache's entry %.*s, from %s, gives its libcuda.so.1",
+		      (int)len, dir, file);
+	return true;
+}
+
 static void ldconf_rivals(struct rivals *r, bool held)
 {
-	char *full = rooted_path(r->root, "/etc/ld.so.conf.d");
-	DIR *d = full ? opendir(full) : NULL;
-	rooted_path_free(full, "/etc/ld.so.conf.d");
-	char *text = d ? malloc(4096) : NULL;
-	char *name = d ? malloc(CL_PATH_MAX) : NULL;
-	for (struct dirent *e; d && text && name && (e = readdir(d));) {
-		size_t el = strlen(e->d_name);
-		if (el < 6 || strcmp(e->d_name + el - 5, ".conf") != 0)
-			continue;
-		snprintf(name, CL_PATH_MAX, "/etc/ld.so.conf.d/%s", e->d_name);
-		if (read_small(r->root, name, text, 4096) <= 0)
-			continue;
-		for (char *line = text, *next; *line; line = next) {
-			size_t len = strcspn(line, "\n");
-			next = line + len + (line[len] ? 1 : 0);
-			line[len] = '\0';
-			line += strspn(line, " \t");
-			len = strcspn(line, " \t#");
-			if (other_driver(r, line, len)) {
-				line[len] = '\0';
-				rival(r, held ? "over ld.so.cache's entry %s, from %s"
-					      : "not held: ld.so.cache's entry %s, from %s, gives its libcuda.so.1",
-				      line, name);
-			}
-		}
-	}
-	free(name);
-	free(text);
-	if (d)
-		closedir(d);
+	struct conf_rival cr = { r, held };
+	reach_conf_lines(r->root, conf_rival, &cr);
 }
 
 /* NUMBA_CUDA_DRIVER=/usr/local/cuda/compat/libcuda.so.1 and the like: a
@@ -294,23 +276,52 @@ static void env_rivals(struct rivals *r, char *const *envp)
 	}
 }
 
-int pin_rivals(const char *root, const char *program, const char *chosen_dir, bool held,
-	       const char *user_llp, char *const *envp, bool secure, char **libcuda,
-	       char ***lines)
+/* ld.so takes the first of ld.so.cache's entries for the soname that suits
+ * the machine (glibc elf/dl-cache.c, search_cache). */
+struct cache_first {
+	struct rivals *r;
+	bool seen;
+};
+
+static void cache_first(const char *path, void *arg)
 {
-	struct rivals r = { root, NULL, calloc(MAX_RIVALS, sizeof(char *)), 0 };
+	struct cache_first *cf = arg;
+	const char *slash = strrchr(path, '/');
+	if (!cf->seen && slash)
+		other_driver_first(cf->r, path, (size_t)(slash - path), true);
+	cf->seen = true;
+}
+
+int pin_rivals(const char *root, const char *program, const char *chosen_dir, bool held,
+	       const char *user_llp, char *const *envp, bool secure, int machine,
+	       char **libcuda, char ***lines)
+{
+	struct rivals r = { root, NULL, NULL, calloc(MAX_RIVALS, sizeof(char *)), 0 };
 	if (chosen_dir)
 		r.chosen = libcuda_in(root, chosen_dir, strlen(chosen_dir));
 	*libcuda = r.chosen;
 	*lines = r.lines;
 	if (!r.lines)
 		return 0;
-	if (program)
-		program_rivals(&r, program, held);
-	if (user_llp && !secure)
-		path_rivals(&r, user_llp, "", 0, "LD_LIBRARY_PATH's", held);
+	/* the program is a path on this machine, not under the root */
+	char *rp = program ? malloc(2 * 1024) : NULL;
+	if (rp && reach_paths_from_file(program, rp, rp + 1024, 1024) < 0) {
+		free(rp);
+		rp = NULL;
+	}
+	search_rivals(&r, program, rp, user_llp && !secure ? user_llp : NULL, held);
+	free(rp);
 	ldconf_rivals(&r, held);
+	if (!held && !r.first) {
+		struct cache_first cf = { &r, false };
+		ldcache_find(root, "libcuda.so.1", machine, cache_first, &cf);
+	}
 	if (!secure)
 		env_rivals(&r, envp);
+	if (r.first) {
+		/* the libcuda line names what the program will load */
+		free(r.chosen);
+		*libcuda = r.first;
+	}
 	return r.n;
 }

@@ -51,9 +51,19 @@ struct pin {
 	char why[192];		/* why there is no pin, or "" */
 };
 
+/* Where a distribution puts the driver with every other library
+ * (/usr/lib/<triplet>, /usr/lib64, /usr/lib): NULL-terminated. */
+const char *const *pin_library_dirs(int machine);
+
 /* Does any candidate hold a libcuda the program could load (its class and
  * machine)?  Only then can something beat the system driver. */
 bool pin_needed(const struct candidates *c, int prog_class, int prog_machine);
+
+/* The system libcuda.so.1's directory, as on the target: the first host
+ * driver dir that holds one (*driver_only true), else the first library
+ * dir of the machine; never a candidate's.  NULL: none found. */
+const char *pin_system_dir(const char *root, const struct host *h, const struct candidates *c,
+			   int machine, bool *driver_only);
 
 /* The pin for the system driver: find its libcuda.so.1 under root (host
  * driver dirs first, then the standard library dirs of the machine, never a
@@ -68,11 +78,13 @@ void pin_system(const char *root, const char *self, const struct host *h,
  * LD_LIBRARY_PATH's /usr/local/cuda/compat", or "not held: ..." for a
  * DT_RPATH or an absolute path in the environment, which come before any
  * search list).  chosen_dir: the chosen driver's directory as on the
- * target; held: a search list puts it first.  Returns the count of lines
+ * target; held: a search list puts it first (without one, the first of
+ * ld.so.cache's entries for machine is what the program gets, when nothing
+ * before the cache names a driver).  Returns the count of lines
  * in *lines (malloc'd, each malloc'd; kept until exit, like the report). */
 int pin_rivals(const char *root, const char *program, const char *chosen_dir, bool held,
-	       const char *user_llp, char *const *envp, bool secure, char **libcuda,
-	       char ***lines);
+	       const char *user_llp, char *const *envp, bool secure, int machine,
+	       char **libcuda, char ***lines);
 
 void pin_free(struct pin *p);
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "report.h"
+#include "reach.h"
 
 #include <elf.h>
 #include <stdarg.h>
@@ -197,6 +198,8 @@ static void json_candidate(FILE *f, const struct report *r, const struct candida
 	json_kbool(f, "complete", !(c->has_lib && !c->has_ptxjit));
 	json_kstr(f, "machine", c->has_lib ? elfread_machine_name(c->elf_machine) : NULL);
 	json_kstr(f, "origin", c->origin);
+	json_kstr(f, "found", c->origin ? reach_origin_text(c->origin) : NULL);
+	json_kstr(f, "found_in", c->source);
 	json_kbool(f, "usable", c->usable);
 	json_kstr(f, "reason", c->reason);
 	json_key(f, "verdict");
@@ -358,6 +361,9 @@ void report_text(FILE *f, const struct report *r)
 	for (size_t i = 0; i < r->candidates->n; i++) {
 		const struct candidate *c = &r->candidates->v[i];
 		tprintf(f, "candidate:    %s\n", c->dir);
+		if (c->origin)
+			tprintf(f, "              found: %s%s%s\n", reach_origin_text(c->origin),
+				c->source ? " from " : "", c->source ? c->source : "");
 		tprintf(f, "              CUDA %s%s%s%s, %s: %s\n",
 			c->cuda ? cuda_format(c->cuda, v, sizeof v) : "unknown",
 			c->cuda_from ? " (from " : "", c->cuda_from ? c->cuda_from : "",

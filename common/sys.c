@@ -131,13 +131,18 @@ enum dent_step dent_next(const char *buf, size_t len, size_t *pos, const char **
 	return memchr(*name, '\0', h.reclen - DIRENT_NAME) ? DENT_ENTRY : DENT_UNTERMINATED;
 }
 
-bool rooted_is_dir(const char *root, const char *path)
+int rooted_stat(const char *root, const char *path, struct stat *st)
 {
 	char *full = rooted_path(root, path);
-	struct stat st;
-	bool dir = full && stat(full, &st) == 0 && S_ISDIR(st.st_mode);
+	int r = full ? stat(full, st) : -1;
 	rooted_path_free(full, path);
-	return dir;
+	return r;
+}
+
+bool rooted_is_dir(const char *root, const char *path)
+{
+	struct stat st;
+	return rooted_stat(root, path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 static int real_gpu_open(const char *path)

@@ -40,6 +40,10 @@ ssize_t read_small(const char *root, const char *path, char *buf, size_t cap);
 /* Read exactly len bytes at off; -1 if the file is shorter or on error. */
 int pread_full(int fd, void *buf, size_t len, off_t off);
 
+/* stat(2) of the rooted path: 0, or -1. */
+struct stat;
+int rooted_stat(const char *root, const char *path, struct stat *st);
+
 /* Is the rooted path a directory? */
 bool rooted_is_dir(const char *root, const char *path);
 

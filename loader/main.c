@@ -31,6 +31,7 @@
 #include "../common/pin.h"
 #include "../common/plan.h"
 #include "../common/probe.h"
+#include "../common/reach.h"
 #include "../common/report.h"
 #include "../common/secure.h"
 #include "../common/tables.h"
@@ -239,6 +240,50 @@ static const char *program_for_ldso(bool secure)
 	if (name)
 		execfn_name(name);	/* no /proc: all there is */
 	return name;
+}
+
+/* Where else the program can get a libcuda (common/reach.h): its name, its
+ * search paths, its environment (user_llp: LD_LIBRARY_PATH without what a
+ * cudaload above handed down).  Apart from main, like explained_mode. */
+__attribute__((noinline))
+static void reach_more(const struct settings *s, const struct target *t, bool as_interp,
+		       bool explain, char **envp, const char *user_llp, struct host *h,
+		       struct candidates *c)
+{
+	struct reach r = { .root = s->root, .machine = t->machine, .explain = explain || diag_on };
+	char *name = NULL, *paths = NULL;
+	if (as_interp) {
+		/* The file the kernel runs: AT_EXECFN names a script whose #! line
+		 * started it, and a venv's python is a link into its conda
+		 * environment.  Without /proc, the name it was started by. */
+		const char *fn = (const char *)getauxval(AT_EXECFN);
+		if ((name = malloc(CL_PATH_MAX)) && exe_name(name))
+			r.program = name;
+		else if (fn && fn[0] == '/' && !s->secure)
+			r.program = fn;
+		reach_paths_from_memory(start_program.phdr, start_program.phnum, start_program.phent,
+					&r.rpath, &r.runpath);
+	} else if (t->path) {
+		r.program = t->path[0] == '/' ? t->path : (name = realpath(t->path, NULL));
+		if ((paths = malloc(2 * 1024)) && reach_paths_from_file(t->path, paths, paths + 1024, 1024) == 0) {
+			r.rpath = paths;
+			r.runpath = paths + 1024;
+		}
+	}
+	if (!s->secure) {
+		r.llp = user_llp;
+		r.conda_prefix = env_get(envp, "CONDA_PREFIX");
+		r.cuda_home = env_get(envp, "CUDA_HOME");
+		r.cuda_home_from = "CUDA_HOME";
+		if (!r.cuda_home) {
+			r.cuda_home = env_get(envp, "CUDA_PATH");
+			r.cuda_home_from = "CUDA_PATH";
+		}
+	}
+	if (reach_discover(&r, h, c) < 0)
+		diag("out of memory while looking where else a libcuda is");
+	free(paths);
+	free(name);
 }
 
 /* A `cudaload PROGRAM` hands its choice down to the program's descendants
@@ -518,6 +563,9 @@ int main(int argc, char **argv, char **envp)
 				 (const char *const *)s.compat, s.n_compat,
 				 s.compat_from_config ? "config" : "default", &cands) < 0)
 		diag("out of memory while looking for compat packages");
+	else
+		reach_more(&s, &t, as_interp, o.explain, envp, user_library_path(envp, s.secure), &host,
+			   &cands);
 	compat_apply_stated(s.root, &cands, (const char *const *)s.compat, s.compat_cuda, s.n_compat);
 	if (s.secure)
 		secure_filter(s.root, &host, &cands);
@@ -528,7 +576,7 @@ int main(int argc, char **argv, char **envp)
 		verdict_load(s.root, s.secure, &host, &cands, &system_verdict);
 	decide(&host, &cands, s.policy, t.cls, t.machine, &d);
 	for (size_t i = 0; i < cands.n; i++)
-		diag("candidate %s: %s: %s", cands.v[i].dir,
+		diag("candidate %s (%s): %s: %s", cands.v[i].dir, reach_origin_text(cands.v[i].origin),
 		     cands.v[i].usable ? "usable" : "refused", cands.v[i].reason);
 	diag("decision: %s", d.reason);
 
@@ -570,9 +618,12 @@ int main(int argc, char **argv, char **envp)
 	char *libcuda = NULL, **rivals = NULL;
 	int n_rivals = 0;
 	if (o.explain || diag_on) {
+		bool only;	/* the system driver, pinned or not: never its own rival */
+		const char *sys_dir = pin.system_dir ? pin.system_dir
+				      : pin_system_dir(s.root, &host, &cands, t.machine, &only);
 		n_rivals = pin_rivals(s.root, have_program ? t.path : NULL,
-				      d.use_compat ? cands.v[d.chosen].dir : pin.system_dir, llp != NULL,
-				      user_llp, envp, s.secure, &libcuda, &rivals);
+				      d.use_compat ? cands.v[d.chosen].dir : sys_dir, llp != NULL,
+				      user_llp, envp, s.secure, t.machine, &libcuda, &rivals);
 		if (libcuda)
 			diag("libcuda %s", libcuda);
 		for (int i = 0; i < n_rivals; i++)

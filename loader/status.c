@@ -22,6 +22,7 @@
 #include "../common/pin.h"
 #include "../common/plan.h"
 #include "../common/probe.h"
+#include "../common/reach.h"
 #include "../common/report.h"
 #include "../common/tables.h"
 #include "../common/target.h"
@@ -180,6 +181,21 @@ static void judge(struct machine *m, const struct patchlist_entry *e, struct pro
 	}
 	p->ldso = text(m, "%s", l.path);
 
+	/* what this program alone reaches (its environment, its RUNPATH,
+	 * ld.so.cache: reach.h), judged with the machine's packages and
+	 * forgotten after it, as a run of it would find them */
+	size_t n_cands = m->cands.n;
+	int n_dirs = m->host.n_driver_dirs;
+	struct reach rc = { .root = m->root, .machine = t.machine, .program = e->path };
+	char *paths = malloc(2 * 1024);
+	if (paths && reach_paths_from_file(full, paths, paths + 1024, 1024) == 0) {
+		rc.rpath = paths;
+		rc.runpath = paths + 1024;
+	}
+	if (reach_discover(&rc, &m->host, &m->cands) < 0)
+		m->oom = true;
+	free(paths);
+
 	struct decision d;
 	decide(&m->host, &m->cands, m->s->policy, t.cls, t.machine, &d);
 	struct pin pin = { 0 };
@@ -188,12 +204,16 @@ static void judge(struct machine *m, const struct patchlist_entry *e, struct pro
 		pin_system(m->root, t.interp, &m->host, &m->cands, t.machine, false, &pin);
 	p->library_path = plan_library_path(m->root, &d, &m->cands, &m->host, pin.dir, NULL, false);
 	p->compat = d.use_compat;
-	p->compat_dir = d.use_compat ? m->cands.v[d.chosen].dir : NULL;
+	p->compat_dir = d.use_compat ? text(m, "%s", m->cands.v[d.chosen].dir) : NULL;
 	if (need && !pin.dir)
 		pin.dir = image_pin(m, t.interp, &pin);
 	p->pin = d.use_compat ? text(m, "%s", p->compat_dir) : pin.dir;
-	p->n_lines = pin_rivals(m->root, full, d.use_compat ? p->compat_dir : pin.system_dir,
-				p->library_path || pin.dir, NULL, NULL, false, &p->libcuda, &p->lines);
+	bool only;	/* the system driver, pinned or not: never its own rival */
+	const char *sys_dir = pin.system_dir ? pin.system_dir
+			      : pin_system_dir(m->root, &m->host, &m->cands, t.machine, &only);
+	p->n_lines = pin_rivals(m->root, full, d.use_compat ? p->compat_dir : sys_dir,
+				p->library_path || pin.dir, NULL, NULL, false, t.machine, &p->libcuda,
+				&p->lines);
 	p->state = P_HELD;
 	for (int i = 0; i < p->n_lines && p->state == P_HELD; i++)
 		if (strncmp(p->lines[i], "not held: ", 10) == 0) {
@@ -205,6 +225,12 @@ static void judge(struct machine *m, const struct patchlist_entry *e, struct pro
 		p->why = text(m, "a compat package for %s is installed and the system driver has no pin (%s)",
 			      p->machine ? p->machine : "its machine", pin.why);
 	}
+	for (size_t i = n_cands; i < m->cands.n; i++) {
+		free(m->cands.v[i].source);
+		free(m->cands.v[i].dir);
+	}
+	m->cands.n = n_cands;
+	m->host.n_driver_dirs = n_dirs;
 }
 
 /* The record under the root into pl; an image without one is walked

@@ -29,6 +29,7 @@ top=$(cd "$here/../.." && pwd)
 B=$(cd "${1:-$top/build}" && pwd)
 arch=${2:-$(uname -m)} mode=${3:-chain}
 . "$here/lib.sh"
+. "$here/chroot.sh"
 echo "== end-to-end, the decision holds ($arch, $mode mode)"
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -36,40 +37,11 @@ if [ "$(id -u)" -ne 0 ]; then
 	finish
 	exit
 fi
-if [ "$arch" = "$(uname -m)" ]; then
-	CL=$B/cudaload TCC=${CC:-cc}
-else
-	CL=$B/aarch64/cudaload TCC=aarch64-linux-gnu-gcc OBJCOPY=aarch64-linux-gnu-objcopy
-	. "$here/foreign.sh"
-	if ! foreign_ready "$arch" "$CL" "$TCC"; then
-		skip "hold suite" "$foreign_why"
-		finish
-		exit
-	fi
-fi
-case $arch in
-x86_64) triplet=x86_64-linux-gnu ldso=/lib64/ld-linux-x86-64.so.2 ;;
-aarch64) triplet=aarch64-linux-gnu ldso=/lib/ld-linux-aarch64.so.1 ;;
-*) skip "hold suite" "no chroot recipe for $arch"; finish; exit ;;
-esac
+chroot_arch || { skip "hold suite" "$chroot_why"; finish; exit; }
 
 W=$B/e2e-hold-$arch-$mode
 rm -rf "$W"
 mkdir -p "$W/libs"
-
-# ldconfig for the chroot's machine: this machine's, or libc-bin's for arm64
-# (Debian's ldconfig is static; qemu-user runs it through binfmt_misc).
-LDCONFIG=ldconfig
-if [ "$arch" != "$(uname -m)" ]; then
-	D=$B/hold-debs/$arch
-	LDCONFIG=$D/x/sbin/ldconfig
-	if [ ! -x "$LDCONFIG" ]; then
-		mkdir -p "$D"
-		(cd "$D" && apt-get download "libc-bin:arm64" >"$D/apt.log" 2>&1 &&
-			dpkg-deb -x libc-bin_*_arm64.deb "$D/x") ||
-			{ skip "hold suite" "cannot fetch libc-bin:arm64 ($(tail -n1 "$D/apt.log"))"; finish; exit; }
-	fi
-fi
 
 # ---- the libraries, built once for every host ----
 L=$W/libs
@@ -115,20 +87,8 @@ prog probe /opt/app/lib && prog probe-rp /opt/app/lib:/usr/local/cuda/compat &&
 mkhost() {
 	R=$W/$1
 	sh "$here/mkroot.sh" "$W/$1.profile" "$R" "$L" >/dev/null || return 1
-	for d in "$(dirname "$ldso")" /lib/$triplet /usr/lib/$triplet /etc/ld.so.conf.d /usr/bin \
-		/opt/app/bin /opt/app/lib /opt/app/lib-rp /tmp; do mkdir -p "$R$d"; done
-	# libc, as the distribution lays it out
-	if [ "$arch" = "$(uname -m)" ]; then
-		libc=/lib/$triplet/libc.so.6 ld=$ldso
-	else
-		libc=/usr/aarch64-linux-gnu/lib/libc.so.6 ld=/usr/aarch64-linux-gnu/lib/ld-linux-aarch64.so.1
-	fi
-	cp -L "$libc" "$R/lib/$triplet/libc.so.6"
-	cp -L "$ld" "$R/lib/$triplet/${ldso##*/}"
-	[ -e "$R$ldso" ] || ln -s "/lib/$triplet/${ldso##*/}" "$R$ldso"
-	printf 'include /etc/ld.so.conf.d/*.conf\n' >"$R/etc/ld.so.conf"
-	printf '/usr/local/lib/%s\n/lib/%s\n/usr/lib/%s\n' "$triplet" "$triplet" "$triplet" \
-		>"$R/etc/ld.so.conf.d/$triplet.conf"
+	chroot_libc "$R"
+	for d in /opt/app/bin /opt/app/lib /opt/app/lib-rp; do mkdir -p "$R$d"; done
 	# the system driver, and a library of the same name as the bundled one
 	rm -f "$R$sysdir/libcuda.so.1" "$R$sysdir/libcuda.so.1.1"
 	cp "$L/$syslib" "$R$sysdir/$sysfile"
@@ -165,10 +125,6 @@ mkhost() {
 	chmod -R go-w "$R"
 	ldcache "$R"
 }
-ldcache() {
-	if [ "$LDCONFIG" = ldconfig ]; then ldconfig -r "$1"; else "$LDCONFIG" -r "$1"; fi
-}
-
 CHROOT=$(command -v chroot || echo /usr/sbin/chroot)
 # run R PROGRAM [VAR=VALUE...]: the program in the chroot, an empty environment
 run() {
@@ -211,13 +167,15 @@ rows() {
 	contains "$h ld.so.conf.d without cudaload: compat" "$out" "libcuda=$compat_real"
 	# set-id, in the ld.so.conf.d row and with a RUNPATH to the compat dir;
 	# cudaload holds a set-id program's file through /proc/self (a chroot
-	# without /proc runs it as ld.so would without cudaload): the host's
-	# /proc is its fixture's files, with a real procfs beside them for self
-	out=$(unshare -m sh -c 'mkdir -p "$1/proc/.real" && ln -sfn .real/self "$1/proc/self" &&
-		mount -t proc proc "$1/proc/.real" && exec env -i PATH=/usr/bin:/bin "$2" \
-		--userspec=65534:65534 "$1" /opt/app/bin/probe-rp-suid' sh "$R" "$CHROOT" 2>&1)
-	wl=$(realpath "$R$want/libcuda.so.1")
-	has "$h set-id: libcuda.so.1 from $want" "$out" "libcuda=${wl#"$R"}"
+	# without /proc runs it as ld.so would without cudaload)
+	if setid_runs; then
+		out=$(proc_self "$R" env -i PATH=/usr/bin:/bin "$CHROOT" --userspec=65534:65534 "$R" \
+			/opt/app/bin/probe-rp-suid 2>&1)
+		wl=$(realpath "$R$want/libcuda.so.1")
+		has "$h set-id: libcuda.so.1 from $want" "$out" "libcuda=${wl#"$R"}"
+	else
+		skip "$h set-id" "$chroot_why"
+	fi
 	rm "$R/etc/ld.so.conf.d/00-compat-2f1c9a4e.conf"
 	ldcache "$R"
 	: "$other"
@@ -288,6 +246,7 @@ EOF
 		out=$(env -i PATH=/usr/bin:/bin "$CHROOT" "$R" /usr/bin/cudaload --explain /opt/app/bin/probe-rpath 2>&1)
 		has "h200 --explain: a DT_RPATH is said" "$out" \
 			"              not held: the program's DT_RPATH /usr/local/cuda/compat gives its libcuda.so.1 first"
+		has "h200 --explain: its libcuda line is the DT_RPATH's file" "$out" "libcuda:      $compat_real"
 		out=$(run "$R" probe-rpath)
 		contains "h200 DT_RPATH: loads what --explain says (compat)" "$out" "libcuda=$compat_real"
 		# the links, and pin_names[] of common/pin.c, name the same files

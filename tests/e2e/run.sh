@@ -350,7 +350,7 @@ if printf '%s\n' "$out" | grep -Eq '^cudaload\[[0-9]+\] probe-patched: decision:
 	ok "debug: lines carry the pid and the program"; else bad "debug: lines carry the pid and the program" "$out"; fi
 out=$(CUDALOAD_DEBUG=1 run "$J5" $J5DD "$W/bin/probe-patched")
 contains "debug: decision traced" "$out" " probe-patched: decision: compat CUDA 12.2 in /usr/local/cuda-12.2/compat"
-contains "debug: candidates traced" "$out" " probe-patched: candidate /usr/local/cuda-12.2/compat: usable"
+contains "debug: candidates traced, where each was found" "$out" " probe-patched: candidate /usr/local/cuda-12.2/compat (a default place (/usr/local/cuda-*)): usable"
 if [ "$mode" = chain ]; then
 	contains "debug: chain traced" "$out" " probe-patched: chain $LDSO at 0x"
 	contains "debug: chain passes the list" "$out" ", LD_LIBRARY_PATH=$J5/usr/local/cuda-12.2/compat:"

@@ -233,4 +233,19 @@ static inline int test_elf_fd(const struct test_elf *e, size_t len)
 	return fd;
 }
 
+/* A libcuda file in root's dir, and libcuda.so.1 a link to it. */
+static inline void put_lib(const char *root, const char *dir, const char *file,
+			   const struct test_elf_spec *spec)
+{
+	struct test_elf e;
+	char rel[512], path[4200], link[4200];
+	test_elf_build(&e, spec);
+	snprintf(rel, sizeof rel, "%s/%s", dir, file);
+	put_file(root, rel, e.buf, e.len);
+	snprintf(link, sizeof link, "%s%s/libcuda.so.1", root, dir);
+	snprintf(path, sizeof path, "%s", file);
+	if (strcmp(file, "libcuda.so.1") != 0)
+		cr_assert_eq(symlink(path, link), 0);
+}
+
 #endif

@@ -89,6 +89,18 @@ Test(report_happy, text)
 	cr_assert(strstr(out, "CUDA 12.2 (from directory), usable: CUDA 12.2 is supported on L4T r35\n") != NULL, "%s", out);
 	cr_assert(strstr(out, "library path: (unchanged)\n") != NULL, "%s", out);
 	free(out);
+	/* where it was found, said in words and as JSON */
+	v.origin = "ld.so.cache";
+	v.source = (char *)"/etc/ld.so.conf.d/cuda-compat.conf";
+	out = render(&r, false);
+	cr_assert(strstr(out, "candidate:    /usr/local/cuda-12.2/compat\n"
+			      "              found: ld.so.cache entry from /etc/ld.so.conf.d/cuda-compat.conf\n"),
+		  "%s", out);
+	free(out);
+	out = render(&r, true);
+	cr_assert(strstr(out, "\"origin\":\"ld.so.cache\",\"found\":\"ld.so.cache entry\","
+			      "\"found_in\":\"/etc/ld.so.conf.d/cuda-compat.conf\""), "%s", out);
+	free(out);
 	settings_free(&s);
 }
 

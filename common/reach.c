@@ -1,0 +1,461 @@
+/* SPDX-License-Identifier: MIT */
+#include "reach.h"
+
+#include <dirent.h>
+#include <elf.h>
+#include <link.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "elfread.h"
+#include "ldcache.h"
+#include "pin.h"
+
+#define DIR_MAX 512		/* longer search-path entries are passed over */
+
+const char *reach_origin_text(const char *origin)
+{
+	/* arrays, not pointers: no relocation for every start to apply */
+	static const struct {
+		char origin[24], text[56];
+	} texts[] = {
+		{ "CUDALOAD_COMPAT_PATH", "from CUDALOAD_COMPAT_PATH" },
+		{ "config", "a compat line of the config" },
+		{ "default", "a default place (/usr/local/cuda-*)" },
+		{ "environment", "the program's conda environment" },
+		{ "CONDA_PREFIX", "the conda environment CONDA_PREFIX names" },
+		{ "DT_RPATH", "from the program's DT_RPATH" },
+		{ "LD_LIBRARY_PATH", "from LD_LIBRARY_PATH" },
+		{ "RUNPATH", "from the program's RUNPATH" },
+		{ "ld.so.cache", "ld.so.cache entry" },
+		{ "toolkit", "the toolkit whose libcudart the program reaches" },
+		{ "CUDA_HOME", "the toolkit CUDA_HOME names" },
+		{ "CUDA_PATH", "the toolkit CUDA_PATH names" },
+	};
+	for (size_t i = 0; i < sizeof texts / sizeof *texts; i++)
+		if (origin && strcmp(origin, texts[i].origin) == 0)
+			return texts[i].text;
+	return origin ? origin : "";
+}
+
+size_t reach_path_entry(const char *p, size_t n, const char *origin, size_t ol, char *dir,
+			size_t cap)
+{
+	const char *tail = NULL;
+	if (n >= 7 && strncmp(p, "$ORIGIN", 7) == 0)
+		tail = p + 7;
+	else if (n >= 9 && strncmp(p, "${ORIGIN}", 9) == 0)
+		tail = p + 9;
+	size_t tl = tail ? (size_t)(p + n - tail) : n;
+	size_t len = (tail ? ol : 0) + tl;
+	if (!len || len >= cap || (tail && (!ol || (*tail && *tail != '/'))))
+		return 0;
+	if (tail)
+		memcpy(dir, origin, ol);
+	memcpy(dir + (tail ? ol : 0), tail ? tail : p, tl);
+	dir[len] = '\0';
+	return dir[0] == '/' ? len : 0;
+}
+
+/* ---- the program's search paths ---- */
+
+/* Do len bytes at vaddr lie in the file-backed part of one PT_LOAD? */
+static bool in_load(const ElfW(Phdr) *ph, size_t phnum, uintptr_t vaddr, uintptr_t len)
+{
+	for (size_t i = 0; i < phnum; i++)
+		if (ph[i].p_type == PT_LOAD && vaddr >= ph[i].p_vaddr && len <= ph[i].p_filesz &&
+		    vaddr - ph[i].p_vaddr <= ph[i].p_filesz - len)
+			return true;
+	return false;
+}
+
+int reach_paths_from_memory(const void *phdr, size_t phnum, size_t phent, const char **rpath,
+			    const char **runpath)
+{
+	*rpath = *runpath = NULL;
+	if (!phdr || phent != sizeof(ElfW(Phdr)))
+		return -1;
+	const ElfW(Phdr) *ph = phdr, *dynph = NULL;
+	uintptr_t bias = 0;
+	bool have_bias = false;
+	for (size_t i = 0; i < phnum; i++) {
+		if (ph[i].p_type == PT_PHDR) {
+			bias = (uintptr_t)phdr - ph[i].p_vaddr;
+			have_bias = true;
+		} else if (ph[i].p_type == PT_DYNAMIC) {
+			dynph = &ph[i];
+		}
+	}
+	if (!have_bias)
+		return -1;
+	if (!dynph)
+		return 0;	/* static: nothing to search */
+	/* read only what the kernel mapped: a PT_DYNAMIC outside every PT_LOAD
+	 * would fault here, before ld.so could say what is wrong */
+	if (!in_load(ph, phnum, dynph->p_vaddr, dynph->p_memsz))
+		return -1;
+	/* The kernel relocates nothing: d_ptr values are link-time addresses. */
+	const ElfW(Dyn) *dyn = (const ElfW(Dyn) *)(bias + dynph->p_vaddr);
+	size_t ndyn = dynph->p_memsz / sizeof *dyn;
+	uintptr_t strtab = 0, strsz = 0, rp = UINTPTR_MAX, rn = UINTPTR_MAX;
+	for (size_t i = 0; i < ndyn && dyn[i].d_tag != DT_NULL; i++) {
+		switch (dyn[i].d_tag) {
+		case DT_STRTAB: strtab = dyn[i].d_un.d_ptr; break;
+		case DT_STRSZ: strsz = dyn[i].d_un.d_val; break;
+		case DT_RPATH: rp = dyn[i].d_un.d_val; break;
+		case DT_RUNPATH: rn = dyn[i].d_un.d_val; break;
+		}
+	}
+	if (rp == UINTPTR_MAX && rn == UINTPTR_MAX)
+		return 0;
+	if (!strsz || !in_load(ph, phnum, strtab, strsz))
+		return -1;
+	const char *strs = (const char *)(bias + strtab);
+	if (rp != UINTPTR_MAX && rp < strsz && memchr(strs + rp, '\0', strsz - rp))
+		*rpath = strs + rp;
+	if (rn != UINTPTR_MAX && rn < strsz && memchr(strs + rn, '\0', strsz - rn))
+		*runpath = strs + rn;
+	return 0;
+}
+
+int reach_paths_from_file(const char *program, char *rpath, char *runpath, size_t cap)
+{
+	int fd = open_ro(program, 0);
+	if (fd < 0)
+		return -1;
+	struct elf_file ef;
+	struct elf_phdr *phs = malloc(ELF_MAX_PHDRS * sizeof *phs);
+	char why[96];
+	unsigned n = 0;
+	int r = -1;
+	if (phs && elfread_open_fd(&ef, fd, why, sizeof why) == 0) {
+		if (elfread_read_phdrs(&ef, phs, ELF_MAX_PHDRS, &n, why, sizeof why) == 0)
+			r = elfread_search_paths(&ef, phs, n, rpath, runpath, cap) < 0 ? -1 : 0;
+		elfread_release(&ef);
+	}
+	free(phs);
+	close(fd);
+	return r;
+}
+
+/* ---- ld.so.conf ---- */
+
+/* The lines of one conf file, each handed to fn; include lines are not
+ * followed (Debian's and NVIDIA's images use the conf.d directory). */
+static bool conf_file(const char *root, const char *file, char *text, size_t cap,
+		      bool (*fn)(const char *, const char *, size_t, void *), void *arg)
+{
+	if (read_small(root, file, text, cap) <= 0)
+		return true;
+	for (char *line = text, *next; *line; line = next) {
+		size_t len = strcspn(line, "\n");
+		next = line + len + (line[len] ? 1 : 0);
+		line += strspn(line, " \t");
+		len = strcspn(line, " \t#\n");
+		if (len && strncmp(line, "include", 7) != 0 && !fn(file, line, len, arg))
+			return false;
+	}
+	return true;
+}
+
+void reach_conf_lines(const char *root, bool (*fn)(const char *file, const char *dir, size_t len,
+						  void *arg), void *arg)
+{
+	char *text = malloc(4096), *name = text ? malloc(CL_PATH_MAX) : NULL;
+	char *full = name ? rooted_path(root, "/etc/ld.so.conf.d") : NULL;
+	DIR *d = full ? opendir(full) : NULL;
+	rooted_path_free(full, "/etc/ld.so.conf.d");
+	bool go = name && conf_file(root, "/etc/ld.so.conf", text, 4096, fn, arg);
+	for (struct dirent *e; go && d && (e = readdir(d));) {
+		size_t el = strlen(e->d_name);
+		if (el < 6 || strcmp(e->d_name + el - 5, ".conf") != 0)
+			continue;
+		snprintf(name, CL_PATH_MAX, "/etc/ld.so.conf.d/%s", e->d_name);
+		go = conf_file(root, name, text, 4096, fn, arg);
+	}
+	if (d)
+		closedir(d);
+	free(name);
+	free(text);
+}
+
+/* ---- what a directory's libcuda is ---- */
+
+struct ctx {
+	const struct reach *r;
+	struct host *h;
+	struct candidates *c;
+	int rc;
+	char dir[DIR_MAX];
+};
+
+/* Is dir one of the places the system driver lives: a host driver
+ * directory, or a directory a distribution puts every library in? */
+static bool system_place(const struct ctx *x, const char *dir)
+{
+	static const char more[][24] = { "/lib64", "/lib", "/lib/x86_64-linux-gnu",
+					 "/lib/aarch64-linux-gnu" };
+	for (int i = 0; i < x->h->n_driver_dirs; i++)
+		if (strcmp(x->h->driver_dirs[i], dir) == 0)
+			return true;
+	for (const char *const *g = pin_library_dirs(x->r->machine); *g; g++)
+		if (strcmp(*g, dir) == 0)
+			return true;
+	for (size_t i = 0; i < sizeof more / sizeof *more; i++)
+		if (strcmp(more[i], dir) == 0)
+			return true;
+	return false;
+}
+
+/* Does the directory hold NVIDIA's files only (a bound driver directory)? */
+static bool nvidia_only(const char *root, const char *dir)
+{
+	static const char prefixes[][20] = {
+		"libcuda", "libnvidia-", "libnvcuvid", "libnvoptix", "libGLX_nvidia",
+		"libEGL_nvidia", "libGLESv1_CM_nvidia", "libGLESv2_nvidia", "libvdpau_nvidia",
+		"libnvrm", "libnvos", "libnvsciipc", "libnvdla", "libnvscf",
+	};
+	char *full = rooted_path(root, dir);
+	DIR *d = full ? opendir(full) : NULL;
+	rooted_path_free(full, dir);
+	bool only = d != NULL;
+	for (struct dirent *e; only && (e = readdir(d));) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		bool nv = false;
+		for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes && !nv; i++)
+			nv = strncmp(e->d_name, prefixes[i], strlen(prefixes[i])) == 0;
+		only = nv;
+	}
+	if (d)
+		closedir(d);
+	return only;
+}
+
+static bool same_driver(const struct driver_version *a, const struct driver_version *b)
+{
+	return a->major == b->major && a->minor == b->minor && a->patch == b->patch;
+}
+
+/* The newest candidate is the system driver, by the version in its file
+ * name: it is no candidate, and a directory of NVIDIA's files alone is a
+ * driver directory of the host. */
+static void system_found(struct ctx *x)
+{
+	struct candidate *c = &x->c->v[x->c->n - 1];
+	diag("%s: libcuda.so.%s is the system driver (the kernel module's version)", c->dir,
+	     x->h->driver_str);
+	if (x->h->n_driver_dirs < MAX_DRIVER_DIRS && nvidia_only(x->r->root, c->dir)) {
+		x->h->driver_dirs[x->h->n_driver_dirs++] = c->dir;	/* kept until exit */
+		c->dir = NULL;
+	}
+	free(c->source);
+	free(c->dir);
+	x->c->n--;
+}
+
+/* A directory that may hold a libcuda: a candidate unless it is the system
+ * driver's. */
+static void consider(struct ctx *x, const char *dir, const char *origin)
+{
+	if (x->rc < 0 || system_place(x, dir))
+		return;
+	int added = compat_add(x->r->root, dir, origin, x->c);
+	if (added == -1)
+		x->rc = -1;
+	if (added != 1)
+		return;
+	struct candidate *c = &x->c->v[x->c->n - 1];
+	if (x->h->have_driver && c->has_lib_driver && same_driver(&c->lib_driver, &x->h->driver))
+		system_found(x);
+}
+
+/* Does ROOT/dir/name exist?  One system call. */
+static bool holds(const struct ctx *x, const char *dir, size_t dl, const char *name)
+{
+	size_t rl = root_len(x->r->root), nl = strlen(name);
+	char *full = malloc(rl + dl + nl + 2);
+	if (!full)
+		return false;
+	memcpy(full, x->r->root, rl);
+	memcpy(full + rl, dir, dl);
+	full[rl + dl] = '/';
+	memcpy(full + rl + dl + 1, name, nl + 1);
+	bool there = access(full, F_OK) == 0;
+	free(full);
+	return there;
+}
+
+/* Each entry of a search path: a candidate where it gives a libcuda.so.1;
+ * with toolkit, also the compat/ of a toolkit whose libcudart it gives. */
+static void search_path(struct ctx *x, const char *list, const char *origin, bool toolkit)
+{
+	const char *prog = x->r->program, *slash = prog ? strrchr(prog, '/') : NULL;
+	size_t ol = slash ? (size_t)(slash - prog) : 0;
+	for (const char *p = list; p && *p;) {
+		size_t n = strcspn(p, ":;");
+		size_t dl = reach_path_entry(p, n, prog, ol, x->dir, sizeof x->dir);
+		if (dl && holds(x, x->dir, dl, "libcuda.so.1"))
+			consider(x, x->dir, origin);
+		if (dl && toolkit && holds(x, x->dir, dl, "libcudart.so")) {
+			char *up = strrchr(x->dir, '/');
+			if (up && (strcmp(up, "/lib64") == 0 || strcmp(up, "/lib") == 0) &&
+			    (size_t)(up - x->dir) + sizeof "/compat" <= sizeof x->dir) {
+				strcpy(up, "/compat");
+				consider(x, x->dir, "toolkit");
+			}
+		}
+		p += n;
+		if (*p)
+			p++;
+	}
+}
+
+static void cache_entry(const char *path, void *arg)
+{
+	struct ctx *x = arg;
+	const char *slash = strrchr(path, '/');
+	size_t dl = slash ? (size_t)(slash - path) : 0;
+	if (!dl || dl >= sizeof x->dir)
+		return;
+	memcpy(x->dir, path, dl);
+	x->dir[dl] = '\0';
+	consider(x, x->dir, "ld.so.cache");
+}
+
+/* PREFIX/cuda-compat for a program in PREFIX/bin; the prefix into x->dir. */
+static bool own_env(struct ctx *x)
+{
+	const char *prog = x->r->program;
+	const char *slash = prog ? strrchr(prog, '/') : NULL;
+	size_t bl = slash ? (size_t)(slash - prog) : 0;
+	if (bl < 4 || strncmp(prog + bl - 4, "/bin", 4) != 0 || bl - 4 + sizeof "/cuda-compat" > DIR_MAX)
+		return false;
+	memcpy(x->dir, prog, bl - 4);
+	x->dir[bl - 4] = '\0';
+	return true;
+}
+
+static void env_compat(struct ctx *x, const char *prefix, const char *origin)
+{
+	size_t pl = strlen(prefix);
+	if (prefix[0] != '/' || pl + sizeof "/cuda-compat" > DIR_MAX)
+		return;
+	char *dir = malloc(pl + sizeof "/cuda-compat");
+	if (!dir) {
+		x->rc = -1;
+		return;
+	}
+	memcpy(dir, prefix, pl);
+	memcpy(dir + pl, "/cuda-compat", sizeof "/cuda-compat");
+	consider(x, dir, origin);
+	free(dir);
+}
+
+/* NGC: compat/ holds lib.real and, once the start-up script ran, a link
+ * lib to it; without the script nothing names the files.  A compat/
+ * without libcuda.so.1 gives way to its lib.real. */
+static void ngc_lib_real(struct ctx *x)
+{
+	for (size_t i = 0; i < x->c->n && x->rc == 0; i++) {
+		struct candidate *c = &x->c->v[i];
+		size_t dl = strlen(c->dir);
+		struct stat st;
+		if (c->has_lib || dl < 7 || strcmp(c->dir + dl - 7, "/compat") != 0 ||
+		    dl + sizeof "/lib.real" > sizeof x->dir)
+			continue;
+		memcpy(x->dir, c->dir, dl);
+		memcpy(x->dir + dl, "/lib.real", sizeof "/lib.real");
+		consider(x, x->dir, c->origin);
+		c = &x->c->v[i];
+		/* lib.real, just added or found before by another name */
+		size_t k = x->c->n;
+		if (rooted_stat(x->r->root, x->dir, &st) == 0)
+			for (k = 0; k < x->c->n; k++)
+				if (x->c->v[k].dev == st.st_dev && x->c->v[k].ino == st.st_ino)
+					break;
+		if (k == x->c->n || !x->c->v[k].has_lib)
+			continue;
+		/* the real files take the place of the empty compat/ */
+		free(c->source);
+		free(c->dir);
+		if (k == x->c->n - 1 && k > i) {
+			*c = x->c->v[k];
+		} else {
+			memmove(c, c + 1, (x->c->n - i - 1) * sizeof *c);
+			i--;
+		}
+		x->c->n--;
+	}
+}
+
+struct conf_find {
+	const char *dir;
+	char *file;
+};
+
+static bool conf_names(const char *file, const char *dir, size_t len, void *arg)
+{
+	struct conf_find *f = arg;
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	if (strlen(f->dir) != len || strncmp(f->dir, dir, len) != 0)
+		return true;
+	f->file = strdup(file);
+	return false;
+}
+
+int reach_discover(const struct reach *r, struct host *h, struct candidates *c)
+{
+	struct ctx *x = malloc(sizeof *x);
+	if (!x)
+		return -1;
+	*x = (struct ctx){ r, h, c, 0, "" };
+	size_t first = c->n;
+	/* the program's own environment, then another one's */
+	bool own = own_env(x);
+	if (own)
+		env_compat(x, x->dir, "environment");
+	if (r->conda_prefix && r->conda_prefix[0]) {
+		bool skip = false;
+		if (own && strcmp(x->dir, r->conda_prefix) != 0) {
+			size_t pl = strlen(x->dir);
+			memcpy(x->dir + pl, "/conda-meta", sizeof "/conda-meta");
+			skip = rooted_is_dir(r->root, x->dir);
+			if (skip)
+				diag("CONDA_PREFIX %s: the program lives in an environment of its own",
+				     r->conda_prefix);
+		}
+		if (!skip)
+			env_compat(x, r->conda_prefix, "CONDA_PREFIX");
+	}
+	/* what names a libcuda.so.1 for ld.so, in ld.so's order */
+	bool runpath = r->runpath && r->runpath[0];	/* then DT_RPATH counts for nothing */
+	search_path(x, runpath ? NULL : r->rpath, "DT_RPATH", false);
+	search_path(x, r->llp, "LD_LIBRARY_PATH", true);
+	search_path(x, r->runpath, "RUNPATH", true);
+	if (r->cuda_home && r->cuda_home[0] == '/' && strlen(r->cuda_home) + sizeof "/compat" <= sizeof x->dir) {
+		snprintf(x->dir, sizeof x->dir, "%s/compat", r->cuda_home);
+		consider(x, x->dir, r->cuda_home_from);
+	}
+	if (x->rc == 0)
+		ldcache_find(r->root, "libcuda.so.1", r->machine, cache_entry, x);
+	if (x->rc == 0)
+		ngc_lib_real(x);
+	/* which ld.so.conf file made a cache entry: said, not needed */
+	for (size_t i = first; r->explain && i < c->n; i++) {
+		if (strcmp(c->v[i].origin, "ld.so.cache") != 0)
+			continue;
+		struct conf_find f = { c->v[i].dir, NULL };
+		reach_conf_lines(r->root, conf_names, &f);
+		c->v[i].source = f.file;
+	}
+	int rc = x->rc;
+	free(x);
+	return rc;
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * reach: every other libcuda.so.1 the process can reach, judged as a
+ * candidate or known for the system driver (docs/design.md §5).
+ *
+ * compat.c finds packages where they are configured (CUDALOAD_COMPAT_PATH,
+ * the config, /usr/local/cuda-*).  Packages also live where people install
+ * them, and whatever the process could load must be judged or held (pin.h).
+ * This adds, in this order (on a tie in CUDA version the earlier wins):
+ *
+ * - the program's own environment: PREFIX/cuda-compat for a program in
+ *   PREFIX/bin (conda-forge's cuda-compat: conda, mamba, micromamba, pixi);
+ * - CONDA_PREFIX's cuda-compat, unless the program lives in an environment
+ *   of its own (PREFIX/conda-meta): each program gets its own environment's;
+ * - each directory that names a libcuda.so.1 for ld.so, in ld.so's order:
+ *   the program's DT_RPATH, LD_LIBRARY_PATH, its DT_RUNPATH, and
+ *   ld.so.cache's libcuda.so.1 entries (ldcache.h);
+ * - the toolkit the program uses: compat/ beside the lib or lib64 of a
+ *   libcudart that LD_LIBRARY_PATH or the RUNPATH reaches (Spack, Lmod,
+ *   EasyBuild toolkits outside /usr/local), and CUDA_HOME's (else
+ *   CUDA_PATH's) compat/;
+ * - NGC's compat/lib.real in place of a compat/ without libcuda.so.1 (the
+ *   image's start-up script links compat/lib to it, or not).
+ *
+ * A directory whose libcuda is the system driver is no candidate: a host
+ * driver or library directory, or one whose libcuda.so.1 is
+ * libcuda.so.<the kernel module's version> (Apptainer's /.singularity.d/libs,
+ * the toolkit's /usr/local/nvidia/lib64, a driver named only in
+ * LD_LIBRARY_PATH).  Such a directory that holds only NVIDIA's files becomes
+ * a host driver directory, and so its own pin.
+ *
+ * Called only where there is a driver to protect: a host without one pays
+ * nothing.  In secure mode the caller passes no environment (ld.so ignores
+ * LD_LIBRARY_PATH there, and a user must not steer a set-id program).
+ */
+#ifndef CUDALOAD_REACH_H
+#define CUDALOAD_REACH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "compat.h"
+#include "probe.h"
+
+struct reach {
+	const char *root;
+	int machine;			/* the program's */
+	const char *program;		/* absolute, as on this machine, or NULL */
+	const char *rpath, *runpath;	/* the program's, or NULL */
+	const char *llp;		/* LD_LIBRARY_PATH; NULL in secure mode */
+	const char *conda_prefix;	/* NULL in secure mode or unset */
+	const char *cuda_home;		/* CUDA_HOME, else CUDA_PATH; NULL likewise */
+	const char *cuda_home_from;	/* which of the two */
+	bool explain;			/* also find the ld.so.conf file of a cache entry */
+};
+
+/* Add what r reaches to c; system driver directories found on the way go
+ * into h->driver_dirs.  -1 only when out of memory. */
+int reach_discover(const struct reach *r, struct host *h, struct candidates *c);
+
+/* Where a candidate was found, said for people: "from LD_LIBRARY_PATH". */
+const char *reach_origin_text(const char *origin);
+
+/* One entry of a search path (n bytes at p) into dir (cap bytes), $ORIGIN
+ * and ${ORIGIN} made the program's directory (ol bytes at origin).  Its
+ * length, or 0 when it does not fit or is relative. */
+size_t reach_path_entry(const char *p, size_t n, const char *origin, size_t ol, char *dir,
+			size_t cap);
+
+/* The program's DT_RPATH and DT_RUNPATH from its image as the kernel mapped
+ * it (phdr: its program headers in memory): pointers into the image, or
+ * NULL when it has none.  -1 when the image cannot tell (no PT_PHDR, a
+ * table outside the mapped segments). */
+int reach_paths_from_memory(const void *phdr, size_t phnum, size_t phent, const char **rpath,
+			    const char **runpath);
+
+/* The same from the program's file, into rpath and runpath (cap bytes
+ * each).  -1 when it cannot be read. */
+int reach_paths_from_file(const char *program, char *rpath, char *runpath, size_t cap);
+
+/* Each line of ROOT/etc/ld.so.conf and ROOT/etc/ld.so.conf.d/ *.conf: fn
+ * gets the file, the directory the line names (len bytes, not terminated)
+ * and arg; fn returning false stops. */
+void reach_conf_lines(const char *root, bool (*fn)(const char *file, const char *dir, size_t len,
+						  void *arg), void *arg);
+
+#endif

@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: MIT */
+#include "helpers.h"
+
+#include <link.h>
+
+#include "../../common/reach.h"
+
+static const struct test_elf_spec plain = { 0 };
+
+/* A scratch root for a 535 data-center host, and what is found there. */
+struct fx {
+	char *root;
+	struct host h;
+	struct candidates c;
+};
+
+static void fx_open(struct fx *f)
+{
+	memset(f, 0, sizeof *f);
+	f->root = scratch_dir();
+	f->h.platform = PLATFORM_DGPU;
+	f->h.have_driver = true;
+	f->h.driver = (struct driver_version){ 535, 216, 1 };
+	snprintf(f->h.driver_str, sizeof f->h.driver_str, "535.216.01");
+}
+
+static void fx_close(struct fx *f)
+{
+	compat_free(&f->c);
+	rm_rf(f->root);
+	free(f->root);
+}
+
+static struct reach at(const char *root, const char *program)
+{
+	return (struct reach){ .root = root, .machine = EM_X86_64, .program = program };
+}
+
+/* libcuda files under root: directory and file name pairs, then NULL */
+static void put_libs(const char *root, const char *const *pairs)
+{
+	for (; pairs[0]; pairs += 2)
+		put_lib(root, pairs[0], pairs[1], &plain);
+}
+
+/* r reaches one candidate, dir, found as origin; c keeps it for more checks */
+static void reaches_one(const struct reach *r, struct host *h, struct candidates *c,
+			const char *dir, const char *origin)
+{
+	cr_assert_eq(reach_discover(r, h, c), 0);
+	cr_assert_eq(c->n, 1, "%zu candidates, want %s", c->n, dir);
+	cr_assert_str_eq(c->v[0].dir, dir);
+	cr_assert_str_eq(c->v[0].origin, origin);
+}
+
+Test(reach_happy, path_entry)
+{
+	char dir[64];
+	cr_assert_eq(reach_path_entry("$ORIGIN/../lib", 14, "/opt/env/bin", 12, dir, sizeof dir), 19);
+	cr_assert_str_eq(dir, "/opt/env/bin/../lib");
+	cr_assert_eq(reach_path_entry("${ORIGIN}", 9, "/a", 2, dir, sizeof dir), 2);
+	cr_assert_str_eq(dir, "/a");
+	cr_assert_eq(reach_path_entry("/usr/local/cuda/compat:x", 22, "", 0, dir, sizeof dir), 22);
+	cr_assert_str_eq(dir, "/usr/local/cuda/compat");
+	/* relative, $ORIGINAL, no origin, too long: nothing */
+	cr_assert_eq(reach_path_entry("lib", 3, "/a", 2, dir, sizeof dir), 0);
+	cr_assert_eq(reach_path_entry("$ORIGINAL", 9, "/a", 2, dir, sizeof dir), 0);
+	cr_assert_eq(reach_path_entry("$ORIGIN/x", 9, "", 0, dir, sizeof dir), 0);
+	cr_assert_eq(reach_path_entry("/0123456789", 11, "", 0, dir, 8), 0);
+}
+
+/* conda-forge's cuda-compat in the program's environment, and another
+ * environment's through CONDA_PREFIX only for a program outside one. */
+Test(reach_happy, conda_environments)
+{
+	struct fx f;
+	fx_open(&f);
+	put_libs(f.root, (const char *const[]){ "/opt/conda/envs/torch/cuda-compat", "libcuda.so.570.124.06",
+						"/opt/conda/envs/jax/cuda-compat", "libcuda.so.575.57.08", NULL });
+	put_text(f.root, "/opt/conda/envs/torch/conda-meta/history", "");
+	struct reach r = at(f.root, "/opt/conda/envs/torch/bin/python");
+	r.conda_prefix = "/opt/conda/envs/jax";
+	reaches_one(&r, &f.h, &f.c, "/opt/conda/envs/torch/cuda-compat", "environment");
+	cr_assert_str_eq(reach_origin_text(f.c.v[0].origin), "the program's conda environment");
+	compat_free(&f.c);
+	r.program = "/usr/bin/python3";
+	reaches_one(&r, &f.h, &f.c, "/opt/conda/envs/jax/cuda-compat", "CONDA_PREFIX");
+	fx_close(&f);
+}
+
+/* A directory LD_LIBRARY_PATH names: a package is a candidate, the system
+ * driver (its file named for the kernel module's version) is not, and a
+ * directory of NVIDIA's files alone becomes a driver directory. */
+Test(reach_happy, rivals_and_the_system_driver)
+{
+	struct fx f;
+	fx_open(&f);
+	put_libs(f.root, (const char *const[]){ "/opt/conda/envs/torch/cuda-compat", "libcuda.so.570.124.06",
+						"/.singularity.d/libs", "libcuda.so.535.216.01",
+						"/usr/lib/x86_64-linux-gnu", "libcuda.so.535.216.01",
+						"/opt/mixed", "libcuda.so.535.216.01", NULL });
+	put_text(f.root, "/.singularity.d/libs/libnvidia-ptxjitcompiler.so.1", "");
+	put_text(f.root, "/opt/mixed/libz.so.1", "");
+	struct reach r = at(f.root, NULL);
+	r.llp = "/usr/lib/x86_64-linux-gnu:/opt/conda/envs/torch/cuda-compat::/.singularity.d/libs:/opt/mixed:rel";
+	reaches_one(&r, &f.h, &f.c, "/opt/conda/envs/torch/cuda-compat", "LD_LIBRARY_PATH");
+	cr_assert_eq(f.h.n_driver_dirs, 1);
+	cr_assert_str_eq(f.h.driver_dirs[0], "/.singularity.d/libs");
+	free((char *)f.h.driver_dirs[0]);	/* kept until exit in the loader */
+	fx_close(&f);
+}
+
+/* NGC: compat/ without libcuda.so.1 gives way to compat/lib.real; one
+ * package reached by two names is one candidate, named as first found. */
+Test(reach_happy, ngc_lib_real)
+{
+	struct fx f;
+	char link[4200];
+	fx_open(&f);
+	put_lib(f.root, "/usr/local/cuda-12.8/compat/lib.real", "libcuda.so.570.124.06", &plain);
+	snprintf(link, sizeof link, "%s/usr/local/cuda", f.root);
+	cr_assert_eq(symlink("cuda-12.8", link), 0);
+	for (int named = 1; named >= 0; named--) {
+		cr_assert_eq(compat_add(f.root, "/usr/local/cuda-12.8/compat", "default", &f.c), 1);
+		cr_assert_eq(compat_add(f.root, "/usr/local/cuda/compat", "default", &f.c), 0);
+		struct reach r = at(f.root, NULL);
+		r.llp = named ? "/usr/local/cuda/compat/lib.real" : NULL;
+		reaches_one(&r, &f.h, &f.c, named ? "/usr/local/cuda/compat/lib.real"
+						  : "/usr/local/cuda-12.8/compat/lib.real",
+			    named ? "LD_LIBRARY_PATH" : "default");
+		cr_assert_eq(f.c.v[0].cuda, 12080);
+		compat_free(&f.c);
+	}
+	fx_close(&f);
+}
+
+/* The toolkit whose libcudart the RUNPATH reaches, and CUDA_HOME's; a
+ * DT_RPATH counts for nothing beside a RUNPATH. */
+Test(reach_happy, toolkits)
+{
+	struct fx f;
+	char dir[256];
+	const char *spack = "/opt/spack/linux-x86_64/cuda-12.8.0-q3x7nv2";
+	fx_open(&f);
+	snprintf(dir, sizeof dir, "%s/compat", spack);
+	put_lib(f.root, dir, "libcuda.so.570.124.06", &plain);
+	snprintf(dir, sizeof dir, "%s/lib64/libcudart.so", spack);
+	put_text(f.root, dir, "");
+	put_lib(f.root, "/opt/apps/cuda/12.9/compat", "libcuda.so.575.57.08", &plain);
+	put_lib(f.root, "/opt/rpath", "libcuda.so.575.57.08", &plain);
+	struct reach r = at(f.root, "/opt/app/bin/app");
+	snprintf(dir, sizeof dir, "/opt/app/lib:%s/lib64", spack);
+	r.runpath = dir;
+	r.rpath = "/opt/rpath";
+	r.cuda_home = "/opt/apps/cuda/12.9";
+	r.cuda_home_from = "CUDA_HOME";
+	cr_assert_eq(reach_discover(&r, &f.h, &f.c), 0);
+	cr_assert_eq(f.c.n, 2);
+	cr_assert_str_eq(f.c.v[0].origin, "toolkit");
+	cr_assert(strstr(f.c.v[0].dir, "cuda-12.8.0-q3x7nv2/compat"));
+	cr_assert_str_eq(f.c.v[1].dir, "/opt/apps/cuda/12.9/compat");
+	cr_assert_str_eq(f.c.v[1].origin, "CUDA_HOME");
+	fx_close(&f);
+}
+
+/* A program image as the kernel maps it: program headers at 0x40, the
+ * dynamic section at 0x200, the string table at 0x300, one PT_LOAD over
+ * all of it; the link addresses are offsets, the bias the buffer. */
+struct image {
+	_Alignas(16) unsigned char b[0x400];
+	ElfW(Phdr) *ph;
+};
+
+static void image(struct image *im, bool runpath)
+{
+	memset(im, 0, sizeof *im);
+	ElfW(Phdr) *ph = im->ph = (ElfW(Phdr) *)(im->b + 0x40);
+	ph[0] = (ElfW(Phdr)){ .p_type = PT_PHDR, .p_vaddr = 0x40, .p_filesz = 3 * sizeof *ph };
+	ph[1] = (ElfW(Phdr)){ .p_type = PT_LOAD, .p_vaddr = 0, .p_filesz = 0x400, .p_memsz = 0x400 };
+	ph[2] = (ElfW(Phdr)){ .p_type = PT_DYNAMIC, .p_vaddr = 0x200, .p_memsz = 5 * sizeof(ElfW(Dyn)) };
+	ElfW(Dyn) *d = (ElfW(Dyn) *)(im->b + 0x200);
+	d[0] = (ElfW(Dyn)){ .d_tag = DT_STRTAB, .d_un.d_ptr = 0x300 };
+	d[1] = (ElfW(Dyn)){ .d_tag = DT_STRSZ, .d_un.d_val = 40 };
+	d[2] = (ElfW(Dyn)){ .d_tag = runpath ? DT_RUNPATH : DT_DEBUG, .d_un.d_val = 1 };
+	d[3] = (ElfW(Dyn)){ .d_tag = DT_RPATH, .d_un.d_val = 22 };
+	memcpy(im->b + 0x300, "\0/opt/app/lib:$ORIGIN\0/rp\0", 26);
+}
+
+Test(reach_happy, paths_from_memory)
+{
+	struct image im;
+	const char *rp, *rn;
+	image(&im, true);
+	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn), 0);
+	cr_assert_str_eq(rn, "/opt/app/lib:$ORIGIN");
+	cr_assert_str_eq(rp, "/rp");
+	image(&im, false);
+	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn), 0);
+	cr_assert_null(rn);
+	cr_assert_str_eq(rp, "/rp");
+}
+
+Test(reach_sad, paths_from_memory)
+{
+	struct image im;
+	const char *rp, *rn;
+	image(&im, true);
+	im.ph[0].p_type = PT_NULL;	/* no PT_PHDR: the bias is unknown */
+	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn), -1);
+	image(&im, true);
+	im.ph[2].p_vaddr = 0x3f8;	/* the dynamic section past the mapping */
+	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn), -1);
+	image(&im, true);
+	((ElfW(Dyn) *)(im.b + 0x200))[1].d_un.d_val = 0x200;	/* strings past it */
+	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn), -1);
+	image(&im, true);
+	((ElfW(Dyn) *)(im.b + 0x200))[2].d_un.d_val = 39;	/* no NUL before the end */
+	memset(im.b + 0x300 + 21, 'x', 19);
+	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn), 0);
+	cr_assert_null(rn);
+	cr_assert_eq(reach_paths_from_memory(im.ph, 3, 7, &rp, &rn), -1);	/* another phent */
+}

@@ -549,6 +549,10 @@ int main(int argc, char **argv, char **envp)
 		die(ldso_status, "%s", ldso_problem);
 
 	/* ---- host, candidates, decision ---- */
+	/* The user's list as this ld.so reads it, were the variable there twice */
+	bool llp_first = ldso.kind == LDSO_MUSL;
+	const char *user_llp = user_library_path((llp_first ? env_get : env_get_last)(envp, "LD_LIBRARY_PATH"),
+						 envp, s.secure);
 	struct host host;
 	struct candidates cands;
 	struct decision d;
@@ -564,8 +568,7 @@ int main(int argc, char **argv, char **envp)
 				 s.compat_from_config ? "config" : "default", &cands) < 0)
 		diag("out of memory while looking for compat packages");
 	else
-		reach_more(&s, &t, as_interp, o.explain, envp, user_library_path(envp, s.secure), &host,
-			   &cands);
+		reach_more(&s, &t, as_interp, o.explain, envp, user_llp, &host, &cands);
 	compat_apply_stated(s.root, &cands, (const char *const *)s.compat, s.compat_cuda, s.n_compat);
 	if (s.secure)
 		secure_filter(s.root, &host, &cands);
@@ -589,10 +592,6 @@ int main(int argc, char **argv, char **envp)
 		else
 			diag("system driver not pinned: %s", pin.why);
 	}
-	/* The user's list as this ld.so reads it, were the variable there twice */
-	bool llp_first = ldso.kind == LDSO_MUSL;
-	const char *user_llp = user_library_path((llp_first ? env_get : env_get_last)(envp, "LD_LIBRARY_PATH"),
-						 envp, s.secure);
 	char *llp = plan_library_path(s.root, &d, &cands, &host, pin.dir, user_llp, s.secure);
 	if (as_interp && s.secure && !handed && llp) {
 		free(llp);	/* chain in secure mode: ld.so would not read it */

@@ -85,7 +85,7 @@ int ldso_inspect(struct ldso_info *l, char *why, size_t whycap)
 /* Is this file shaped like a dynamic loader (ldso.h says which shape and
  * why)?  If not, false with the reason in why. */
 static bool loader_shape(const struct elf_file *ef, const struct elf_phdr *ph, unsigned n,
-			 char *why, size_t whycap)
+			 bool named, char *why, size_t whycap)
 {
 	const char *no = NULL;
 	bool dynamic = false, entry = false;
@@ -106,6 +106,8 @@ static bool loader_shape(const struct elf_file *ef, const struct elf_phdr *ph, u
 		no = "no dynamic section: not a dynamic loader";
 	else if (!entry)
 		no = "no entry point in its code: a library, not a dynamic loader";
+	else if (!named)
+		;	/* a program's own PT_INTERP, the record of one, the standard path */
 	else if (elfread_dynamic_role(ef, ph, n, &needed, &flags_1) < 0)
 		no = "unreadable dynamic section";
 	else if (needed)
@@ -130,7 +132,7 @@ static int inspect(struct ldso_info *l, const struct elf_file *ef, char *why, si
 		snprintf(why, whycap, "is cudaload itself, not a dynamic loader");
 		return -ELOOP;
 	}
-	if (!loader_shape(ef, l->ph, l->n_ph, why, whycap))
+	if (!loader_shape(ef, l->ph, l->n_ph, l->named, why, whycap))
 		return -ENOEXEC;
 	l->machine = ef->machine;
 	l->cls = ef->cls;

@@ -15,7 +15,8 @@
  * and PIE programs name one), a PT_DYNAMIC (it relocates itself), an entry
  * point inside an executable PT_LOAD (most libraries have none), no
  * DT_NEEDED (nothing could load what a loader needs) and no DF_1_PIE (a
- * static-pie program).  glibc's ld.so and musl's libc.so (ld-musl-*) pass;
+ * static-pie program); the dynamic tags only for a loader a person named
+ * (ldso_info.named).  glibc's ld.so and musl's libc.so (ld-musl-*) pass;
  * a typo naming libc.so.6, /bin/bash or libm.so.6 does not.
  */
 #ifndef CUDALOAD_LDSO_H
@@ -42,6 +43,11 @@ struct ldso_info {
 	/* With keep set before ldso_inspect: the open file and what a caller
 	 * needs to map it next (chain mode); see ldso_release. */
 	bool keep;
+	/* Set before ldso_inspect for a loader a person named (CUDALOAD_LDSO,
+	 * ldso.<machine>): its dynamic section is read too, which a loader
+	 * named by a program (PT_INTERP, the record) or the system's standard
+	 * path needs not be, at a system call every start. */
+	bool named;
 	int fd;
 	int type;
 	uint64_t entry;

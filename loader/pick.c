@@ -38,15 +38,16 @@ int pick_ldso(struct settings *s, const struct target *t, bool as_interp,
 	 * CUDALOAD_LDSO, named for one run, stays an error. */
 	const struct {
 		const char *path, *from;
-		bool explicit;	/* the user named it: failures are errors */
+		bool explicit;	/* failures are errors */
 		bool warn;	/* a configured one: failures are warnings */
+		bool named;	/* by a person, not by a program or the system (ldso.h) */
 	} tries[] = {
-		{ s->ldso_env, "CUDALOAD_LDSO", true, false },
-		{ settings_ldso_for(s, machine), cfgkey, false, true },
-		{ t->recorded[0] ? t->recorded : NULL, "recorded by cudaload-patch", false, false },
+		{ s->ldso_env, "CUDALOAD_LDSO", true, false, true },
+		{ settings_ldso_for(s, machine), cfgkey, false, true, true },
+		{ t->recorded[0] ? t->recorded : NULL, "recorded by cudaload-patch", false, false, false },
 		/* As the interpreter, PT_INTERP is this cudaload: not worth an open. */
-		{ !as_interp && t->has_interp && t->interp[0] ? t->interp : NULL, "PT_INTERP", false, false },
-		{ ldso_standard(t->machine, t->cls), "standard path", true, false },
+		{ !as_interp && t->has_interp && t->interp[0] ? t->interp : NULL, "PT_INTERP", false, false, false },
+		{ ldso_standard(t->machine, t->cls), "standard path", true, false, false },
 	};
 	*patched = t->recorded[0] != '\0';
 	for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++) {
@@ -57,6 +58,7 @@ int pick_ldso(struct settings *s, const struct target *t, bool as_interp,
 		bool keep = l->keep;
 		memset(l, 0, sizeof *l);
 		l->keep = keep;
+		l->named = tries[i].named;
 		l->fd = -1;
 		l->path = tries[i].path;
 		l->from = tries[i].from;

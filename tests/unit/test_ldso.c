@@ -135,6 +135,7 @@ static void expect_refused(const char *path, const char *reason)
 		memset(&l, 0, sizeof l);
 		l.path = path;
 		l.keep = keep;
+		l.named = true;
 		cr_assert_eq(ldso_inspect(&l, why, sizeof why), -ENOEXEC, "%s taken for a loader", path);
 		cr_assert(strstr(why, reason), "%s: %s", path, why);
 		cr_assert_eq(l.fd, -1);

@@ -52,7 +52,7 @@ loader_cflags = $(BASEFLAGS) -Os -fPIE -ffunction-sections -fdata-sections \
 LOADER_STRIP ?= -Wl,--strip-all
 loader_link = $(1) -static-pie -nostdlib -nostartfiles -Wl,--no-dynamic-linker $(LOADER_STRIP) \
 	-Wl,--gc-sections -Wl,-z,noexecstack -Wl,-z,norelro -Wl,-z,noseparate-code \
-	-Wl,--wrap=__libc_start_main \
+	-Wl,--wrap=__libc_start_main -Wl,-T,loader/data.ld \
 	$(2)/rcrt1.o $(2)/crti.o $(shell $(1) -print-file-name=crtbeginS.o) \
 	$(3) $(2)/libc.a $(shell $(1) -print-libgcc-file-name) \
 	$(shell $(1) -print-file-name=crtendS.o) $(2)/crtn.o
@@ -101,15 +101,15 @@ $(BUILD)/aarch64/musl/%.o: %.S Makefile
 	@mkdir -p $(dir $@)
 	$(QUIET) $(AARCH64_CC) -c $< -o $@
 
-$(BUILD)/cudaload: $(HOST_OBJ)
-	$(QUIET) $(call loader_link,$(CC),$(MUSL_LIB),$^) -o $@
+$(BUILD)/cudaload: $(HOST_OBJ) loader/data.ld
+	$(QUIET) $(call loader_link,$(CC),$(MUSL_LIB),$(filter-out %.ld,$^)) -o $@
 
 $(BUILD)/aarch64/musl/%.o: %.c $(COMMON_HDR) $(LOADER_HDR) Makefile
 	@mkdir -p $(dir $@)
 	$(QUIET) $(AARCH64_CC) $(call loader_cflags,$(AARCH64_CC),$(AARCH64_MUSL_INC)) $(NO_SSP) $(FRAME_MAX) -c $< -o $@
 
-$(BUILD)/aarch64/cudaload: $(A64_OBJ)
-	$(QUIET) $(call loader_link,$(AARCH64_CC),$(AARCH64_MUSL_LIB),$^) -o $@
+$(BUILD)/aarch64/cudaload: $(A64_OBJ) loader/data.ld
+	$(QUIET) $(call loader_link,$(AARCH64_CC),$(AARCH64_MUSL_LIB),$(filter-out %.ld,$^)) -o $@
 
 # ---- cudaload-patch: a host tool on elfutils' libelf ----
 ELFPATCH_SRC := $(wildcard tools/elfpatch/*.c)

@@ -287,11 +287,24 @@ int compat_examine(const char *root, const char *dir, const char *origin,
 	return 0;
 }
 
+static void missed(struct candidates *out, const char *entry, const char *origin,
+		   const char *why);
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 int compat_add(const char *root, const char *dir, const char *origin, struct candidates *out)
 {
 	for (size_t i = 0; i < out->n; i++)
 		if (strcmp(out->v[i].dir, dir) == 0)
 			return 0;
+	if (out->n >= COMPAT_MAX_CANDIDATES) {
+		if (!out->full)
+			missed(out, "further packages", origin,
+			       "past " STR(COMPAT_MAX_CANDIDATES) " packages: ignored");
+		out->full = true;
+		return 0;
+	}
 	struct stat st;
 	if (rooted_stat(root, dir, &st) < 0 || !S_ISDIR(st.st_mode))
 		return -2;
@@ -321,6 +334,8 @@ struct listing {
 	char **names;		/* sorted */
 	size_t n;
 	bool complete;		/* every entry is in names (or dir does not exist) */
+	unsigned listed;	/* directories listed so far, for COMPAT_MAX_LISTINGS */
+	bool stopped;		/* the bound was reached: expansion stopped */
 };
 
 static int by_name(const void *a, const void *b)
@@ -334,7 +349,7 @@ static void listing_free(struct listing *l)
 	free(l->names);
 	free(l->raw);
 	free(l->dir);
-	memset(l, 0, sizeof *l);
+	*l = (struct listing){ .listed = l->listed, .stopped = l->stopped };
 }
 
 /* Room for one more getdents64 record: its head, a 255-byte name, its NUL,
@@ -372,6 +387,7 @@ static int listing_load(struct listing *l, const char *root, const char *dir, si
 	if (l->dir && strlen(l->dir) == dirlen && memcmp(l->dir, dir, dirlen) == 0)
 		return 0;
 	listing_free(l);
+	l->listed++;
 	if (!(l->dir = strndup(dir, dirlen)))
 		return -1;
 	char *full = rooted_path(root, l->dir);
@@ -473,6 +489,11 @@ static int expand(const char *root, const char *pattern, size_t literal, const c
 	size_t rootlen = root ? strlen(root) : 0;
 	if (cl >= 256 || plen >= CL_PATH_MAX || rootlen + plen >= CL_PATH_MAX)
 		return 0;	/* a component longer than NAME_MAX matches no name */
+	bool new_dir = !cache->dir || strlen(cache->dir) != plen || memcmp(cache->dir, pattern, plen) != 0;
+	if (new_dir && cache->listed >= COMPAT_MAX_LISTINGS) {
+		cache->stopped = true;
+		return 0;
+	}
 	if (listing_load(cache, root, pattern, plen) < 0)
 		return -1;
 	/* the component (on the heap: expand recurses), and the names matched
@@ -539,7 +560,14 @@ int compat_discover(const char *root, const char *const *dirs, int n_dirs,
 		if (patterns[i][0] != '/')
 			continue;
 		int matched = 0;
+		bool stopped = cache.stopped;
 		rc = expand(root, patterns[i], 0, pattern_origin, &cache, out, 0, &matched);
+		if (rc == 0 && cache.stopped && !stopped) {
+			missed(out, patterns[i], pattern_origin,
+			       "stopped after listing " STR(COMPAT_MAX_LISTINGS)
+			       " directories (a symbolic link loop?): the rest is not looked at");
+			continue;
+		}
 		/* the defaults are allowed to find nothing; a configured place is not */
 		if (rc == 0 && !matched && strcmp(pattern_origin, "default") != 0)
 			missed(out, patterns[i], pattern_origin,

@@ -56,6 +56,13 @@ struct candidate {
 	char reason[320];		/* set by decide() */
 };
 
+/* Bounds on what one start may look at (cudaload(1), Bounds): packages
+ * kept, and directories listed to expand the patterns (a symbolic link to
+ * "." under a wildcard would otherwise multiply the work at every level).
+ * What is past them is said as a miss. */
+#define COMPAT_MAX_CANDIDATES 256
+#define COMPAT_MAX_LISTINGS 256
+
 /* A configured place that gave no candidate, for --explain and the trace. */
 #define COMPAT_MAX_MISSES 16
 struct compat_miss {
@@ -69,6 +76,7 @@ struct candidates {
 	size_t n, cap;
 	struct compat_miss miss[COMPAT_MAX_MISSES];
 	int n_miss;
+	bool full;			/* COMPAT_MAX_CANDIDATES reached, said once */
 };
 
 /* Read one directory into c (dir as on the target, looked up under root).
@@ -81,8 +89,8 @@ int compat_examine(const char *root, const char *dir, const char *origin,
 void compat_settle_cuda(const char *root, struct candidate *c);
 
 /* Add the directory dir (as on the target) as a candidate unless it is one
- * already, by name or by identity.  1 added, 0 already there or not a
- * directory, -1 out of memory. */
+ * already, by name or by identity.  1 added, 0 already there, not a
+ * directory or past COMPAT_MAX_CANDIDATES, -1 out of memory. */
 int compat_add(const char *root, const char *dir, const char *origin, struct candidates *out);
 
 /* Candidates from explicit dirs first, then glob patterns; duplicates and

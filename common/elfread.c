@@ -417,7 +417,9 @@ long elfread_find_note(const struct elf_file *ef, const char *section,
 	desc[0] = '\0';
 	if (ef->shnum == 0 || ef->shoff == 0)
 		return 0;	/* stripped of section headers: no note to find */
-	if (ef->shentsize < want || ef->shnum > MAX_SECTIONS ||
+	/* exactly one header's size: a larger one would only make the table
+	 * (read whole) larger, up to 4096 x 64 KiB on a sparse file */
+	if (ef->shentsize != want || ef->shnum > MAX_SECTIONS ||
 	    ef->shstrndx >= ef->shnum) {
 		say(why, whycap, "bad section header size, count or string index");
 		return -1;

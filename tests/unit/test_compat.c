@@ -171,6 +171,52 @@ Test(compat_sad, matched_names_are_not_patterns)
 	free(root);
 }
 
+/* Debian's /usr/bin/X11 -> . under wildcards, ten times over: each level
+ * would list ten directories more (10^5 listings); the bound stops it and
+ * says so, and what was found before stays. */
+Test(compat_sad, symlink_loops_are_bounded)
+{
+	char *root = scratch_dir();
+	char dir[4200], link[4300];
+	put_lib(root, "/usr/bin/compat", "libcuda.so.1.1", &plain);
+	snprintf(dir, sizeof dir, "%s/usr/bin", root);
+	for (int i = 0; i < 10; i++) {
+		snprintf(link, sizeof link, "%s/X%d", dir, i);
+		cr_assert_eq(symlink(".", link), 0);
+	}
+	const char *patterns[] = { "/usr/*/*/*/*/*/*/compat" };
+	struct candidates c;
+	cr_assert_eq(compat_discover(root, NULL, 0, patterns, 1, "config", &c), 0);
+	cr_assert_eq(c.n_miss, 1);
+	cr_assert_str_eq(c.miss[0].entry, patterns[0]);
+	cr_assert(strstr(c.miss[0].why, "stopped after listing 256 directories"), "%s", c.miss[0].why);
+	cr_assert_geq(c.n, 1, "the package found before the bound is kept");
+	compat_free(&c);
+	rm_rf(root);
+	free(root);
+}
+
+/* More packages than any machine has: the first COMPAT_MAX_CANDIDATES are
+ * kept, the rest said once. */
+Test(compat_sad, candidates_are_bounded)
+{
+	char *root = scratch_dir(), dir[4200];
+	for (int i = 0; i < COMPAT_MAX_CANDIDATES + 20; i++) {
+		snprintf(dir, sizeof dir, "%s/opt/c%03d/compat", root, i);
+		mkdirs(dir);
+	}
+	const char *patterns[] = { "/opt/c*/compat" };
+	struct candidates c;
+	cr_assert_eq(compat_discover(root, NULL, 0, patterns, 1, "config", &c), 0);
+	cr_assert_eq(c.n, COMPAT_MAX_CANDIDATES);
+	cr_assert_str_eq(c.v[COMPAT_MAX_CANDIDATES - 1].dir, "/opt/c255/compat");
+	cr_assert_eq(c.n_miss, 1);
+	cr_assert_str_eq(c.miss[0].why, "past 256 packages: ignored");
+	compat_free(&c);
+	rm_rf(root);
+	free(root);
+}
+
 Test(compat_happy, dir_cuda)
 {
 	cr_assert_eq(compat_dir_cuda("/usr/local/cuda-12.2/compat"), 12020);

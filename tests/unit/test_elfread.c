@@ -124,7 +124,7 @@ Test(elfread_sad, poked_and_truncated)
 	struct test_elf e;
 	test_elf_build(&e, &with_note);
 	uint64_t huge = 0x7fffffffffffULL;
-	uint16_t many = 60000, tiny = 4, two = 2;
+	uint16_t many = 60000, tiny = 4, two = 2, wide = 0xffff;
 	uint32_t big32 = 0x10000000;
 	uint64_t past = e.len + 1;
 	const struct poke pokes[] = {
@@ -139,6 +139,8 @@ Test(elfread_sad, poked_and_truncated)
 		{ e.interp_off + strlen(with_note.interp), "X", 1, "PT_INTERP is not NUL-terminated", 1 },
 		{ offsetof(Elf64_Ehdr, e_shoff), &past, 8, "section headers lie outside the file", 2 },
 		{ offsetof(Elf64_Ehdr, e_shnum), &many, 2, "bad section header size, count or string index", 2 },
+		/* 4096 of them would be 256 MiB to read on a sparse file */
+		{ offsetof(Elf64_Ehdr, e_shentsize), &wide, 2, "bad section header size, count or string index", 2 },
 		{ offsetof(Elf64_Ehdr, e_shstrndx), &many, 2, "bad section header size, count or string index", 2 },
 		{ e.shoff + sizeof(Elf64_Shdr) + offsetof(Elf64_Shdr, sh_offset), &huge, 8, "section name table lies outside the file", 2 },
 		{ e.shoff + 2 * sizeof(Elf64_Shdr) + offsetof(Elf64_Shdr, sh_size), &huge, 8, "note section is too large or lies outside the file", 2 },

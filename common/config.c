@@ -89,7 +89,15 @@ void settings_warn(struct settings *s, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "cudaload: %s\n", msg);
+	/* A set-id program's stderr is its user's, and the config may be
+	 * readable by root alone: its words stay out of it. */
+	if (s->secure) {
+		if (!s->n_warnings)
+			fputs("cudaload: the configuration has a problem (as root: cudaload --explain)\n",
+			      stderr);
+	} else {
+		fprintf(stderr, "cudaload: %s\n", msg);
+	}
 	if (s->n_warnings < CONFIG_MAX_WARNINGS && (s->warnings[s->n_warnings] = strdup(msg)))
 		s->n_warnings++;
 }

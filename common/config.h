@@ -58,7 +58,9 @@ struct settings {
 	int n_warnings;
 };
 
-/* Print "cudaload: <msg>" on stderr and keep it for --explain. */
+/* Print "cudaload: <msg>" on stderr and keep it for --explain; in secure
+ * mode one line without the message (a root-only config's words would
+ * reach the user's stderr). */
 __attribute__((format(printf, 2, 3)))
 void settings_warn(struct settings *s, const char *fmt, ...);
 

@@ -119,6 +119,8 @@ char *plan_library_path(const char *root, const struct decision *d,
 
 bool plan_fits_argument(const char *list)
 {
-	long page = sysconf(_SC_PAGESIZE);
+	/* getpagesize, not sysconf: Debian's symbols ask glibc 2.34 of a
+	 * program that calls sysconf, and the packages run on 2.31 */
+	int page = getpagesize();
 	return strlen(list) < 32 * (size_t)(page > 0 ? page : 4096);	/* the NUL counts */
 }

@@ -158,6 +158,15 @@ has "trust: a compat package in a sticky store (1775) is used" "$out" "libcuda=$
 chmod 775 "$T/store"
 out=$(as_user "$T/bin/probe-suid")
 has "trust: the same store group-writable without the sticky bit is refused" "$out" "libcuda=none"
+# A config only root may read: a mistake in it is said, its words are not
+printf 'policy = compat\nsecret_key_4711 = x\n' >"$CONF"
+chmod 600 "$CONF"
+out=$(as_user "$T/bin/probe-suid")
+has "config: a mistake in a root-only config is said" "$out" \
+	"cudaload: the configuration has a problem (as root: cudaload --explain)"
+lacks "config: ... without its words" "$out" "secret_key_4711"
+out=$("$T/bin/probe-suid" 2>&1)
+contains "config: ... which root sees in full" "$out" "unknown key 'secret_key_4711'"
 printf 'policy = compat\ncompat = %s/cuda-*/compat\n' "$T" >"$CONF"
 chmod 664 "$CONF"
 out=$(as_user "$T/bin/probe-suid")

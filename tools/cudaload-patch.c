@@ -14,8 +14,8 @@
  * renamed over the original, keeping its mode, owner and extended attributes:
  * the original is intact or fully replaced, never half-written (see
  * flush_batch), and never replaced when another process wrote, truncated or
- * replaced it meanwhile (replace.h).  A file with several hard links is skipped unless
- * --break-links (then only the named link is patched).
+ * replaced it meanwhile (replace.h).  A file with several hard links is
+ * skipped unless --break-links (then only the named link is patched).
  *
  * Run as root on this system, what is patched and restored is also kept in
  * a record (patchlist.h) that --reapply and --restore-recorded work from.

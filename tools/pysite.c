@@ -272,7 +272,7 @@ int pysite_uses_cuda(struct pysite *p, const char *path, char *why, size_t cap)
 		return 0;
 	const char *in_image = path + rl, *slash = strrchr(in_image, '/');
 	size_t dl = slash ? (size_t)(slash - in_image) : 0;
-	char dirs[8][96];
+	char dirs[8][CL_PATH_MAX];	/* a prefix can lie deep (pixi's .pixi/envs) */
 	int nd = 0;
 	snprintf(dirs[nd++], sizeof dirs[0], "/usr/lib/python3/dist-packages");
 	if (strchr(version, '.')) {

@@ -207,6 +207,55 @@ static bool devices(struct parser *ps, struct compat_note *out)
 	return value(ps, 1);
 }
 
+/* A JSON object, each member's value read by member(ps, key, ctx), then
+ * nothing but white space to the end (whole: the top level).  false with
+ * ps->err set by the first thing amiss. */
+typedef bool member_fn(struct parser *ps, const char *key, void *ctx);
+
+static bool object(struct parser *ps, member_fn *member, void *ctx, bool whole)
+{
+	if (!eat(ps, '{'))
+		return fail(ps, "not a JSON object");
+	if (!eat(ps, '}')) {
+		do {
+			char key[MAX_STRING];
+			if (!string(ps, key, sizeof key) || !eat(ps, ':'))
+				return fail(ps, "expected \"key\":");
+			ws(ps);
+			if (!member(ps, key, ctx))
+				return false;
+		} while (eat(ps, ','));
+		if (!eat(ps, '}'))
+			return fail(ps, "expected ',' or '}'");
+	}
+	ws(ps);
+	return !whole || ps->p == ps->end || fail(ps, "text after the object");
+}
+
+static bool note_member(struct parser *ps, const char *key, void *ctx)
+{
+	struct compat_note *out = ctx;
+	if (strcasecmp(key, "CUDA version") == 0) {
+		char v[MAX_STRING];
+		if (!string(ps, v, sizeof v))
+			return false;
+		out->cuda = cuda_parse(v, false);
+		return out->cuda >= 0 || fail(ps, "\"CUDA version\" is not a version");
+	}
+	if (strcasecmp(key, "driver") == 0)
+		return drivers(ps, out);
+	if (strcasecmp(key, "device") == 0)
+		return devices(ps, out);
+	if (strcasecmp(key, "format") == 0) {
+		long f;
+		if (!number(ps, &f))
+			return false;
+		out->format = (int)f;
+		return true;
+	}
+	return value(ps, 1);
+}
+
 int notejson_parse(const char *text, size_t len, struct compat_note *out,
 		   char *why, size_t whycap)
 {
@@ -217,52 +266,8 @@ int notejson_parse(const char *text, size_t len, struct compat_note *out,
 	while (ps.end > ps.p && ps.end[-1] == '\0')
 		ps.end--;
 
-	if (!eat(&ps, '{')) {
-		fail(&ps, "not a JSON object");
+	if (!object(&ps, note_member, out, true))
 		goto bad;
-	}
-	if (!eat(&ps, '}')) {
-		do {
-			char key[MAX_STRING];
-			if (!string(&ps, key, sizeof key) || !eat(&ps, ':')) {
-				fail(&ps, "expected \"key\":");
-				goto bad;
-			}
-			ws(&ps);
-			if (strcasecmp(key, "CUDA version") == 0) {
-				char v[MAX_STRING];
-				if (!string(&ps, v, sizeof v))
-					goto bad;
-				out->cuda = cuda_parse(v, false);
-				if (out->cuda < 0) {
-					fail(&ps, "\"CUDA version\" is not a version");
-					goto bad;
-				}
-			} else if (strcasecmp(key, "driver") == 0) {
-				if (!drivers(&ps, out))
-					goto bad;
-			} else if (strcasecmp(key, "device") == 0) {
-				if (!devices(&ps, out))
-					goto bad;
-			} else if (strcasecmp(key, "format") == 0) {
-				long f;
-				if (!number(&ps, &f))
-					goto bad;
-				out->format = (int)f;
-			} else if (!value(&ps, 1)) {
-				goto bad;
-			}
-		} while (eat(&ps, ','));
-		if (!eat(&ps, '}')) {
-			fail(&ps, "expected ',' or '}'");
-			goto bad;
-		}
-	}
-	ws(&ps);
-	if (ps.p != ps.end) {
-		fail(&ps, "text after the object");
-		goto bad;
-	}
 	return 0;
 bad:
 	if (why && whycap)
@@ -271,60 +276,37 @@ bad:
 	return -1;
 }
 
-/* "cuda": {"version": "12.2.140", ...}: the version string into v, left ""
- * when absent; any other value is skipped. */
-static bool cuda_member(struct parser *ps, char *v, size_t cap)
+/* The version string of "cuda": {"version": "12.2.140", ...}, left ""
+ * when absent; other members skipped. */
+struct version_out {
+	char *v;
+	size_t cap;
+};
+
+static bool cuda_version_member(struct parser *ps, const char *key, void *ctx)
 {
-	ws(ps);
-	if (!eat(ps, '{'))
+	struct version_out *out = ctx;
+	return strcmp(key, "version") == 0 ? string(ps, out->v, out->cap) : value(ps, 2);
+}
+
+/* A top-level member of version.json: "cuda" (an object, else skipped like
+ * any other value) has the version. */
+static bool version_file_member(struct parser *ps, const char *key, void *ctx)
+{
+	if (strcmp(key, "cuda") != 0 || ps->p >= ps->end || *ps->p != '{')
 		return value(ps, 1);
-	if (eat(ps, '}'))
-		return true;
-	do {
-		char key[MAX_STRING];
-		if (!string(ps, key, sizeof key) || !eat(ps, ':'))
-			return fail(ps, "expected \"key\":");
-		ws(ps);
-		if (strcmp(key, "version") == 0) {
-			if (!string(ps, v, cap))
-				return false;
-		} else if (!value(ps, 2)) {
-			return false;
-		}
-	} while (eat(ps, ','));
-	return eat(ps, '}') || fail(ps, "expected ',' or '}'");
+	return object(ps, cuda_version_member, ctx, false);
 }
 
 int notejson_version_file(const char *text, size_t len, char *why, size_t whycap)
 {
 	struct parser ps = { text, text + len, NULL };
 	char v[MAX_STRING] = "";
+	struct version_out out = { v, sizeof v };
 	int cuda = 0;
 
-	if (!eat(&ps, '{')) {
-		fail(&ps, "not a JSON object");
+	if (!object(&ps, version_file_member, &out, true))
 		goto bad;
-	}
-	if (!eat(&ps, '}')) {
-		do {
-			char key[MAX_STRING];
-			if (!string(&ps, key, sizeof key) || !eat(&ps, ':')) {
-				fail(&ps, "expected \"key\":");
-				goto bad;
-			}
-			if (!(strcmp(key, "cuda") == 0 ? cuda_member(&ps, v, sizeof v) : value(&ps, 1)))
-				goto bad;
-		} while (eat(&ps, ','));
-		if (!eat(&ps, '}')) {
-			fail(&ps, "expected ',' or '}'");
-			goto bad;
-		}
-	}
-	ws(&ps);
-	if (ps.p != ps.end) {
-		fail(&ps, "text after the object");
-		goto bad;
-	}
 	if (v[0] && (cuda = cuda_parse(v, true)) <= 0) {
 		fail(&ps, "\"cuda\" \"version\" is not a version");
 		goto bad;

@@ -517,37 +517,14 @@ static int read_dynamic(const struct elf_file *ef, const struct elf_phdr *phs, u
 }
 
 int elfread_dynamic_role(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n,
-			 unsigned *needed, uint64_t *flags_1)
+			 bool *needs, uint64_t *flags_1)
 {
-	*needed = 0;
-	*flags_1 = 0;
-	const struct elf_phdr *dyn = NULL;
-	for (unsigned i = 0; i < n; i++)
-		if (phs[i].type == PT_DYNAMIC)
-			dyn = &phs[i];
-	if (!dyn)
-		return 0;
-	if (dyn->filesz > MAX_DYNAMIC || !in_file(ef, dyn->offset, dyn->filesz))
-		return -1;
-	size_t w = ef->cls == ELFCLASS64 ? 8 : 4;
-	unsigned char chunk[512];	/* a whole number of entries of either class */
-	for (uint64_t p = 0; p + 2 * w <= dyn->filesz;) {
-		uint64_t left = (dyn->filesz - p) / (2 * w) * (2 * w);
-		size_t len = left < sizeof chunk ? (size_t)left : sizeof chunk;
-		if (ef_read(ef, chunk, len, dyn->offset + p) < 0)
-			return -1;
-		for (size_t q = 0; q < len; q += 2 * w) {
-			uint64_t tag = getword(ef, chunk + q);
-			if (tag == DT_NULL)
-				return 1;
-			if (tag == DT_NEEDED)
-				++*needed;
-			else if (tag == DT_FLAGS_1)
-				*flags_1 = getword(ef, chunk + q + w);
-		}
-		p += len;
-	}
-	return 1;
+	static const uint64_t tags[] = { DT_NEEDED, DT_FLAGS_1 };
+	uint64_t v[2] = { UINT64_MAX, 0 };	/* a DT_NEEDED's value is a string offset */
+	int r = read_dynamic(ef, phs, n, tags, v, 2);
+	*needs = r > 0 && v[0] != UINT64_MAX;
+	*flags_1 = r > 0 ? v[1] : 0;
+	return r;
 }
 
 int elfread_glibc_minor(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n)

@@ -104,13 +104,12 @@ int elfread_interp_parts(const char *bytes, size_t len, const char **interp, con
 int elfread_split_interp(const char *bytes, size_t len, char *interp, size_t icap,
 		     char *recorded, size_t rcap);
 
-/* What the dynamic section says of a file's role: *needed the number of
- * DT_NEEDED entries, *flags_1 the DT_FLAGS_1 value (0 without one).  Read
- * in small pieces into a buffer of its own, allocating nothing (the loader
- * asks on its way to ld.so).  1 when read, 0 without a PT_DYNAMIC, -1 when
- * it lies outside the file or is too big. */
+/* What the dynamic section says of a file's role: *needs whether it has a
+ * DT_NEEDED entry, *flags_1 the DT_FLAGS_1 value (0 without one).  1 when
+ * read, 0 without a PT_DYNAMIC, -1 when it lies outside the file or is too
+ * big. */
 int elfread_dynamic_role(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n,
-			 unsigned *needed, uint64_t *flags_1);
+			 bool *needs, uint64_t *flags_1);
 
 /* Does a PT_NOTE segment hold a note owned by owner with this type?  (Used
  * to recognize cudaload itself; see identity.h.) */

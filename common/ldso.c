@@ -96,7 +96,7 @@ static bool loader_shape(const struct elf_file *ef, const struct elf_phdr *ph, u
 		entry |= ef->entry != 0 && ph[i].type == PT_LOAD && (ph[i].flags & PF_X) && ef->entry >= ph[i].vaddr &&
 			 ef->entry - ph[i].vaddr < ph[i].filesz;
 	}
-	unsigned needed = 0;
+	bool needs = false;
 	uint64_t flags_1 = 0;
 	if (no)
 		;
@@ -108,9 +108,9 @@ static bool loader_shape(const struct elf_file *ef, const struct elf_phdr *ph, u
 		no = "no entry point in its code: a library, not a dynamic loader";
 	else if (!named)
 		;	/* a program's own PT_INTERP, the record of one, the standard path */
-	else if (elfread_dynamic_role(ef, ph, n, &needed, &flags_1) < 0)
+	else if (elfread_dynamic_role(ef, ph, n, &needs, &flags_1) < 0)
 		no = "unreadable dynamic section";
-	else if (needed)
+	else if (needs)
 		no = "needs other libraries (DT_NEEDED): a library, not a dynamic loader";
 	else if (flags_1 & DF_1_PIE)
 		no = "a position-independent program (DF_1_PIE), not a dynamic loader";

@@ -177,9 +177,12 @@ int verdict_next(const struct verdict_store *s, size_t *pos, struct verdict_entr
 
 /* ---- for people ----------------------------------------------------------- */
 
+/* Arrays, not pointers: a table of pointers is relocated at start-up, so it
+ * would sit in the loader's writable segment, which then outgrows its page
+ * (a fault more on every start, a page more left mapped in chain mode). */
 static const struct {
 	int code;
-	const char *name, *meaning;
+	char name[48], meaning[64];
 } cu_results[] = {
 	{ 0, "CUDA_SUCCESS", "works" },
 	{ 1, "CUDA_ERROR_INVALID_VALUE", "invalid value" },

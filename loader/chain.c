@@ -3,6 +3,8 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <link.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,23 +15,70 @@
 #include "../common/elfread.h"
 #include "../common/ldso.h"
 #include "../common/sys.h"
+#include "libc/malloc.h"
 
-/* arch/<arch>/chain.S */
+/* arch/<arch>/chain.S: one block of code, on one page, the page that stays. */
 __attribute__((noreturn))
 void chain_jump(const size_t *vector, size_t words, void *sp, uintptr_t entry);
 void chain_entry_trampoline(void);
 
-/* Read by the trampoline and chain_restore_env. */
-__attribute__((visibility("hidden"))) uintptr_t chain_program_entry;
-static char **env_slot;
-static char *env_original;
+extern const char __ehdr_start[];	/* from the linker: our own image */
 
-/* Called by the trampoline just before the program's own entry, when ld.so
- * has set up its own thread pointer: it must not touch libc. */
-__attribute__((visibility("hidden"))) void chain_restore_env(void);
-void chain_restore_env(void)
+/* All chain.S reads once the rest of the image is gone, at offsets chain.S
+ * spells out.  It lies in our writable segment, which stays. */
+#define CHAIN_UNMAP_MAX 4
+struct chain_handover {
+	uintptr_t program_entry;	/* the program's AT_ENTRY */
+	char **env_slot;		/* the slot to put back, NULL: none */
+	char *env_original;		/* what it held; NULL: the slot we added */
+	uintptr_t unmap[CHAIN_UNMAP_MAX][2];	/* start, length (0: none) */
+};
+_Static_assert(offsetof(struct chain_handover, program_entry) == 0 &&
+	       offsetof(struct chain_handover, env_slot) == 8 &&
+	       offsetof(struct chain_handover, env_original) == 16 &&
+	       offsetof(struct chain_handover, unmap) == 24 && CHAIN_UNMAP_MAX == 4,
+	       "chain.S reads struct chain_handover at these offsets");
+__attribute__((visibility("hidden"))) struct chain_handover chain_handover;
+
+/* Called by chain_jump once the start-up vector is in place: nothing on the
+ * heap is read again (the search list is on the stack, above the vector). */
+__attribute__((visibility("hidden"))) void chain_release(void);
+void chain_release(void)
 {
-	*env_slot = env_original;	/* NULL: the slot we added ends the list again */
+	heap_release();
+}
+
+/* What of our image chain_jump unmaps before it enters ld.so: the segments
+ * that are not writable (code, read-only data), all but the page of the
+ * hand-over's code, which cannot unmap the page it runs on and where the
+ * trampoline runs later.  The writable segment stays: it holds
+ * chain_handover.  ld.so and the program then have the address space they
+ * have without cudaload, less those pages (RLIMIT_AS).  The hand-over's
+ * code is the last of the text (loader/data.ld), so with one segment of
+ * text that is one range: one system call. */
+static void plan_image_unmap(void)
+{
+	uintptr_t pg = getauxval(AT_PAGESZ) ? getauxval(AT_PAGESZ) : 4096;
+	uintptr_t base = (uintptr_t)__ehdr_start;	/* static-pie: the ELF header is at vaddr 0 */
+	uintptr_t code = (uintptr_t)chain_jump & ~(pg - 1);
+	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)__ehdr_start;
+	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(__ehdr_start + eh->e_phoff);
+	unsigned n = 0;
+	for (unsigned i = 0; i < eh->e_phnum && n + 2 <= CHAIN_UNMAP_MAX; i++) {
+		if (ph[i].p_type != PT_LOAD || (ph[i].p_flags & PF_W))
+			continue;
+		uintptr_t lo = (base + ph[i].p_vaddr) & ~(pg - 1);
+		uintptr_t hi = (base + ph[i].p_vaddr + ph[i].p_memsz + pg - 1) & ~(pg - 1);
+		bool here = code >= lo && code < hi;
+		uintptr_t *u = chain_handover.unmap[n++];
+		u[0] = lo;
+		u[1] = (here ? code : hi) - lo;
+		if (here && hi > code + pg) {
+			u = chain_handover.unmap[n++];
+			u[0] = code + pg;
+			u[1] = hi - code - pg;
+		}
+	}
 }
 
 static int prot_of(uint32_t flags)
@@ -190,16 +239,23 @@ void chain_enter(const struct chain_ldso *ldso, char **argv, size_t *auxv,
 		case AT_PHDR: auxv[auxw + 1] = (size_t)prog_phdr; break;
 		case AT_PHNUM: auxv[auxw + 1] = prog_phnum; break;
 		case AT_PHENT: auxv[auxw + 1] = prog_phent; break;
+		case AT_ENTRY:
+			chain_handover.program_entry = auxv[auxw + 1];
+			auxv[auxw + 1] = (size_t)chain_entry_trampoline;
+			break;
 		}
 	}
 	auxw += 2;
+	plan_image_unmap();
 
 	/* No search list: the kernel's vector, as it is, is ld.so's. */
 	if (!llp_entry)
 		chain_jump(sp, 0, sp, ldso->entry);
 
 	/* Is LD_LIBRARY_PATH there already?  Then its slot is swapped, else one
-	 * is added at the end of the list: a new vector, below the old one. */
+	 * is added at the end of the list: a new vector, below the old one,
+	 * and the list itself above it (musl's ld.so keeps pointing at it, and
+	 * the heap is gone when the program runs). */
 	size_t slot = envc;
 	for (size_t i = 0; i < envc && !(first && slot < envc); i++)
 		if (strncmp(envp[i], "LD_LIBRARY_PATH=", 16) == 0)
@@ -207,7 +263,9 @@ void chain_enter(const struct chain_ldso *ldso, char **argv, size_t *auxv,
 	size_t added = slot == envc ? 1 : 0;
 
 	size_t words = 1 + argc + 1 + envc + added + 1 + auxw;
-	size_t *v = malloc(words * sizeof *v);
+	size_t list_bytes = strlen(llp_entry) + 1;
+	size_t list_words = (list_bytes + sizeof(size_t) - 1) / sizeof(size_t);
+	size_t *v = malloc((words + list_words) * sizeof *v);
 	if (!v)
 		return;
 	size_t k = 0;
@@ -221,18 +279,13 @@ void chain_enter(const struct chain_ldso *ldso, char **argv, size_t *auxv,
 	if (added)
 		v[k++] = 0;
 	v[k++] = 0;
-	for (size_t i = 0; i < auxw; i += 2, k += 2) {
-		v[k] = auxv[i];
-		v[k + 1] = auxv[i + 1];
-		if (auxv[i] == AT_ENTRY) {
-			chain_program_entry = auxv[i + 1];
-			v[k + 1] = (size_t)chain_entry_trampoline;
-		}
-	}
+	memcpy(v + k, auxv, auxw * sizeof *v);
+	memcpy(v + words, llp_entry, list_bytes);
 
-	size_t *new_sp = (size_t *)(((uintptr_t)sp - words * sizeof *v - 256) & ~(uintptr_t)15);
-	env_slot = (char **)(new_sp + env_at + slot);
-	env_original = added ? NULL : envp[slot];
-	v[env_at + slot] = (size_t)llp_entry;
-	chain_jump(v, words, new_sp, ldso->entry);
+	size_t *new_sp = (size_t *)(((uintptr_t)sp - (words + list_words) * sizeof *v - 256) &
+				    ~(uintptr_t)15);
+	chain_handover.env_slot = (char **)(new_sp + env_at + slot);
+	chain_handover.env_original = added ? NULL : envp[slot];
+	v[env_at + slot] = (size_t)(new_sp + words);
+	chain_jump(v, words + list_words, new_sp, ldso->entry);
 }

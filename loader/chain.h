@@ -11,7 +11,9 @@
  * environment back (the LD_LIBRARY_PATH slot restored, or the slot we added
  * turned into the end of the list) before the program's own entry runs, so
  * the program and its children see the environment they were given.
- * /proc/self/exe and argv[0] stay the program's.
+ * /proc/self/exe and argv[0] stay the program's.  Before ld.so runs, our
+ * heap and image are unmapped, all but the page of the hand-over code and
+ * the page of its data.
  *
  * Per-architecture code (the jump and the trampoline) is in arch/<arch>/.
  */
@@ -36,7 +38,8 @@ int chain_map(const struct ldso_info *l, int machine, struct chain_ldso *out,
 
 /* Enter ld.so.  argv is the process's own argv (on the original stack),
  * auxv the process auxv; llp_entry is "LD_LIBRARY_PATH=..." or NULL to
- * leave the environment as it is.  With the variable there more than once,
+ * leave the environment as it is (it is copied onto the stack, above the
+ * vector).  With the variable there more than once,
  * llp_entry takes the place of the one ld.so reads: the first for musl's
  * (first set), the last for glibc's.  Returns only when out of memory (the
  * caller then uses exec mode). */

@@ -12,8 +12,10 @@
  * is first touched.  Not the bss: there it would push musl's own variables
  * onto a page apart from the loader's, a page fault on every start, even
  * on the way to the system driver, which allocates nothing.  Past the
- * arena, and for large blocks, memory comes from mmap.  free() gives back
- * the last block only; realloc() grows the last block in place.
+ * arena, and for large blocks, memory comes from mmap; those mappings are
+ * kept in a list, so that chain mode can give every one back (malloc.h).
+ * free() gives back the last block only; realloc() grows the last block in
+ * place.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -23,6 +25,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "malloc.h"
+
 #define ARENA_SIZE (256 * 1024)
 #define BIG (64 * 1024)		/* blocks this large are mapped on their own */
 #define ALIGN 16
@@ -30,11 +34,12 @@
 /* Every block is preceded by its header, ALIGN bytes. */
 struct header {
 	size_t size;		/* usable bytes */
-	size_t mapped;		/* 1: mmap'd, the mapping is size + ALIGN bytes */
+	struct header *next;	/* a block of its own mapping: the next such */
 };
 
 static unsigned char *arena;	/* ARENA_SIZE bytes, mapped when first needed */
 static size_t used;
+static struct header *mapped;	/* blocks of their own mapping, size + ALIGN bytes each */
 
 static bool arena_ready(void)
 {
@@ -48,6 +53,11 @@ static bool arena_ready(void)
 static struct header *header_of(void *p)
 {
 	return (struct header *)((unsigned char *)p - ALIGN);
+}
+
+static bool in_arena(const struct header *h)
+{
+	return arena && (const unsigned char *)h >= arena && (const unsigned char *)h < arena + ARENA_SIZE;
 }
 
 static bool is_last(void *p)
@@ -65,7 +75,7 @@ void *malloc(size_t n)
 	if (n < BIG && arena_ready() && ARENA_SIZE - used >= n + ALIGN) {
 		struct header *h = (struct header *)(arena + used);
 		h->size = n;
-		h->mapped = 0;
+		h->next = NULL;
 		used += n + ALIGN;
 		return (unsigned char *)h + ALIGN;
 	}
@@ -76,7 +86,8 @@ void *malloc(size_t n)
 	}
 	struct header *h = m;
 	h->size = n;
-	h->mapped = 1;
+	h->next = mapped;
+	mapped = h;
 	return (unsigned char *)m + ALIGN;
 }
 
@@ -85,10 +96,16 @@ void free(void *p)
 	if (!p)
 		return;
 	struct header *h = header_of(p);
-	if (h->mapped)
+	if (!in_arena(h)) {
+		struct header **link = &mapped;
+		while (*link && *link != h)
+			link = &(*link)->next;
+		if (*link)
+			*link = h->next;
 		munmap(h, h->size + ALIGN);
-	else if (is_last(p))
+	} else if (is_last(p)) {
 		used -= h->size + ALIGN;
+	}
 }
 
 void *calloc(size_t n, size_t size)
@@ -111,7 +128,7 @@ void *realloc(void *p, size_t n)
 	if (n <= h->size)
 		return p;
 	size_t want = (n + ALIGN - 1) & ~(size_t)(ALIGN - 1);
-	if (!h->mapped && is_last(p) && want < BIG && ARENA_SIZE - used >= want - h->size) {
+	if (in_arena(h) && is_last(p) && want < BIG && ARENA_SIZE - used >= want - h->size) {
 		used += want - h->size;
 		h->size = want;
 		return p;
@@ -122,4 +139,17 @@ void *realloc(void *p, size_t n)
 		free(p);
 	}
 	return q;
+}
+
+void heap_release(void)
+{
+	while (mapped) {
+		struct header *h = mapped;
+		mapped = h->next;	/* read before the unmap */
+		munmap(h, h->size + ALIGN);
+	}
+	if (arena)
+		munmap(arena, ARENA_SIZE);
+	arena = NULL;
+	used = 0;
 }

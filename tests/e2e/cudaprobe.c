@@ -10,12 +10,15 @@
  * Options via the environment: PROBE_EXIT=<n> exits with n;
  * PROBE_CHILD=1 also runs `sh -c 'echo child LD_LIBRARY_PATH=...'`;
  * PROBE_REEXEC=1 first re-executes itself through /proc/self/exe (as JVM
- * launchers and Electron do) and prints reexec=1 in the new image. */
+ * launchers and Electron do) and prints reexec=1 in the new image;
+ * PROBE_MAPS=<file> also prints mapped=<pages>: how many pages of that file
+ * the process has mapped (the interpreter's, once the program runs). */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 /* Gives the program a PT_TLS segment: cudaload must not mistake it for its own. */
@@ -30,6 +33,20 @@ static void print_escaped(const char *s)
 			putchar(*s);
 	}
 	putchar('\n');
+}
+
+static long pages_mapped(const char *file)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4352], path[4096];
+	unsigned long lo, hi, bytes = 0;
+	while (f && fgets(line, sizeof line, f))
+		if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %4095s", &lo, &hi, path) == 3 &&
+		    strcmp(path, file) == 0)
+			bytes += hi - lo;
+	if (f)
+		fclose(f);
+	return f ? (long)(bytes / (unsigned long)sysconf(_SC_PAGESIZE)) : -1;
 }
 
 int main(int argc, char **argv)
@@ -67,6 +84,8 @@ int main(int argc, char **argv)
 		printf("arg[%d]=", i);
 		print_escaped(argv[i]);
 	}
+	if (getenv("PROBE_MAPS"))
+		printf("mapped=%ld\n", pages_mapped(getenv("PROBE_MAPS")));
 	const char *llp = getenv("LD_LIBRARY_PATH");
 	printf("LD_LIBRARY_PATH=%s\n", llp ? llp : "(unset)");
 	fflush(stdout);

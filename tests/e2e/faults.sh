@@ -329,6 +329,39 @@ contains "ARG_MAX: ... and exits 126" "$out" "status 126"
 out=$(cd "$F" && CUDALOAD_ROOT="$R" CUDALOAD_CONFIG="$F/empty.conf" CUDALOAD_MODE=chain timeout 120 "$F/bin/bigargs" "$F/bin/probe" 64 2>&1 >/dev/null)
 contains "ARG_MAX: chain mode needs no second exec: it runs" "$out" "status 0"
 
+# ---- a tight RLIMIT_AS (issue 29 row 17) -------------------------------------------
+# The smallest address space in which the program, started by ld.so with
+# the list cudaload hands over, loads the package: cudaload's program must
+# load it too with two pages more (what chain mode leaves: run.sh), in both
+# modes.  Before, chain mode needed 320 KiB more (its image and heap stayed
+# mapped while ld.so loaded the program's libraries).
+loads() { # loads LIMIT CMD...: does CMD load the package under RLIMIT_AS=LIMIT?
+	lim=$1
+	shift
+	prlimit --as="$lim" env CUDALOAD_ROOT="$R" CUDALOAD_CONFIG="$F/empty.conf" "$@" 2>/dev/null |
+		grep -qx "$COMPAT_LINE"
+}
+handed=$(CUDALOAD_DEBUG=1 run CUDALOAD_MODE=chain "$F/bin/probe" | sed -n 's/.* chain .*, LD_LIBRARY_PATH=//p')
+page=$(getconf PAGESIZE)
+if [ -z "$handed" ] || ! command -v prlimit >/dev/null 2>&1; then
+	skip "RLIMIT_AS" "no prlimit here, or no list traced: '$handed'"
+else
+	lo=$page hi=$((256 << 20))
+	while [ $((hi - lo)) -gt "$page" ]; do
+		mid=$(((lo + hi) / 2))
+		if loads $mid env LD_LIBRARY_PATH="$handed" "$F/bin/cudaprobe"; then hi=$mid; else lo=$mid; fi
+	done
+	for mode in chain exec; do
+		if loads $((hi + 2 * page)) env CUDALOAD_MODE=$mode LD_LIBRARY_PATH="$R$DD" "$F/bin/probe"; then
+			ok "RLIMIT_AS $hi bytes + 2 pages ($mode): the package loads as without cudaload"
+		else
+			bad "RLIMIT_AS $hi bytes + 2 pages ($mode): the package loads as without cudaload" \
+				"$(prlimit --as=$((hi + 2 * page)) env CUDALOAD_ROOT="$R" CUDALOAD_CONFIG="$F/empty.conf" \
+					CUDALOAD_MODE=$mode LD_LIBRARY_PATH="$R$DD" "$F/bin/probe" 2>&1 | head -3)"
+		fi
+	done
+fi
+
 # 10,000 compat candidates (version unknown, no libcuda): decided, in time.
 many=$F/many
 mkdir -p "$many/etc" "$many/usr/local"

@@ -367,6 +367,15 @@ if [ "$mode" = chain ]; then
 	has "chain: a program re-executing itself through /proc/self/exe" "$out" "reexec=1"
 	has "chain: ... goes through cudaload again" "$out" "libcuda=$J5/usr/local/cuda-12.2/compat/libcuda.so.1 version=12020"
 	has "chain: ... with its arguments" "$out" "arg[1]=x"
+	# What stays of cudaload: the page of its hand-over code and its
+	# writable segment, one page (loader/chain.c, loader/data.ld), with a
+	# list and without one; before, all of its image and its heap (RLIMIT_AS,
+	# issue 29 row 17).
+	out=$(PROBE_MAPS=$(readlink -f "$CL") run "$J5" $J5DD "$W/bin/probe-patched")
+	has "chain: two pages of cudaload stay mapped" "$out" "mapped=2"
+	has "chain: ... and the list was applied" "$out" "libcuda=$J5/usr/local/cuda-12.2/compat/libcuda.so.1 version=12020"
+	out=$(CUDALOAD_POLICY=system PROBE_MAPS=$(readlink -f "$CL") run "$J5" $J5DD "$W/bin/probe-patched")
+	has "chain: two pages stay without a list" "$out" "mapped=2"
 	out=$(CUDALOAD_DEBUG=1 run "$J5" $J5DD "$CL" "$W/bin/cudaprobe")
 	contains "chain: as a command it falls back to exec" "$out" " cudaprobe: chain mode needs cudaload as the interpreter; exec mode"
 	has "chain: ... and still applies the decision" "$out" "libcuda=$J5/usr/local/cuda-12.2/compat/libcuda.so.1 version=12020"

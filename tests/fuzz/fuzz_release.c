@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* /etc/nv_tegra_release and the device tree's compatible strings. */
+/* What the probe reads as text: /etc/nv_tegra_release, the device tree's
+ * compatible strings, a GPU's information file (issue 29 row 13). */
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "../../common/probe.h"
 #include "../../common/version.h"
 #include "fuzz.h"
@@ -8,11 +13,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *s = fuzz_cstr(data, size);
 	struct l4t_release r;
-	char soc[32];
+	char soc[32], model[64];
+	bool pci;
 	if (!s)
 		return 0;
 	l4t_parse(s, &r);
 	probe_soc_from_compatible((const char *)data, size, soc, sizeof soc);
+	probe_gpu_information(s, model, sizeof model, &pci);
+	if (!memchr(model, '\0', sizeof model))
+		abort();
 	free(s);
 	return 0;
 }

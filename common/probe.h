@@ -59,6 +59,8 @@ struct host {
 	 * driver_dir values (which outlive the host) or l4t.lib_dir. */
 	const char *driver_dirs[MAX_DRIVER_DIRS];
 	int n_driver_dirs;
+	int n_reached_dirs;		/* the last of them, added by reach.h: the
+					 * same driver where a program reaches it */
 	char problem[256];		/* why cuda is unknown, or "" */
 };
 

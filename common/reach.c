@@ -252,6 +252,7 @@ static void system_found(struct ctx *x)
 	     x->h->driver_str);
 	if (x->h->n_driver_dirs < MAX_DRIVER_DIRS && nvidia_only(x->r->root, c->dir)) {
 		x->h->driver_dirs[x->h->n_driver_dirs++] = c->dir;	/* kept until exit */
+		x->h->n_reached_dirs++;
 		c->dir = NULL;
 	}
 	free(c->source);

@@ -65,7 +65,7 @@ static bool rooted_trusted(const char *root, const char *dir)
 
 void secure_filter(const char *root, struct host *h, struct candidates *c)
 {
-	int k = 0;
+	int k = 0, first_reached = h->n_driver_dirs - h->n_reached_dirs;
 	for (int i = 0; i < h->n_driver_dirs; i++) {
 		if (rooted_trusted(root, h->driver_dirs[i])) {
 			if (k != i)
@@ -74,6 +74,8 @@ void secure_filter(const char *root, struct host *h, struct candidates *c)
 		} else {
 			diag("driver dir %s: not root-owned or writable by others; not used by a set-id program",
 			     h->driver_dirs[i]);
+			if (i >= first_reached)
+				h->n_reached_dirs--;
 		}
 	}
 	h->n_driver_dirs = k;

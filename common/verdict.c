@@ -284,7 +284,10 @@ uint64_t verdict_host_key(const struct host *h)
 		 (unsigned)h->gpu.impl, (unsigned)h->gpu.rev);
 	k = fnv(k, gpu);
 	k = fnv(k, h->driver_str);
-	for (int i = 0; i < h->n_driver_dirs; i++)
+	/* the host's own, not those a program reached: the same driver (its
+	 * libcuda.so.<module version>) found elsewhere, which a verifier that
+	 * runs no such program would not see */
+	for (int i = 0; i < h->n_driver_dirs - h->n_reached_dirs; i++)
 		k = fnv(k, h->driver_dirs[i]);
 	/* the GPUs seen: 804 comes from any one board, so another set of
 	 * boards (one added, swapped or gone) needs its own verdict */

@@ -185,7 +185,7 @@ static void judge(struct machine *m, const struct patchlist_entry *e, struct pro
 	 * ld.so.cache: reach.h), judged with the machine's packages and
 	 * forgotten after it, as a run of it would find them */
 	size_t n_cands = m->cands.n;
-	int n_dirs = m->host.n_driver_dirs;
+	int n_dirs = m->host.n_driver_dirs, n_reached = m->host.n_reached_dirs;
 	struct reach rc = { .root = m->root, .machine = t.machine, .program = e->path };
 	char *paths = malloc(2 * 1024);
 	if (paths && reach_paths_from_file(full, paths, paths + 1024, 1024) == 0) {
@@ -231,6 +231,7 @@ static void judge(struct machine *m, const struct patchlist_entry *e, struct pro
 	}
 	m->cands.n = n_cands;
 	m->host.n_driver_dirs = n_dirs;
+	m->host.n_reached_dirs = n_reached;
 }
 
 /* The record under the root into pl; an image without one is walked

@@ -181,6 +181,20 @@ rm -r "$G/0000:02:00.0"
 out=$(under "$D" $DD "$W/bin/probe-patched")
 contains "gpus: the same boards again: the verdict applies again" "$out" "version=12040"
 
+# The same driver reached elsewhere (Apptainer's /.singularity.d/libs in
+# LD_LIBRARY_PATH: libcuda.so.<the module's version>) is a driver directory
+# of the host for that program (reach.h), not another host: the store holds.
+SL=$D/.singularity.d/libs
+mkdir -p "$SL"
+cp "$D$DD/libcuda.so.1.1" "$SL/libcuda.so.550.54.14"
+ln -sf libcuda.so.550.54.14 "$SL/libcuda.so.1"
+out=$(CUDALOAD_DEBUG=1 env CUDALOAD_ROOT="$D" CUDALOAD_CONFIG="$W/empty.conf" \
+	LD_LIBRARY_PATH="$D$DD:/.singularity.d/libs" "$W/bin/probe-patched" 2>&1)
+contains "reached driver: found as the system driver" "$out" "/.singularity.d/libs: libcuda.so.550.54.14 is the system driver"
+contains "reached driver: the verdicts still apply" "$out" "version=12040"
+lacks "reached driver: ... the store is not for another host" "$out" "made for another driver"
+rm -r "$D/.singularity.d"
+
 # A damaged store: ignored with one debug line, the program runs.
 for bad_store in "garbage" "" "cudaload-verdicts 1" "$(head -c 5000 /dev/zero | tr '\0' x)"; do
 	printf '%s' "$bad_store" >"$D/run/cudaload/verdicts"

@@ -87,6 +87,16 @@ Test(secure_sad, untrusted_candidates_and_dirs)
 	c.n = 0;
 	secure_filter("", &h, &c);
 	cr_assert_eq(h.n_driver_dirs, 1);
+
+	/* a directory a program reached, dropped, is no longer counted as one */
+	char reached[512];
+	snprintf(reached, sizeof reached, "%s/usr/lib/aarch64-linux-gnu/tegra", root);
+	h.driver_dirs[1] = reached;
+	h.n_driver_dirs = 2;
+	h.n_reached_dirs = 1;
+	secure_filter("", &h, &c);
+	cr_assert_eq(h.n_driver_dirs, 1);
+	cr_assert_eq(h.n_reached_dirs, 0);
 	rm_rf(root);
 	free(root);
 }

@@ -135,6 +135,9 @@ Test(verdict_happy, host_key_covers_what_makes_a_verdict_true)
 	b = a;
 	b.driver_dirs[b.n_driver_dirs++] = "/run/opengl-driver/lib";
 	cr_assert_neq(verdict_host_key(&a), verdict_host_key(&b));
+	b.n_reached_dirs = 1;	/* reached by a program, as reach.h adds one */
+	cr_assert_eq(verdict_host_key(&a), verdict_host_key(&b),
+		     "the same driver where a program reaches it is the same host");
 	b = a;
 	b.have_gpu = true;
 	b.gpu.arch = 0x170;

@@ -58,7 +58,7 @@ IDENTITY_NOTE(IDENTITY_NOTE_TYPE);
 static const char usage[] =
 	"usage: cudaload [--policy auto|compat|system] [--] PROGRAM [ARGS...]\n"
 	"       cudaload --explain [--json] [--policy P] [PROGRAM]\n"
-	"       cudaload --verify [--json] [--timeout SECONDS]   (as root)\n"
+	"       cudaload --verify [--json] [--timeout SECONDS] [PROGRAM...]   (as root)\n"
 	"       cudaload --status [--json | --prometheus] [--textfile DIR] [--root DIR]\n"
 	"       cudaload --version | --help\n"
 	"Runs PROGRAM with the newest CUDA forward-compatibility driver valid for\n"
@@ -69,7 +69,8 @@ static const char usage[] =
 	"  --json       with --explain, --verify or --status: one JSON object\n"
 	"               (keys in cudaload(1))\n"
 	"  --verify     as root: cuInit each compat package and the system driver\n"
-	"               in a child, store the verdicts in /run/cudaload/verdicts\n"
+	"               in a child, store the verdicts in /run/cudaload/verdicts;\n"
+	"               also the packages each recorded program and PROGRAM reach\n"
 	"  --timeout S  with --verify: kill a child after S seconds (default 60)\n"
 	"  --status     the whole machine: host, compat packages and their\n"
 	"               verdicts, the pin, every program cudaload-patch recorded\n"

@@ -39,9 +39,11 @@
 #include "../common/identity.h"
 #include "../common/json.h"
 #include "../common/ldso.h"
+#include "../common/patchlist.h"
 #include "../common/pin.h"
 #include "../common/plan.h"
 #include "../common/probe.h"
+#include "../common/reach.h"
 #include "../common/verdict.h"
 
 #define EXIT_USAGE 100
@@ -352,11 +354,71 @@ static int write_store(const char *dir, const char *path, const char *text, size
 	return -e;
 }
 
+/* What one program reaches besides the configured packages (reach.h):
+ * its own environment and RUNPATH, ld.so.cache.  path as on the target. */
+static int reach_program(const char *root, const char *path, struct host *h, struct candidates *c)
+{
+	struct reach r = { .root = root, .machine = SELF_MACHINE, .program = path };
+	char full[CL_PATH_MAX], *paths = malloc(2 * 1024);
+	if (paths && path_join(full, sizeof full, root, path) == 0 &&
+	    reach_paths_from_file(full, paths, paths + 1024, 1024) == 0) {
+		r.rpath = paths;
+		r.runpath = paths + 1024;
+	}
+	int rc = paths ? reach_discover(&r, h, c) : -1;
+	free(paths);
+	return rc;
+}
+
+/* Every package a process may reach, so that its verdict is in the store
+ * when a start finds it (reach.h): what a program started from here
+ * reaches (this environment's CONDA_PREFIX, CUDA_HOME or CUDA_PATH and
+ * LD_LIBRARY_PATH; ld.so.cache, which every program reaches), then what
+ * each program cudaload-patch recorded and each one named reaches.  -1
+ * only when out of memory. */
+static int reach_all(const char *root, const char *llp, char **names, int n_names, struct host *h,
+		     struct candidates *c)
+{
+	struct reach r = { .root = root, .machine = SELF_MACHINE, .llp = llp,
+			   .conda_prefix = env_get(environ, "CONDA_PREFIX"),
+			   .cuda_home = env_get(environ, "CUDA_HOME"), .cuda_home_from = "CUDA_HOME" };
+	if (!r.cuda_home) {
+		r.cuda_home = env_get(environ, "CUDA_PATH");
+		r.cuda_home_from = "CUDA_PATH";
+	}
+	if (reach_discover(&r, h, c) < 0)
+		return -1;
+
+	char record[CL_PATH_MAX], why[160] = "";
+	struct patchlist pl = { 0 };
+	FILE *f = path_join(record, sizeof record, root, PATCHLIST_FILE) == 0 ? fopen(record, "re") : NULL;
+	if (f) {
+		char *text = malloc(1 << 20);
+		size_t len = text ? fread(text, 1, (1 << 20) - 1, f) : 0;
+		if (text && !ferror(f) && feof(f) && patchlist_parse(&pl, text, len, why, sizeof why) > 0)
+			fprintf(stderr, "cudaload: --verify: %s: %s\n", PATCHLIST_FILE, why);
+		else if (!text || ferror(f) || !feof(f))
+			fprintf(stderr, "cudaload: --verify: %s: unreadable or over 1 MiB: its programs "
+				"are not looked at\n", PATCHLIST_FILE);
+		free(text);
+		fclose(f);
+	}
+	int rc = 0;
+	for (size_t i = 0; i < pl.n && rc == 0; i++)
+		rc = reach_program(root, pl.v[i].path, h, c);
+	patchlist_free(&pl);
+	for (int i = 0; i < n_names && rc == 0; i++)
+		rc = reach_program(root, names[i], h, c);
+	return rc;
+}
+
 static void usage_exit(void)
 {
-	fputs("usage: cudaload --verify [--json] [--timeout SECONDS]\n"
+	fputs("usage: cudaload --verify [--json] [--timeout SECONDS] [PROGRAM...]\n"
 	      "Loads each compat candidate's libcuda.so.1 in a child process, calls cuInit,\n"
-	      "and stores the verdicts in " VERDICT_STORE_PATH " for every later exec.\n", stderr);
+	      "and stores the verdicts in " VERDICT_STORE_PATH " for every later exec.\n"
+	      "Candidates: the configured packages, what this environment, ld.so.cache,\n"
+	      "each program cudaload-patch recorded and each PROGRAM reach.\n", stderr);
 	exit(EXIT_USAGE);
 }
 
@@ -379,7 +441,12 @@ int main(int argc, char **argv)
 		return EXIT_CANNOT_RUN;
 
 	bool json = false;
-	int timeout_s = 60;
+	int timeout_s = 60, n_names = 0;
+	char **names = calloc((size_t)argc, sizeof *names);	/* the programs named */
+	if (!names) {
+		fputs("cudaload: --verify: out of memory\n", stderr);
+		return EXIT_CANNOT_RUN;
+	}
 	const char *cl_dir = NULL;
 
 	if (argc == 2 && strcmp(argv[1], "--child") == 0)
@@ -400,6 +467,13 @@ int main(int argc, char **argv)
 			timeout_s = (int)t;
 		} else if (strcmp(a, "--cudaload-dir") == 0 && i + 1 < argc) {
 			cl_dir = argv[++i];
+		} else if (a[0] != '-') {
+			char *name = a[0] == '/' ? strdup(a) : realpath(a, NULL);
+			if (!name) {
+				fprintf(stderr, "cudaload: --verify: %s: %s\n", a, strerror(errno));
+				exit(EXIT_USAGE);
+			}
+			names[n_names++] = name;
 		} else {
 			fprintf(stderr, "cudaload: %s: unknown option for --verify\n", a);
 			usage_exit();
@@ -461,12 +535,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cudaload: --verify: out of memory\n");
 		return EXIT_CANNOT_RUN;
 	}
+	const char *user_llp = env_get_last(environ, "LD_LIBRARY_PATH");	/* as glibc's ld.so */
+	if (reach_all(s.root, user_llp, names, n_names, &h, &cands) < 0) {
+		fprintf(stderr, "cudaload: --verify: out of memory\n");
+		return EXIT_CANNOT_RUN;
+	}
 
 	char text[VERDICT_STORE_MAX], hosttxt[160], tok[32];
 	host_text(&h, hosttxt, sizeof hosttxt);
 	/* The system driver as the loader would hand it over: pinned where a
 	 * package could beat it (an ld.so.conf.d entry reaches this child too). */
-	const char *user_llp = env_get_last(environ, "LD_LIBRARY_PATH");	/* as glibc's ld.so */
 	struct pin pin = { 0 };
 	char *base_llp = NULL;
 	if (pin_needed(&cands, ELFCLASS64, SELF_MACHINE)) {
@@ -577,5 +655,8 @@ int main(int argc, char **argv)
 	}
 	compat_free(&cands);
 	settings_free(&s);
+	for (int i = 0; i < n_names; i++)
+		free(names[i]);
+	free(names);
 	return 0;
 }

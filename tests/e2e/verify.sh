@@ -210,6 +210,45 @@ rm -f "$D/run/cudaload/verdicts"
 out=$(CUDALOAD_DEBUG=1 under "$D" $DD "$W/bin/probe-patched")
 lacks "no store: not a word" "$out" "verdicts"
 
+# Packages found only where a process reaches them (reach.h) are verified
+# too: a program's RUNPATH (named, or in cudaload-patch's record) and this
+# environment's CONDA_PREFIX.  Each is a copy of the 804 package; unverified,
+# the tables take it (the configured one is verified: 804).
+verify "$D" $DD
+mkdir -p "$D/opt/vendor/bin" "$D/opt/conda/envs/x"
+cp -a "$C" "$D/opt/vendor/compat"
+cp -a "$C" "$D/opt/conda/envs/x/cuda-compat"
+$TCC -O1 -Wl,--enable-new-dtags -Wl,-rpath,/opt/vendor/compat -o "$D/opt/vendor/bin/app" "$here/cudaprobe.c" -ldl
+"$B/cudaload-patch" --interp "$CL" "$D/opt/vendor/bin/app" >/dev/null
+out=$(under "$D" $DD "$D/opt/vendor/bin/app")
+has "reached: unverified, a RUNPATH's package is the tables' choice" "$out" \
+	"libcuda=$D/opt/vendor/compat/libcuda.so.1 version=12090"
+verify "$D" $DD /opt/vendor/bin/app
+status "reached: --verify PROGRAM runs" 0 "$vst" "$out"
+contains "reached: ... verifies what the program reaches" "$out" "/opt/vendor/compat: cuInit returned 804"
+out=$(under "$D" $DD "$D/opt/vendor/bin/app")
+contains "reached: verified, the RUNPATH's package is refused" "$out" "version=12040"
+verify "$D" $DD
+out=$(under "$D" $DD "$D/opt/vendor/bin/app")
+contains "reached: verified again without it, the program's package is the tables' again" "$out" "version=12090"
+mkdir -p "$D/var/lib/cudaload"
+printf '%s\t/opt/vendor/bin/app\n' "$CL" >"$D/var/lib/cudaload/patched"
+verify "$D" $DD
+contains "reached: --verify looks at each recorded program" "$out" "/opt/vendor/compat: cuInit returned 804"
+out=$(under "$D" $DD "$D/opt/vendor/bin/app")
+contains "reached: ... and the recorded program's package is refused" "$out" "version=12040"
+out=$(CONDA_PREFIX=/opt/conda/envs/x under "$D" $DD "$W/bin/probe-patched")
+has "reached: unverified, CONDA_PREFIX's package is the tables' choice" "$out" \
+	"libcuda=$D/opt/conda/envs/x/cuda-compat/libcuda.so.1 version=12090"
+out=$(CONDA_PREFIX=/opt/conda/envs/x under "$D" $DD "$CL" --verify --timeout 3)
+contains "reached: --verify verifies this environment's CONDA_PREFIX" "$out" "/opt/conda/envs/x/cuda-compat: cuInit returned 804"
+out=$(CONDA_PREFIX=/opt/conda/envs/x under "$D" $DD "$W/bin/probe-patched")
+contains "reached: ... and a program started with it refuses it" "$out" "version=12040"
+out=$(under "$D" $DD "$CL" --verify --timeout 3 relative/missing)
+status "reached: a named program that is not there is a usage error" 100 $? "$out"
+rm -rf "$D/opt" "$D/var/lib/cudaload"
+verify "$D" $DD
+
 # Hang and crash are verdicts, never the verifier's own end.
 printf 'hang\n' >"$C/fake-cuinit"
 verify "$D" $DD

@@ -195,6 +195,13 @@ static void judge(struct machine *m, const struct patchlist_entry *e, struct pro
 	if (reach_discover(&rc, &m->host, &m->cands) < 0)
 		m->oom = true;
 	free(paths);
+	/* and the store's verdicts on them, as a start of it reads them
+	 * (cudaload --verify verifies what recorded programs reach) */
+	if (m->cands.n > n_cands && m->store != VSTORE_NONE) {
+		struct candidates reached = { .v = m->cands.v + n_cands, .n = m->cands.n - n_cands };
+		struct verdict system;
+		verdict_survey(m->root, &m->host, &reached, &system, why, sizeof why);
+	}
 
 	struct decision d;
 	decide(&m->host, &m->cands, m->s->policy, t.cls, t.machine, &d);

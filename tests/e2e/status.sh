@@ -308,6 +308,32 @@ if sh "$here/mkroot.sh" "$W/dc.profile" "$R" "$L" >/dev/null; then
 	has "dc 535: --textfile" "$(cat "$R/tmp/cudaload.prom" 2>&1)" 'cudaload_programs{state="held"} 2'
 	keys_documented "dc 535"
 
+	# A package only a program's RUNPATH reaches, refused by its verdict:
+	# --status applies it as a start does.  The verdicts are written here
+	# (this verifier's children cannot load the chroot's driver): the
+	# system driver works, every package fails.
+	cp -a "$R/usr/local/cuda-13.0/compat" "$R/opt/vendor-compat"
+	$CC -O1 -o "$R/opt/app/bin/probe-runpath" "$here/statusprobe.c" -ldl \
+		-Wl,--enable-new-dtags,-rpath,/opt/vendor-compat
+	"$B/cudaload-patch" --no-record --interp /usr/bin/cudaload --machine x86_64 \
+		"$R/opt/app/bin/probe-runpath" >/dev/null 2>&1
+	store=$R/run/cudaload/verdicts
+	cp "$store" "$W/dc-store"
+	cp "$R/var/lib/cudaload/patched" "$W/dc-record"
+	printf '/usr/bin/cudaload\t/opt/app/bin/probe-runpath\n' >"$R/var/lib/cudaload/patched"
+	sed -i 's/^system [^ ]*/system cu=0/; s/^compat [^ ]*/compat cu=804/' "$store"
+	printf 'compat cu=804 %s %s /opt/vendor-compat\n' "$(date +%s)" \
+		"$(stat -L -c '%d %i %s %.9Y' "$R/opt/vendor-compat/libcuda.so.1")" >>"$store"
+	snap $C
+	status "RUNPATH package refused by its verdict: --status says the system driver" \
+		system "$(prog /opt/app/bin/probe-runpath decision)"
+	judged "RUNPATH package refused by its verdict" probe-runpath
+	status "RUNPATH package refused by its verdict: the program loads the system driver" \
+		"$sys/libcuda.so.535.216.03" "$(runs probe-runpath)"
+	mv "$W/dc-store" "$store"
+	mv "$W/dc-record" "$R/var/lib/cudaload/patched"
+	rm -r "$R/opt/vendor-compat" "$R/opt/app/bin/probe-runpath"
+
 	# the upgrade: module and library 580.65.06 (no reboot between: /run stays)
 	printf '580.65.06\n' >"$R/sys/module/nvidia/version"
 	rm "$R$sys/libcuda.so.1" "$R$sys/libcuda.so.535.216.03"

@@ -600,8 +600,10 @@ int main(int argc, char **argv)
 		}
 		if (json)
 			printf("%s{\"dir\":", i ? "," : "");
-		if (json)
+		if (json) {
 			json_str(stdout, c->dir);
+			json_kstr(stdout, "origin", c->origin);	/* where it was found, as --explain's */
+		}
 		if (skip[0]) {
 			if (json) {
 				fputs(",\"skipped\":", stdout);

@@ -115,7 +115,7 @@ out=$(under "$D" $DD "$CL" --explain --json)
 contains "804: json verdict" "$out" "\"verdict\":{\"result\":\"cu=804\",\"name\":\"CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE\""
 contains "804: json baseline" "$out" "\"system_verdict\":{\"result\":\"cu=0\""
 out=$(under "$D" $DD "$CL" --verify --json)
-contains "--verify --json" "$out" "\"candidates\":[{\"dir\":\"/usr/local/cuda-12.9/compat\",\"verdict\":{\"result\":\"cu=804\""
+contains "--verify --json" "$out" "\"candidates\":[{\"dir\":\"/usr/local/cuda-12.9/compat\",\"origin\":\"default\",\"verdict\":{\"result\":\"cu=804\""
 
 # A helper patched by hand (patchelf: cudaload-patch leaves cudaload's own
 # programs alone) still judges the system driver with the system driver, so
@@ -226,6 +226,9 @@ has "reached: unverified, a RUNPATH's package is the tables' choice" "$out" \
 verify "$D" $DD /opt/vendor/bin/app
 status "reached: --verify PROGRAM runs" 0 "$vst" "$out"
 contains "reached: ... verifies what the program reaches" "$out" "/opt/vendor/compat: cuInit returned 804"
+out=$(under "$D" $DD "$CL" --verify --json --timeout 3 /opt/vendor/bin/app)
+contains "reached: --verify --json says where it was found" "$out" '{"dir":"/opt/vendor/compat","origin":"RUNPATH",'
+verify "$D" $DD /opt/vendor/bin/app
 out=$(under "$D" $DD "$D/opt/vendor/bin/app")
 contains "reached: verified, the RUNPATH's package is refused" "$out" "version=12040"
 verify "$D" $DD

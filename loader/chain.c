@@ -59,10 +59,15 @@ void chain_release(void)
 static void plan_image_unmap(void)
 {
 	uintptr_t pg = getauxval(AT_PAGESZ) ? getauxval(AT_PAGESZ) : 4096;
-	uintptr_t base = (uintptr_t)__ehdr_start;	/* static-pie: the ELF header is at vaddr 0 */
 	uintptr_t code = (uintptr_t)chain_jump & ~(pg - 1);
 	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)__ehdr_start;
 	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(__ehdr_start + eh->e_phoff);
+	uintptr_t base = 0;	/* the load bias: the segment at file offset 0 holds the ELF header */
+	for (unsigned i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && ph[i].p_offset == 0)
+			base = (uintptr_t)__ehdr_start - ph[i].p_vaddr;
+	if (!base)
+		return;	/* unmap nothing */
 	unsigned n = 0;
 	for (unsigned i = 0; i < eh->e_phnum && n + 2 <= CHAIN_UNMAP_MAX; i++) {
 		if (ph[i].p_type != PT_LOAD || (ph[i].p_flags & PF_W))

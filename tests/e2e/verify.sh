@@ -240,6 +240,14 @@ verify "$D" $DD
 contains "reached: --verify looks at each recorded program" "$out" "/opt/vendor/compat: cuInit returned 804"
 out=$(under "$D" $DD "$D/opt/vendor/bin/app")
 contains "reached: ... and the recorded program's package is refused" "$out" "version=12040"
+mv "$D/var/lib/cudaload/patched" "$W/record"
+mkdir "$D/var/lib/cudaload/patched"
+verify "$D" $DD
+status "reached: an unreadable record does not stop --verify" 0 "$vst" "$out"
+contains "reached: ... which says so" "$out" \
+	"cudaload: --verify: /var/lib/cudaload/patched: not a regular file, over 64 MiB or unreadable: its programs are not looked at"
+rmdir "$D/var/lib/cudaload/patched"
+mv "$W/record" "$D/var/lib/cudaload/patched"
 out=$(CONDA_PREFIX=/opt/conda/envs/x under "$D" $DD "$W/bin/probe-patched")
 has "reached: unverified, CONDA_PREFIX's package is the tables' choice" "$out" \
 	"libcuda=$D/opt/conda/envs/x/cuda-compat/libcuda.so.1 version=12090"

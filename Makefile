@@ -101,15 +101,21 @@ $(BUILD)/aarch64/musl/%.o: %.S Makefile
 	@mkdir -p $(dir $@)
 	$(QUIET) $(AARCH64_CC) -c $< -o $@
 
+# Cortex-A53 erratum 843419: GCC's default fix puts an ADRP that would
+# trip it into a stub, in 4 KiB of padding each time the layout happens to
+# land one there (the loader grew 12 KiB that way).  The loader is well
+# under 1 MiB, so ADR can always stand in for such an ADRP instead.
+A53_ADR := -Wl,--fix-cortex-a53-843419=adr
+
 $(BUILD)/cudaload: $(HOST_OBJ) loader/data.ld
-	$(QUIET) $(call loader_link,$(CC),$(MUSL_LIB),$(filter-out %.ld,$^)) -o $@
+	$(QUIET) $(call loader_link,$(CC),$(MUSL_LIB),$(filter-out %.ld,$^)) $(if $(filter aarch64,$(ARCH)),$(A53_ADR)) -o $@
 
 $(BUILD)/aarch64/musl/%.o: %.c $(COMMON_HDR) $(LOADER_HDR) Makefile
 	@mkdir -p $(dir $@)
 	$(QUIET) $(AARCH64_CC) $(call loader_cflags,$(AARCH64_CC),$(AARCH64_MUSL_INC)) $(NO_SSP) $(FRAME_MAX) -c $< -o $@
 
 $(BUILD)/aarch64/cudaload: $(A64_OBJ) loader/data.ld
-	$(QUIET) $(call loader_link,$(AARCH64_CC),$(AARCH64_MUSL_LIB),$(filter-out %.ld,$^)) -o $@
+	$(QUIET) $(call loader_link,$(AARCH64_CC),$(AARCH64_MUSL_LIB),$(filter-out %.ld,$^)) $(A53_ADR) -o $@
 
 # ---- cudaload-patch: a host tool on elfutils' libelf ----
 ELFPATCH_SRC := $(wildcard tools/elfpatch/*.c)

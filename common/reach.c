@@ -143,6 +143,21 @@ int reach_paths_from_file(const char *program, char *rpath, char *runpath, size_
 	return r;
 }
 
+int reach_discover_program(const char *root, int machine, const char *path, struct host *h,
+			   struct candidates *c)
+{
+	struct reach r = { .root = root, .machine = machine, .program = path };
+	char *full = rooted_path(root, path), *paths = malloc(2 * 1024);
+	if (full && paths && reach_paths_from_file(full, paths, paths + 1024, 1024) == 0) {
+		r.rpath = paths;
+		r.runpath = paths + 1024;
+	}
+	int rc = full && paths ? reach_discover(&r, h, c) : -1;
+	rooted_path_free(full, path);
+	free(paths);
+	return rc;
+}
+
 /* ---- ld.so.conf ---- */
 
 /* The lines of one conf file, each handed to fn; include lines are not

@@ -58,6 +58,13 @@ struct reach {
  * into h->driver_dirs.  -1 only when out of memory. */
 int reach_discover(const struct reach *r, struct host *h, struct candidates *c);
 
+/* reach_discover for a program as it lies in a root (path as on the
+ * target): its own environment, its DT_RPATH and DT_RUNPATH read from the
+ * file, ld.so.cache; no environment, as for a program of cudaload-patch's
+ * record, which runs who knows how (--status, --verify). */
+int reach_discover_program(const char *root, int machine, const char *path, struct host *h,
+			   struct candidates *c);
+
 /* Where a candidate was found, said for people: "from LD_LIBRARY_PATH". */
 const char *reach_origin_text(const char *origin);
 

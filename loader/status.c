@@ -186,15 +186,8 @@ static void judge(struct machine *m, const struct patchlist_entry *e, struct pro
 	 * forgotten after it, as a run of it would find them */
 	size_t n_cands = m->cands.n;
 	int n_dirs = m->host.n_driver_dirs, n_reached = m->host.n_reached_dirs;
-	struct reach rc = { .root = m->root, .machine = t.machine, .program = e->path };
-	char *paths = malloc(2 * 1024);
-	if (paths && reach_paths_from_file(full, paths, paths + 1024, 1024) == 0) {
-		rc.rpath = paths;
-		rc.runpath = paths + 1024;
-	}
-	if (reach_discover(&rc, &m->host, &m->cands) < 0)
+	if (reach_discover_program(m->root, t.machine, e->path, &m->host, &m->cands) < 0)
 		m->oom = true;
-	free(paths);
 	/* and the store's verdicts on them, as a start of it reads them
 	 * (cudaload --verify verifies what recorded programs reach) */
 	if (m->cands.n > n_cands && m->store != VSTORE_NONE) {

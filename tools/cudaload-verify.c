@@ -354,22 +354,6 @@ static int write_store(const char *dir, const char *path, const char *text, size
 	return -e;
 }
 
-/* What one program reaches besides the configured packages (reach.h):
- * its own environment and RUNPATH, ld.so.cache.  path as on the target. */
-static int reach_program(const char *root, const char *path, struct host *h, struct candidates *c)
-{
-	struct reach r = { .root = root, .machine = SELF_MACHINE, .program = path };
-	char full[CL_PATH_MAX], *paths = malloc(2 * 1024);
-	if (paths && path_join(full, sizeof full, root, path) == 0 &&
-	    reach_paths_from_file(full, paths, paths + 1024, 1024) == 0) {
-		r.rpath = paths;
-		r.runpath = paths + 1024;
-	}
-	int rc = paths ? reach_discover(&r, h, c) : -1;
-	free(paths);
-	return rc;
-}
-
 /* Every package a process may reach, so that its verdict is in the store
  * when a start finds it (reach.h): what a program started from here
  * reaches (this environment's CONDA_PREFIX, CUDA_HOME or CUDA_PATH and
@@ -408,10 +392,10 @@ static int reach_all(const char *root, const char *llp, char **names, int n_name
 		fclose(f);
 	int rc = 0;
 	for (size_t i = 0; i < pl.n && rc == 0; i++)
-		rc = reach_program(root, pl.v[i].path, h, c);
+		rc = reach_discover_program(root, SELF_MACHINE, pl.v[i].path, h, c);
 	patchlist_free(&pl);
 	for (int i = 0; i < n_names && rc == 0; i++)
-		rc = reach_program(root, names[i], h, c);
+		rc = reach_discover_program(root, SELF_MACHINE, names[i], h, c);
 	return rc;
 }
 

@@ -244,16 +244,14 @@ void chain_enter(const struct chain_ldso *ldso, char **argv, size_t *auxv,
 		case AT_PHDR: auxv[auxw + 1] = (size_t)prog_phdr; break;
 		case AT_PHNUM: auxv[auxw + 1] = prog_phnum; break;
 		case AT_PHENT: auxv[auxw + 1] = prog_phent; break;
-		case AT_ENTRY:
-			chain_handover.program_entry = auxv[auxw + 1];
-			auxv[auxw + 1] = (size_t)chain_entry_trampoline;
-			break;
+		case AT_ENTRY: chain_handover.program_entry = auxv[auxw + 1]; break;
 		}
 	}
 	auxw += 2;
 	plan_image_unmap();
 
-	/* No search list: the kernel's vector, as it is, is ld.so's. */
+	/* No search list: the kernel's vector, as it is, is ld.so's, and the
+	 * program's entry its own. */
 	if (!llp_entry)
 		chain_jump(sp, 0, sp, ldso->entry);
 
@@ -285,6 +283,9 @@ void chain_enter(const struct chain_ldso *ldso, char **argv, size_t *auxv,
 		v[k++] = 0;
 	v[k++] = 0;
 	memcpy(v + k, auxv, auxw * sizeof *v);
+	for (size_t i = k; i < words; i += 2)
+		if (v[i] == AT_ENTRY)
+			v[i + 1] = (size_t)chain_entry_trampoline;	/* the list is taken out again */
 	memcpy(v + words, llp_entry, list_bytes);
 
 	size_t *new_sp = (size_t *)(((uintptr_t)sp - (words + list_words) * sizeof *v - 256) &

@@ -375,6 +375,7 @@ static int reach_all(const char *root, const char *llp, char **names, int n_name
 
 	char record[CL_PATH_MAX], why[160] = "";
 	struct patchlist pl = { 0 };
+	errno = ENAMETOOLONG;
 	FILE *f = path_join(record, sizeof record, root, PATCHLIST_FILE) == 0 ? fopen(record, "re") : NULL;
 	struct stat st;
 	char *text = NULL;
@@ -382,7 +383,10 @@ static int reach_all(const char *root, const char *llp, char **names, int n_name
 	if (f && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size < (1 << 26) &&
 	    (text = malloc((size_t)st.st_size + 1)))
 		len = fread(text, 1, (size_t)st.st_size, f);
-	if (f && (!text || ferror(f)))
+	if (!f && errno != ENOENT && errno != ENOTDIR)
+		fprintf(stderr, "cudaload: --verify: %s: %s: its programs are not looked at\n",
+			PATCHLIST_FILE, strerror(errno));
+	else if (f && (!text || ferror(f)))
 		fprintf(stderr, "cudaload: --verify: %s: not a regular file, over 64 MiB or unreadable: "
 			"its programs are not looked at\n", PATCHLIST_FILE);
 	else if (text && patchlist_parse(&pl, text, len, why, sizeof why) > 0)
@@ -455,12 +459,7 @@ int main(int argc, char **argv)
 		} else if (strcmp(a, "--cudaload-dir") == 0 && i + 1 < argc) {
 			cl_dir = argv[++i];
 		} else if (a[0] != '-') {
-			char *name = a[0] == '/' ? strdup(a) : realpath(a, NULL);
-			if (!name) {
-				fprintf(stderr, "cudaload: --verify: %s: %s\n", a, strerror(errno));
-				exit(EXIT_USAGE);
-			}
-			names[n_names++] = name;
+			names[n_names++] = argv[i];	/* resolved once the root is known */
 		} else {
 			fprintf(stderr, "cudaload: %s: unknown option for --verify\n", a);
 			usage_exit();
@@ -486,6 +485,27 @@ int main(int argc, char **argv)
 	struct settings s;
 	settings_from_env(&s, environ, false);
 	settings_load_config(&s, environ, cl_dir);
+	/* Each program named as a start of it would see itself (/proc/self/exe:
+	 * links resolved, so its own environment is the real one); under a root,
+	 * a path as on the target, taken as it is. */
+	for (int i = 0; i < n_names; i++) {
+		char full[CL_PATH_MAX];
+		const char *why = NULL;
+		char *name = NULL;
+		if (!s.root[0])
+			why = (name = realpath(names[i], NULL)) ? NULL : strerror(errno);
+		else if (names[i][0] != '/')
+			why = "under CUDALOAD_ROOT, a program is named by its absolute path in the root";
+		else if (path_join(full, sizeof full, s.root, names[i]) < 0 || access(full, F_OK) < 0)
+			why = "no such file under CUDALOAD_ROOT";
+		else if (!(name = strdup(names[i])))
+			why = "out of memory";
+		if (why) {
+			fprintf(stderr, "cudaload: --verify: %s: %s\n", names[i], why);
+			return EXIT_USAGE;
+		}
+		names[i] = name;
+	}
 
 	/* The store: root-owned, under the root like the config. */
 	char run[CL_PATH_MAX], dir[CL_PATH_MAX], path[CL_PATH_MAX];
@@ -645,7 +665,7 @@ int main(int argc, char **argv)
 	compat_free(&cands);
 	settings_free(&s);
 	for (int i = 0; i < n_names; i++)
-		free(names[i]);
+		free(names[i]);	/* each strdup'd or realpath'd by now */
 	free(names);
 	return 0;
 }

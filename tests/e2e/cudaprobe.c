@@ -12,13 +12,15 @@
  * PROBE_REEXEC=1 first re-executes itself through /proc/self/exe (as JVM
  * launchers and Electron do) and prints reexec=1 in the new image;
  * PROBE_MAPS=<file> also prints mapped=<pages>: how many pages of that file
- * the process has mapped (the interpreter's, once the program runs). */
+ * the process has mapped (the interpreter's, once the program runs), and
+ * at_entry=own or at_entry=other: whether AT_ENTRY is the program's _start. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 /* Gives the program a PT_TLS segment: cudaload must not mistake it for its own. */
@@ -84,8 +86,11 @@ int main(int argc, char **argv)
 		printf("arg[%d]=", i);
 		print_escaped(argv[i]);
 	}
-	if (getenv("PROBE_MAPS"))
+	if (getenv("PROBE_MAPS")) {
+		extern char _start[];
 		printf("mapped=%ld\n", pages_mapped(getenv("PROBE_MAPS")));
+		printf("at_entry=%s\n", getauxval(AT_ENTRY) == (unsigned long)_start ? "own" : "other");
+	}
 	const char *llp = getenv("LD_LIBRARY_PATH");
 	printf("LD_LIBRARY_PATH=%s\n", llp ? llp : "(unset)");
 	fflush(stdout);

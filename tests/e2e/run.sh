@@ -375,7 +375,10 @@ if [ "$mode" = chain ]; then
 	has "chain: two pages of cudaload stay mapped" "$out" "mapped=2"
 	has "chain: ... and the list was applied" "$out" "libcuda=$J5/usr/local/cuda-12.2/compat/libcuda.so.1 version=12020"
 	out=$(CUDALOAD_POLICY=system PROBE_MAPS=$(readlink -f "$CL") run "$J5" $J5DD "$W/bin/probe-patched")
-	has "chain: two pages stay without a list" "$out" "mapped=2"
+	has "chain: two pages stay with the pin's list" "$out" "mapped=2"
+	out=$(PROBE_MAPS=$(readlink -f "$CL") run "$W/roots/no-gpu" /usr/lib/x86_64-linux-gnu "$W/bin/probe-patched")
+	has "chain: two pages stay without a list (no GPU)" "$out" "mapped=2"
+	has "chain: ... and the program's AT_ENTRY is its own" "$out" "at_entry=own"
 	out=$(CUDALOAD_DEBUG=1 run "$J5" $J5DD "$CL" "$W/bin/cudaprobe")
 	contains "chain: as a command it falls back to exec" "$out" " cudaprobe: chain mode needs cudaload as the interpreter; exec mode"
 	has "chain: ... and still applies the decision" "$out" "libcuda=$J5/usr/local/cuda-12.2/compat/libcuda.so.1 version=12020"

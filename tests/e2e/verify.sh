@@ -255,8 +255,12 @@ out=$(CONDA_PREFIX=/opt/conda/envs/x under "$D" $DD "$CL" --verify --timeout 3)
 contains "reached: --verify verifies this environment's CONDA_PREFIX" "$out" "/opt/conda/envs/x/cuda-compat: cuInit returned 804"
 out=$(CONDA_PREFIX=/opt/conda/envs/x under "$D" $DD "$W/bin/probe-patched")
 contains "reached: ... and a program started with it refuses it" "$out" "version=12040"
-out=$(under "$D" $DD "$CL" --verify --timeout 3 relative/missing)
+out=$(under "$D" $DD "$CL" --verify --timeout 3 /opt/nothing)
 status "reached: a named program that is not there is a usage error" 100 $? "$out"
+contains "reached: ... said" "$out" "cudaload: --verify: /opt/nothing: no such file under CUDALOAD_ROOT"
+out=$(under "$D" $DD "$CL" --verify --timeout 3 opt/vendor/bin/app)
+status "reached: under a root, a relative name is a usage error" 100 $? "$out"
+contains "reached: ... said" "$out" "a program is named by its absolute path in the root"
 rm -rf "$D/opt" "$D/var/lib/cudaload"
 verify "$D" $DD
 

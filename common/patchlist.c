@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 #include "patchlist.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "array.h"
+#include "sys.h"
 
 bool patchlist_storable(const char *interp, const char *path)
 {
@@ -107,6 +111,33 @@ int patchlist_parse(struct patchlist *pl, const char *text, size_t len,
 		p = nl ? nl + 1 : end;
 	}
 	return skipped;
+}
+
+int patchlist_read(const char *path, struct patchlist *pl, int *skipped, char *why, size_t whycap)
+{
+	*skipped = 0;
+	int fd = open_ro(path, 0);
+	if (fd == -ENOENT || fd == -ENOTDIR)
+		return 0;
+	if (fd < 0) {
+		snprintf(why, whycap, "%s", strerror(-fd));
+		return -1;
+	}
+	struct stat st;
+	char *buf = NULL;
+	int r = -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size >= PATCHLIST_MAX ||
+	    !(buf = malloc((size_t)st.st_size + 1)))
+		snprintf(why, whycap, "not a regular file, over 64 MiB or out of memory");
+	else if (pread_full(fd, buf, (size_t)st.st_size, 0) != 0)
+		snprintf(why, whycap, "cannot be read");
+	else
+		r = 1;
+	close(fd);
+	if (r == 1)
+		*skipped = patchlist_parse(pl, buf, (size_t)st.st_size, why, whycap);
+	free(buf);
+	return r;
 }
 
 void patchlist_free(struct patchlist *pl)

@@ -32,6 +32,14 @@ struct patchlist {
 int patchlist_parse(struct patchlist *pl, const char *text, size_t len,
 		    char *why, size_t whycap);
 
+/* Read the record file at path (as on this machine) into pl (appending):
+ * a regular file under PATCHLIST_MAX bytes.  1 when read, *skipped
+ * the lines that did not parse and why the first one's reason; 0 when
+ * there is no such file; -1 when it cannot be read, why says why.  For
+ * --status and --verify (cudaload-patch keeps its own, tools/patchlist.h). */
+#define PATCHLIST_MAX (1 << 26)
+int patchlist_read(const char *path, struct patchlist *pl, int *skipped, char *why, size_t whycap);
+
 /* Can this pair be written as a line? */
 bool patchlist_storable(const char *interp, const char *path);
 

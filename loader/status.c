@@ -239,12 +239,10 @@ static void judge(struct machine *m, const struct patchlist_entry *e, struct pro
 static int read_record(struct machine *m, struct patchlist *pl)
 {
 	char *path = rooted_path(m->root, PATCHLIST_FILE);
-	int fd = path ? open_ro(path, 0) : -ENOMEM;
-	struct stat st;
-	char *buf = NULL;
-	ssize_t len = 0;
-	if ((fd == -ENOENT || fd == -ENOTDIR) && root_len(m->root)) {
-		rooted_path_free(path, PATCHLIST_FILE);
+	char why[sizeof m->record_why - sizeof PATCHLIST_FILE - 2] = "out of memory";
+	int r = path ? patchlist_read(path, pl, &m->record_skipped, why, sizeof why) : -1;
+	rooted_path_free(path, PATCHLIST_FILE);
+	if (r == 0 && root_len(m->root)) {
 		m->walked = true;
 		if (imagewalk(m->root, pl) == 0)
 			return 0;
@@ -252,25 +250,13 @@ static int read_record(struct machine *m, struct patchlist *pl)
 		m->record_unreadable = true;
 		return -1;
 	}
-	if (fd == -ENOENT || fd == -ENOTDIR) {
-		rooted_path_free(path, PATCHLIST_FILE);
-		return 0;	/* nothing recorded */
-	}
-	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < (1 << 26) &&
-	    (buf = malloc((size_t)st.st_size + 1)))
-		len = pread_full(fd, buf, (size_t)st.st_size, 0) == 0 ? st.st_size : -1;
-	if (fd < 0 || !buf || len < 0) {
-		snprintf(m->record_why, sizeof m->record_why, "%s: %s", PATCHLIST_FILE,
-			 fd < 0 ? strerror(-fd) : !buf ? "not a regular file, too large or out of memory"
-						    : "cannot be read");
+	if (r < 0) {
+		snprintf(m->record_why, sizeof m->record_why, "%s: %s", PATCHLIST_FILE, why);
 		m->record_unreadable = true;
-	}
-	if (fd >= 0)
-		close(fd);
-	rooted_path_free(path, PATCHLIST_FILE);
-	if (m->record_unreadable)
 		return -1;
-	m->record_skipped = patchlist_parse(pl, buf, (size_t)len, m->record_why, sizeof m->record_why);
+	}
+	if (m->record_skipped)
+		snprintf(m->record_why, sizeof m->record_why, "%s", why);
 	return 0;
 }
 

@@ -375,25 +375,16 @@ static int reach_all(const char *root, const char *llp, char **names, int n_name
 
 	char record[CL_PATH_MAX], why[160] = "";
 	struct patchlist pl = { 0 };
-	errno = ENAMETOOLONG;
-	FILE *f = path_join(record, sizeof record, root, PATCHLIST_FILE) == 0 ? fopen(record, "re") : NULL;
-	struct stat st;
-	char *text = NULL;
-	size_t len = 0;
-	if (f && fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) && st.st_size < (1 << 26) &&
-	    (text = malloc((size_t)st.st_size + 1)))
-		len = fread(text, 1, (size_t)st.st_size, f);
-	if (!f && errno != ENOENT && errno != ENOTDIR)
+	int skipped = 0, got = -1;
+	if (path_join(record, sizeof record, root, PATCHLIST_FILE) < 0)
+		snprintf(why, sizeof why, "%s", strerror(ENAMETOOLONG));
+	else
+		got = patchlist_read(record, &pl, &skipped, why, sizeof why);
+	if (got < 0)
 		fprintf(stderr, "cudaload: --verify: %s: %s: its programs are not looked at\n",
-			PATCHLIST_FILE, strerror(errno));
-	else if (f && (!text || ferror(f)))
-		fprintf(stderr, "cudaload: --verify: %s: not a regular file, over 64 MiB or unreadable: "
-			"its programs are not looked at\n", PATCHLIST_FILE);
-	else if (text && patchlist_parse(&pl, text, len, why, sizeof why) > 0)
+			PATCHLIST_FILE, why);
+	else if (skipped)
 		fprintf(stderr, "cudaload: --verify: %s: %s\n", PATCHLIST_FILE, why);
-	free(text);
-	if (f)
-		fclose(f);
 	int rc = 0;
 	for (size_t i = 0; i < pl.n && rc == 0; i++)
 		rc = reach_discover_program(root, SELF_MACHINE, pl.v[i].path, h, c);

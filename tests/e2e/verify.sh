@@ -245,7 +245,7 @@ mkdir "$D/var/lib/cudaload/patched"
 verify "$D" $DD
 status "reached: an unreadable record does not stop --verify" 0 "$vst" "$out"
 contains "reached: ... which says so" "$out" \
-	"cudaload: --verify: /var/lib/cudaload/patched: not a regular file, over 64 MiB or unreadable: its programs are not looked at"
+	"cudaload: --verify: /var/lib/cudaload/patched: not a regular file, over 64 MiB or out of memory: its programs are not looked at"
 rmdir "$D/var/lib/cudaload/patched"
 mv "$W/record" "$D/var/lib/cudaload/patched"
 out=$(CONDA_PREFIX=/opt/conda/envs/x under "$D" $DD "$W/bin/probe-patched")

@@ -577,12 +577,19 @@ int compat_discover(const char *root, const char *const *dirs, int n_dirs,
 	return rc;
 }
 
-void compat_free(struct candidates *c)
+void compat_truncate(struct candidates *c, size_t n)
 {
-	for (size_t i = 0; i < c->n; i++) {
+	for (size_t i = n; i < c->n; i++) {
 		free(c->v[i].source);
 		free(c->v[i].dir);
 	}
+	if (n < c->n)
+		c->n = n;
+}
+
+void compat_free(struct candidates *c)
+{
+	compat_truncate(c, 0);
 	free(c->v);
 	memset(c, 0, sizeof *c);
 }

@@ -99,6 +99,9 @@ int compat_discover(const char *root, const char *const *dirs, int n_dirs,
 		    const char *const *patterns, int n_patterns, const char *pattern_origin,
 		    struct candidates *out);
 
+/* Drop the candidates from index n on (what reach added for one program). */
+void compat_truncate(struct candidates *c, size_t n);
+
 void compat_free(struct candidates *c);
 
 /* Version of "cuda-X.Y" in a path, or 0. */

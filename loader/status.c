@@ -225,11 +225,7 @@ static void judge(struct machine *m, const struct patchlist_entry *e, struct pro
 		p->why = text(m, "a compat package for %s is installed and the system driver has no pin (%s)",
 			      p->machine ? p->machine : "its machine", pin.why);
 	}
-	for (size_t i = n_cands; i < m->cands.n; i++) {
-		free(m->cands.v[i].source);
-		free(m->cands.v[i].dir);
-	}
-	m->cands.n = n_cands;
+	compat_truncate(&m->cands, n_cands);
 	m->host.n_driver_dirs = n_dirs;
 	m->host.n_reached_dirs = n_reached;
 }

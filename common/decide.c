@@ -184,12 +184,34 @@ static bool devices_allow(const struct host *h, struct candidate *c)
 	return true;
 }
 
+/* A compat libcuda is a user-mode driver of its branch: where a GPU's
+ * architecture ended at an older branch (Volta at R580), the package
+ * initialises and then cannot drive it.  The note lists branches and
+ * brands, not chips, so this comes first (docs/design.md §5d). */
+static bool arch_allows(const struct host *h, struct candidate *c)
+{
+	char v[16];
+	if (!h->retired_gpu)
+		return true;
+	const struct dgpu *g = &h->gpus[h->retired_gpu - 1];
+	int last = tables_arch_last_branch(g->arch);
+	int branch = c->has_lib_driver ? c->lib_driver.major : tables_cuda_branch(c->cuda);
+	if (branch && branch <= last)
+		return true;
+	c->arch_refused = true;
+	if (branch)
+		return refuse(c, "%s: %s, supported up to driver branch R%d; this package is R%d",
+			      g->model, tables_arch_name(g->arch), last, branch);
+	return refuse(c, "%s: %s, supported up to driver branch R%d; this package is CUDA %s, of a later branch",
+		      g->model, tables_arch_name(g->arch), last, cuda_format(c->cuda, v, sizeof v));
+}
+
 static bool dgpu_allows(const struct host *h, struct candidate *c)
 {
 	char v[16], w[16];
 	int branch = h->driver.major;
 
-	if (!devices_allow(h, c))
+	if (!devices_allow(h, c) || !arch_allows(h, c))
 		return false;
 	int note = note_decides(h, c);
 	if (note >= 0)
@@ -264,7 +286,7 @@ void decide(const struct host *h, struct candidates *cands, enum policy policy,
 	    int prog_class, int prog_machine, struct decision *out)
 {
 	char v[16], w[16];
-	size_t n_loadable = 0, n_foreign = 0, n_failed = 0;
+	size_t n_loadable = 0, n_foreign = 0, n_failed = 0, n_arch = 0;
 	int first_failed = -1;
 
 	memset(out, 0, sizeof *out);
@@ -273,6 +295,7 @@ void decide(const struct host *h, struct candidates *cands, enum policy policy,
 		struct candidate *c = &cands->v[i];
 		c->usable = false;
 		c->unknown = false;
+		c->arch_refused = false;
 		c->reason[0] = '\0';
 		if (!loadable(c, prog_class, prog_machine)) {
 			n_foreign += c->has_lib;
@@ -285,6 +308,7 @@ void decide(const struct host *h, struct candidates *cands, enum policy policy,
 		}
 		/* what auto says: the tables, then a stored verdict (verdict.h) */
 		c->usable = verified(c, auto_allows(h, c));
+		n_arch += c->arch_refused;
 		if (c->verdict.state == VSTATE_APPLIES && !verdict_ok(&c->verdict)) {
 			n_failed++;	/* refused by the driver's own answer */
 			if (first_failed < 0)
@@ -332,6 +356,12 @@ void decide(const struct host *h, struct candidates *cands, enum policy policy,
 			snprintf(out->reason, sizeof out->reason,
 				 "system driver: %s does not support forward compatibility (%s)", g->model,
 				 tables_brand_name(g->brand));
+	} else if (n_arch && n_arch == n_loadable && policy == POLICY_AUTO) {
+		const struct dgpu *g = &h->gpus[h->retired_gpu - 1];
+		snprintf(out->reason, sizeof out->reason,
+			 "system driver: %s is %s, supported up to driver branch R%d; %s of a later branch",
+			 g->model, tables_arch_name(g->arch), tables_arch_last_branch(g->arch),
+			 n_arch == 1 ? "the compat package is" : "every compat package is");
 	} else if (n_failed && n_failed == n_loadable && policy == POLICY_AUTO) {
 		/* the tables may have said yes: the driver said no, say that */
 		char what[160];

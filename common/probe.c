@@ -268,6 +268,63 @@ const char *probe_gpu_problem(const struct dgpu *g, char *buf, size_t cap)
 	return buf;
 }
 
+/* The GPU's PCI device ID from sysfs, 0 where sysfs has no NVIDIA function
+ * at that bus address (a container without /sys/bus/pci). */
+static unsigned short read_pci_device(const char *root, const char *bus)
+{
+	char rel[96], text[16];
+	if (snprintf(rel, sizeof rel, "/sys/bus/pci/devices/%s/vendor", bus) >= (int)sizeof rel ||
+	    read_small(root, rel, text, sizeof text) <= 0 || strtoul(text, NULL, 16) != 0x10de)
+		return 0;
+	snprintf(rel, sizeof rel, "/sys/bus/pci/devices/%s/device", bus);
+	if (read_small(root, rel, text, sizeof text) <= 0)
+		return 0;
+	unsigned long id = strtoul(text, NULL, 16);
+	return id <= 0xffff ? (unsigned short)id : 0;
+}
+
+/* Its architecture: by PCI device ID, else by model name.  Only a board on
+ * a PCI bus has a PCI function to read (what the nvidia module lists beside
+ * a Jetson's SoC has none: no system call more on a Jetson). */
+static void gpu_arch(const char *root, bool pci, struct dgpu *g)
+{
+	g->device_id = pci ? read_pci_device(root, g->bus) : 0;
+	g->arch = g->device_id ? (unsigned char)tables_gpu_arch_by_id(g->device_id) : GPU_ARCH_UNKNOWN;
+	g->arch_from = g->arch ? ARCH_FROM_PCI : ARCH_FROM_NONE;
+	if (!g->arch && g->model[0]) {
+		g->arch = (unsigned char)tables_gpu_arch_by_model(g->model);
+		g->arch_from = g->arch ? ARCH_FROM_MODEL : ARCH_FROM_NONE;
+	}
+}
+
+/* Of two GPUs, does a's architecture end at an older branch than b's? */
+static bool retires_sooner(const struct dgpu *a, const struct dgpu *b)
+{
+	int la = tables_arch_last_branch(a->arch), lb = b ? tables_arch_last_branch(b->arch) : 0;
+	return la && (!lb || la < lb);
+}
+
+const char *probe_gpu_arch_text(const struct dgpu *g, char *buf, size_t cap)
+{
+	char id[24] = "", last[48] = "";
+	if (g->device_id)
+		snprintf(id, sizeof id, "device 0x%04x", g->device_id);
+	if (tables_arch_last_branch(g->arch))
+		snprintf(last, sizeof last, ", supported up to driver branch R%d",
+			 tables_arch_last_branch(g->arch));
+	if (g->arch_from == ARCH_FROM_PCI)
+		snprintf(buf, cap, "%s, %s%s", tables_arch_name(g->arch), id, last);
+	else if (g->arch_from == ARCH_FROM_MODEL)
+		snprintf(buf, cap, "%s (by its model name%s)%s", tables_arch_name(g->arch),
+			 g->device_id ? ": its device ID is not in cudaload's table"
+				      : ": no PCI function in sysfs", last);
+	else if (g->device_id)
+		snprintf(buf, cap, "architecture unknown (%s is not in cudaload's table): taken as current", id);
+	else
+		snprintf(buf, cap, "architecture unknown (no PCI function in sysfs, model not in cudaload's table): taken as current");
+	return buf;
+}
+
 /* One GPU's information file.  The Model: line comes first and Bus Type: a
  * few lines later, so a few hundred bytes hold both.  A GPU whose file says
  * nothing (unreadable, a FIFO, a directory, a dangling link, no Model: line)
@@ -286,13 +343,21 @@ static void read_gpu(const char *root, const char *bus, struct host *h, bool *pc
 	g.error = n < 0 ? (int)-n : !g.model[0] ? ENODATA : 0;
 	snprintf(g.bus, sizeof g.bus, "%s", bus);
 	g.brand = g.error ? 0 : tables_gpu_brand(g.model);
-	diag("gpu %s: %s (%s)", g.bus, g.error ? probe_gpu_problem(&g, text, sizeof text) : g.model,
-	     tables_brand_name(g.brand));
+	gpu_arch(root, *pci, &g);
+	diag("gpu %s: %s (%s, %s, device 0x%04x)", g.bus,
+	     g.error ? probe_gpu_problem(&g, text, sizeof text) : g.model, tables_brand_name(g.brand),
+	     tables_arch_name(g.arch), g.device_id);
 	int i = h->n_gpus++;
 	if (i >= MAX_GPUS) {
+		/* keep the evidence that decides; a board without forward
+		 * compatibility refuses every package, so it wins the slot */
 		if (!h->unsupported_gpu && !tables_brand_supports_compat(g.brand)) {
-			h->gpus[MAX_GPUS - 1] = g;	/* keep the evidence that decides */
+			h->gpus[MAX_GPUS - 1] = g;
 			h->unsupported_gpu = MAX_GPUS;
+		} else if (h->unsupported_gpu != MAX_GPUS &&
+			   retires_sooner(&g, h->retired_gpu ? &h->gpus[h->retired_gpu - 1] : NULL)) {
+			h->gpus[MAX_GPUS - 1] = g;
+			h->retired_gpu = MAX_GPUS;
 		}
 		return;
 	}
@@ -301,11 +366,13 @@ static void read_gpu(const char *root, const char *bus, struct host *h, bool *pc
 		h->gpus[i] = h->gpus[i - 1];
 	h->gpus[i] = g;
 	h->unsupported_gpu = 0;
-	for (int k = 0; k < h->n_gpus && k < MAX_GPUS; k++)
-		if (!tables_brand_supports_compat(h->gpus[k].brand)) {
+	h->retired_gpu = 0;
+	for (int k = 0; k < h->n_gpus && k < MAX_GPUS; k++) {
+		if (!h->unsupported_gpu && !tables_brand_supports_compat(h->gpus[k].brand))
 			h->unsupported_gpu = k + 1;
-			break;
-		}
+		if (retires_sooner(&h->gpus[k], h->retired_gpu ? &h->gpus[h->retired_gpu - 1] : NULL))
+			h->retired_gpu = k + 1;
+	}
 }
 
 /* The GPUs the nvidia kernel module drives; returns how many are on a PCI
@@ -392,6 +459,7 @@ void probe_host(const char *root, const char *const *extra_dirs, int n_extra,
 			h->discrete_on_tegra = false;
 			h->n_gpus = 0;
 			h->unsupported_gpu = 0;
+			h->retired_gpu = 0;
 			h->problem[0] = '\0';
 		}
 	}

@@ -23,11 +23,17 @@ enum platform { PLATFORM_NONE, PLATFORM_TEGRA, PLATFORM_DGPU };
 #define MAX_GPUS 8		/* discrete GPUs listed; more are counted */
 #define DRIVER_DIR_MAX 512	/* longer driver directories are skipped, with a note */
 
+enum arch_source { ARCH_FROM_NONE, ARCH_FROM_PCI, ARCH_FROM_MODEL };
+
 /* One GPU of /proc/driver/nvidia/gpus/<bus>/information. */
 struct dgpu {
 	char bus[16];			/* "0000:01:00.0" */
 	char model[64];			/* "NVIDIA H200" */
 	int brand;			/* NVML brand (tables_gpu_brand) */
+	unsigned short device_id;	/* PCI device ID (vendor 0x10de), 0 when
+					 * sysfs has no PCI function for it */
+	unsigned char arch;		/* enum gpu_arch (tables.h) */
+	unsigned char arch_from;	/* enum arch_source: how arch was learnt */
 	int error;			/* 0, or why no model is known: the errno
 					 * of its information file, ENODATA when
 					 * it is empty or has no Model: line.  Such a GPU is
@@ -54,6 +60,9 @@ struct host {
 	int n_gpus;			/* all seen, even past MAX_GPUS */
 	int unsupported_gpu;		/* 1 + index of a board without forward
 					 * compatibility (GeForce ...), 0 none */
+	int retired_gpu;		/* 1 + index of the GPU whose architecture's
+					 * last driver branch is the oldest (a V100:
+					 * R580), 0 when every one is current */
 	int cuda;			/* newest CUDA of the host driver; 0 unknown */
 	/* As on the target; they point at string constants, the config's
 	 * driver_dir values (which outlive the host) or l4t.lib_dir. */
@@ -77,6 +86,12 @@ void probe_gpu_information(const char *text, char *model, size_t cap, bool *pci)
 /* Why a GPU's model is unknown ("information file: No such device"), for
  * reports; "" when it is known. */
 const char *probe_gpu_problem(const struct dgpu *g, char *buf, size_t cap);
+
+/* A GPU's architecture for people: "Volta, device 0x1db4, supported up to
+ * driver branch R580", "Hopper, device 0x2335", "Volta (by its model name:
+ * no PCI function in sysfs) ...", "architecture unknown (device 0x1234 is
+ * not in cudaload's table): taken as current". */
+const char *probe_gpu_arch_text(const struct dgpu *g, char *buf, size_t cap);
 
 /* extra_dirs: config driver_dir entries, appended when they exist.
  * details: also read what only reports show (the board model). */

@@ -84,14 +84,26 @@ static void json_gpu(FILE *f, const struct host *h)
 			json_str(f, tables_brand_name(g->brand));
 			fprintf(f, ",\"forward_compat\":%s,\"problem\":",
 				tables_brand_supports_compat(g->brand) ? "true" : "false");
-			char why[80];
+			char why[80], id[8];
 			json_str(f, g->error ? probe_gpu_problem(g, why, sizeof why) : NULL);
+			snprintf(id, sizeof id, "0x%04x", g->device_id);
+			json_kstr(f, "device_id", g->device_id ? id : NULL);
+			json_kstr(f, "architecture", g->arch ? tables_arch_name(g->arch) : NULL);
+			json_kstr(f, "architecture_from", g->arch_from == ARCH_FROM_PCI ? "pci"
+					  : g->arch_from == ARCH_FROM_MODEL ? "model" : NULL);
+			fputs(",\"last_branch\":", f);
+			if (tables_arch_last_branch(g->arch))
+				fprintf(f, "%d", tables_arch_last_branch(g->arch));
+			else
+				fputs("null", f);
 			fputc('}', f);
 		}
 		fprintf(f, "],\"count\":%d,\"unsupported\":", h->n_gpus);
 		/* its model, or for a GPU that cannot be identified its bus */
 		const struct dgpu *u = unsupported(h);
 		json_str(f, u ? u->error ? u->bus : u->model : NULL);
+		/* the GPU whose architecture ends at the oldest branch */
+		json_kstr(f, "retired", h->retired_gpu ? h->gpus[h->retired_gpu - 1].model : NULL);
 		fputc('}', f);
 	} else {
 		fputs("{\"problem\":", f);
@@ -322,15 +334,16 @@ void report_text(FILE *f, const struct report *r)
 	if (h->platform == PLATFORM_DGPU) {
 		tprintf(f, "driver:       %s\n", h->driver_str);
 		for (int i = 0; i < h->n_gpus && i < MAX_GPUS; i++) {
-			char why[80];
+			char why[160];
 			if (h->gpus[i].error)
 				tprintf(f, "gpu:          %s cannot be identified (%s): may not support forward compatibility\n",
 					h->gpus[i].bus, probe_gpu_problem(&h->gpus[i], why, sizeof why));
 			else
-				tprintf(f, "gpu:          %s %s (%s%s)\n", h->gpus[i].bus, h->gpus[i].model,
+				tprintf(f, "gpu:          %s %s (%s%s; %s)\n", h->gpus[i].bus, h->gpus[i].model,
 					tables_brand_name(h->gpus[i].brand),
 					tables_brand_supports_compat(h->gpus[i].brand) ? ""
-						: ": no forward compatibility");
+						: ": no forward compatibility",
+					probe_gpu_arch_text(&h->gpus[i], why, sizeof why));
 		}
 		if (h->n_gpus > MAX_GPUS)
 			tprintf(f, "gpu:          ... %d in all\n", h->n_gpus);

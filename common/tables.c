@@ -245,3 +245,148 @@ bool tables_brand_supports_compat(int brand)
 			return gpu_brands[i].compat;
 	return brand == BRAND_NVIDIA || (brand >= 7 && brand <= 11);
 }
+
+/* GPU architectures by PCI device ID (vendor 0x10de), for discrete GPUs.
+ * Source: Debian's pci.ids (version 2023.04.10), which names each NVIDIA
+ * device ID with its chip (GF100, GK210GL, GM204GL, GP100GL, GV100GL,
+ * TU104GL, GA100, GH100, AD102 ...); each row spans the IDs of one family's
+ * chips in that list, audio, USB and NVSwitch functions left out.  Newer
+ * than that list, from the driver README's supported-gpus.json (the R580
+ * edition): Hopper (H100 0x2330, H200 0x2335, GH200), Ada to 0x28ff, and
+ * Blackwell (B200 0x2901, GB200 0x2941, RTX 5090 0x2b85, RTX PRO 6000
+ * 0x2bb1, RTX 5080 0x2c02, RTX 5060 0x2d05, GB10 0x2e12, RTX 5070 0x2f04,
+ * B300 0x3182); those rows span NVIDIA's per-chip blocks of IDs.  An ID in
+ * no row is unknown: taken as current, and said so. */
+static const struct {
+	unsigned short first, last;
+	unsigned char arch;
+} gpu_ids[] = {
+	{ 0x06c0, 0x06df, GPU_ARCH_FERMI },	/* GF100 */
+	{ 0x0dc0, 0x0dff, GPU_ARCH_FERMI },	/* GF106, GF108 */
+	{ 0x0e22, 0x0f06, GPU_ARCH_FERMI },	/* GF104, GF108 */
+	{ 0x0fc0, 0x103f, GPU_ARCH_KEPLER },	/* GK107, GK110, GK208; Tesla K40 0x1023, K80 (GK210GL) 0x102d */
+	{ 0x1040, 0x109b, GPU_ARCH_FERMI },	/* GF119, GF110 */
+	{ 0x1140, 0x1140, GPU_ARCH_FERMI },	/* GF117M */
+	{ 0x1180, 0x11fc, GPU_ARCH_KEPLER },	/* GK104, GK106 */
+	{ 0x1200, 0x1251, GPU_ARCH_FERMI },	/* GF114, GF116 */
+	{ 0x1280, 0x12ba, GPU_ARCH_KEPLER },	/* GK208 */
+	{ 0x1340, 0x1436, GPU_ARCH_MAXWELL },	/* GM108, GM107, GM204 (Tesla M60 0x13f2), GM206 */
+	{ 0x15f0, 0x15f9, GPU_ARCH_PASCAL },	/* GP100GL (Tesla P100 0x15f8) */
+	{ 0x1617, 0x1667, GPU_ARCH_MAXWELL },	/* GM204M */
+	{ 0x1725, 0x172f, GPU_ARCH_PASCAL },	/* GP100 */
+	{ 0x174d, 0x17fd, GPU_ARCH_MAXWELL },	/* GM108M, GM200 (Tesla M40 0x17fd) */
+	{ 0x1b00, 0x1d56, GPU_ARCH_PASCAL },	/* GP102, GP104, GP106, GP107, GP108 */
+	{ 0x1d81, 0x1df6, GPU_ARCH_VOLTA },	/* GV100 (Tesla V100 0x1db1-0x1db6) */
+	{ 0x1e02, 0x1ff9, GPU_ARCH_TURING },	/* TU102, TU104 (Tesla T4 0x1eb8), TU106, TU117 */
+	{ 0x2082, 0x20fd, GPU_ARCH_AMPERE },	/* GA100 (A100 0x20b0-0x20b5) */
+	{ 0x2182, 0x21d1, GPU_ARCH_TURING },	/* TU116 */
+	{ 0x2200, 0x223f, GPU_ARCH_AMPERE },	/* GA102 (RTX A6000 0x2230) */
+	{ 0x2300, 0x237f, GPU_ARCH_HOPPER },	/* GH100 */
+	{ 0x2414, 0x25fb, GPU_ARCH_AMPERE },	/* GA103, GA104, GA106, GA107 */
+	{ 0x2680, 0x28ff, GPU_ARCH_ADA },	/* AD102, AD103, AD104, AD106, AD107 */
+	{ 0x2900, 0x29ff, GPU_ARCH_BLACKWELL },	/* GB100, GB102 */
+	{ 0x2b80, 0x2c7f, GPU_ARCH_BLACKWELL },	/* GB202, GB203 */
+	{ 0x2d00, 0x2e7f, GPU_ARCH_BLACKWELL },	/* GB206, GB207, GB10 */
+	{ 0x2f00, 0x2f7f, GPU_ARCH_BLACKWELL },	/* GB205 */
+	{ 0x3180, 0x31ff, GPU_ARCH_BLACKWELL },	/* GB110 (B300) */
+};
+
+/* Where sysfs has no PCI function for a GPU (some containers): its model
+ * name, matched on whole words of the Model: line ("Tesla V100-SXM2-16GB"
+ * matches "V100": a word may go on with '-').  The data-center and
+ * workstation boards of each family, from the same sources. */
+static const struct {
+	char words[16];
+	unsigned char arch;
+} gpu_models[] = {
+	{ "K80", GPU_ARCH_KEPLER }, { "K40m", GPU_ARCH_KEPLER }, { "K40c", GPU_ARCH_KEPLER },
+	{ "K20Xm", GPU_ARCH_KEPLER }, { "K20m", GPU_ARCH_KEPLER }, { "K10", GPU_ARCH_KEPLER },
+	{ "K520", GPU_ARCH_KEPLER },
+	{ "M60", GPU_ARCH_MAXWELL }, { "M40", GPU_ARCH_MAXWELL }, { "M10", GPU_ARCH_MAXWELL },
+	{ "M6", GPU_ARCH_MAXWELL }, { "M4", GPU_ARCH_MAXWELL }, { "M6000", GPU_ARCH_MAXWELL },
+	{ "P100", GPU_ARCH_PASCAL }, { "P40", GPU_ARCH_PASCAL }, { "P4", GPU_ARCH_PASCAL },
+	{ "P6", GPU_ARCH_PASCAL }, { "P6000", GPU_ARCH_PASCAL }, { "GP100", GPU_ARCH_PASCAL },
+	{ "V100", GPU_ARCH_VOLTA }, { "V100S", GPU_ARCH_VOLTA }, { "GV100", GPU_ARCH_VOLTA },
+	{ "TITAN V", GPU_ARCH_VOLTA },
+	{ "T4", GPU_ARCH_TURING }, { "Quadro RTX", GPU_ARCH_TURING },
+	{ "A100", GPU_ARCH_AMPERE }, { "A800", GPU_ARCH_AMPERE }, { "A40", GPU_ARCH_AMPERE },
+	{ "A30", GPU_ARCH_AMPERE }, { "A16", GPU_ARCH_AMPERE }, { "A10", GPU_ARCH_AMPERE },
+	{ "A10G", GPU_ARCH_AMPERE }, { "A2", GPU_ARCH_AMPERE }, { "RTX A6000", GPU_ARCH_AMPERE },
+	{ "RTX A5000", GPU_ARCH_AMPERE }, { "RTX A4000", GPU_ARCH_AMPERE },
+	{ "H100", GPU_ARCH_HOPPER }, { "H200", GPU_ARCH_HOPPER }, { "H800", GPU_ARCH_HOPPER },
+	{ "H20", GPU_ARCH_HOPPER }, { "GH200", GPU_ARCH_HOPPER },
+	{ "L4", GPU_ARCH_ADA }, { "L40", GPU_ARCH_ADA }, { "L40S", GPU_ARCH_ADA },
+	{ "L20", GPU_ARCH_ADA }, { "Ada Generation", GPU_ARCH_ADA },
+	{ "B100", GPU_ARCH_BLACKWELL }, { "B200", GPU_ARCH_BLACKWELL },
+	{ "GB200", GPU_ARCH_BLACKWELL }, { "B300", GPU_ARCH_BLACKWELL },
+	{ "GB300", GPU_ARCH_BLACKWELL }, { "Blackwell", GPU_ARCH_BLACKWELL },
+};
+
+/* Each architecture and the last driver branch that supports it (0: still
+ * supported).  Source: NVIDIA's Unix graphics driver deprecation schedule:
+ * "The release 580 series will be the last to support GPUs based on the
+ * Maxwell, Pascal, and Volta architectures"; R470 was Kepler's last branch
+ * and R390 Fermi's (supported-gpus.json marks such GPUs with
+ * "legacybranch": "470.xx" and "390.xx"). */
+static const struct {
+	char name[12];
+	short last_branch;
+} gpu_archs[] = {
+	[GPU_ARCH_UNKNOWN] = { "unknown", 0 },
+	[GPU_ARCH_FERMI] = { "Fermi", 390 },
+	[GPU_ARCH_KEPLER] = { "Kepler", 470 },
+	[GPU_ARCH_MAXWELL] = { "Maxwell", 580 },
+	[GPU_ARCH_PASCAL] = { "Pascal", 580 },
+	[GPU_ARCH_VOLTA] = { "Volta", 580 },
+	[GPU_ARCH_TURING] = { "Turing", 0 },
+	[GPU_ARCH_AMPERE] = { "Ampere", 0 },
+	[GPU_ARCH_ADA] = { "Ada", 0 },
+	[GPU_ARCH_HOPPER] = { "Hopper", 0 },
+	[GPU_ARCH_BLACKWELL] = { "Blackwell", 0 },
+};
+
+int tables_gpu_arch_by_id(unsigned device_id)
+{
+	for (size_t i = 0; i < COUNT(gpu_ids); i++)
+		if (device_id >= gpu_ids[i].first && device_id <= gpu_ids[i].last)
+			return gpu_ids[i].arch;
+	return GPU_ARCH_UNKNOWN;
+}
+
+/* Does `words` occur in s as whole words, a word perhaps going on with
+ * '-' ("V100-SXM2"), ignoring case? */
+static bool has_model_words(const char *s, const char *words)
+{
+	size_t n = strlen(words);
+	for (const char *p = s; *p; p++)
+		if ((p == s || p[-1] == ' ') && strncasecmp(p, words, n) == 0 &&
+		    (p[n] == ' ' || p[n] == '-' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+int tables_gpu_arch_by_model(const char *model)
+{
+	for (size_t i = 0; i < COUNT(gpu_models); i++)
+		if (has_model_words(model, gpu_models[i].words))
+			return gpu_models[i].arch;
+	return GPU_ARCH_UNKNOWN;
+}
+
+const char *tables_arch_name(int arch)
+{
+	return arch >= 0 && (size_t)arch < COUNT(gpu_archs) ? gpu_archs[arch].name : "unknown";
+}
+
+int tables_arch_last_branch(int arch)
+{
+	return arch >= 0 && (size_t)arch < COUNT(gpu_archs) ? gpu_archs[arch].last_branch : 0;
+}
+
+int tables_cuda_branch(int cuda)
+{
+	for (size_t i = 0; i < COUNT(branch_cuda); i++)
+		if (branch_cuda[i].cuda >= cuda)
+			return branch_cuda[i].branch;
+	return 0;
+}

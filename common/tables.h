@@ -56,4 +56,29 @@ const char *tables_brand_name(int brand);
 /* Does NVIDIA support forward compatibility on GPUs of this brand? */
 bool tables_brand_supports_compat(int brand);
 
+/* GPU architectures, oldest first. */
+enum gpu_arch {
+	GPU_ARCH_UNKNOWN, GPU_ARCH_FERMI, GPU_ARCH_KEPLER, GPU_ARCH_MAXWELL, GPU_ARCH_PASCAL,
+	GPU_ARCH_VOLTA, GPU_ARCH_TURING, GPU_ARCH_AMPERE, GPU_ARCH_ADA, GPU_ARCH_HOPPER,
+	GPU_ARCH_BLACKWELL,
+};
+
+/* The architecture of a discrete GPU from its PCI device ID (vendor
+ * 0x10de), or from its model name where sysfs has no PCI function for it;
+ * GPU_ARCH_UNKNOWN when the table does not know it. */
+int tables_gpu_arch_by_id(unsigned device_id);
+int tables_gpu_arch_by_model(const char *model);
+
+/* "Volta"; "unknown" for GPU_ARCH_UNKNOWN or a number out of range. */
+const char *tables_arch_name(int arch);
+
+/* The last driver branch that supports an architecture (Kepler 470;
+ * Maxwell, Pascal, Volta 580); 0 while it is supported. */
+int tables_arch_last_branch(int arch);
+
+/* The first driver branch that supports CUDA `cuda` (13.1 -> 590): the
+ * branch a compat package of that CUDA belongs to; 0 when it is newer than
+ * the driver table. */
+int tables_cuda_branch(int cuda);
+
 #endif

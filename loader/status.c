@@ -367,8 +367,14 @@ static void print_text(FILE *f, const struct machine *m)
 		fprintf(f, ", L4T %s", h->l4t_str);
 	if (h->driver_str[0])
 		fprintf(f, ", driver %s", h->driver_str);
-	for (int i = 0; i < h->n_gpus && i < MAX_GPUS; i++)
-		fprintf(f, "%s%s", i ? ", " : ", GPU ", h->gpus[i].model);
+	for (int i = 0; i < h->n_gpus && i < MAX_GPUS; i++) {
+		int last = tables_arch_last_branch(h->gpus[i].arch);
+		fprintf(f, "%s%s (%s", i ? ", " : ", GPU ", h->gpus[i].model,
+			tables_arch_name(h->gpus[i].arch));
+		if (last)
+			fprintf(f, ", to R%d", last);
+		fputc(')', f);
+	}
 	fprintf(f, ", host CUDA %s\n", h->cuda ? cuda_format(h->cuda, v, sizeof v) : "unknown");
 	if (h->problem[0])
 		fprintf(f, "              %s\n", h->problem);
@@ -462,6 +468,13 @@ static void print_json(FILE *f, const struct machine *m)
 		if (i)
 			fputc(',', f);
 		json_str(f, h->gpus[i].model);
+	}
+	/* each GPU's architecture, in the order of gpus (null: not known) */
+	fputs("],\"gpu_architectures\":[", f);
+	for (int i = 0; i < h->n_gpus && i < MAX_GPUS; i++) {
+		if (i)
+			fputc(',', f);
+		json_str(f, h->gpus[i].arch ? tables_arch_name(h->gpus[i].arch) : NULL);
 	}
 	fputs("]},\"tables\":{\"cuda\":", f);
 	json_str(f, cuda_format(tables_edition, v, sizeof v));

@@ -13,7 +13,8 @@
 # (/proc/driver/nvidia/version), gpu_node, gpus (one discrete GPU a line:
 # "BUS BUSTYPE MODEL...", written as /proc/driver/nvidia/gpus/BUS/information),
 # gpus_unreadable (one GPU a line: "BUS KIND", its information file a fifo,
-# a directory or a dangling link),
+# a directory or a dangling link), pci (one GPU a line: "BUS DEVICEID", its
+# PCI function in sysfs: vendor 0x10de, that device ID, class 3D controller),
 # compat (one package a line: "DIR CUDA KIND NOTE", KIND jetson or a driver
 # version, NOTE JSON or -), partial (compat dirs left without their
 # companion libraries), links ("LINK TARGET" a line: symlinked dirs),
@@ -29,7 +30,7 @@ set -eu
 profile=$1 root=$2 libdir=$3
 
 compatible= model= soc_family= soc_id= release= driver_dir= host_cuda=
-nvidia_version= proc_version= gpu_node= compat= cuinit= gpus= gpus_unreadable= partial= links=
+nvidia_version= proc_version= gpu_node= compat= cuinit= gpus= gpus_unreadable= partial= links= pci=
 note_align=4 driver_active=
 # shellcheck disable=SC1090
 . "$profile"
@@ -141,6 +142,16 @@ printf '%s\n' "$gpus_unreadable" | while read -r bus kind; do
 	dangling) ln -s nowhere "$info" ;;
 	*) echo "mkroot.sh: gpus_unreadable: unknown kind '$kind'" >&2; exit 1 ;;
 	esac
+done
+
+printf '%s\n' "$pci" | while read -r bus devid; do
+	[ -n "$bus" ] || continue
+	put "/sys/bus/pci/devices/$bus/vendor" "0x10de
+"
+	put "/sys/bus/pci/devices/$bus/device" "$devid
+"
+	put "/sys/bus/pci/devices/$bus/class" "0x030200
+"
 done
 
 printf '%s\n' "$links" | while read -r link target; do

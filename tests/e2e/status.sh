@@ -295,7 +295,7 @@ if sh "$here/mkroot.sh" "$W/dc.profile" "$R" "$L" >/dev/null; then
 
 	snap $C
 	exits "dc 535" 0
-	contains "dc 535: the host" "$txt" "host:         dgpu, driver 535.216.03, GPU NVIDIA A100-SXM4-80GB, host CUDA 12.2"
+	contains "dc 535: the host" "$txt" "host:         dgpu, driver 535.216.03, GPU NVIDIA A100-SXM4-80GB (Ampere), host CUDA 12.2"
 	contains "dc 535: the package is usable" "$txt" "              CUDA 13.0 (from directory), usable"
 	has "dc 535: the program" "$txt" "program:      /opt/app/bin/probe: held"
 	has "dc 535: takes the package" "$txt" \

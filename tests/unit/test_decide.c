@@ -670,3 +670,76 @@ Test(decide_sad, thor_r39_driver_and_note)
 	cr_assert(!d.use_compat);
 	cr_assert_str_eq(w[0].reason, "NVIDIA does not support CUDA 13.2 compat on L4T r38");
 }
+
+/* Issue 35: a GPU whose architecture ended at an older branch refuses a
+ * package of a later one, before the note (which lists branches, not chips). */
+static void add_gpu(struct host *h, const char *model, int arch)
+{
+	struct dgpu *g = &h->gpus[h->n_gpus++];
+	snprintf(g->bus, sizeof g->bus, "0000:%02x:00.0", h->n_gpus);
+	snprintf(g->model, sizeof g->model, "%s", model);
+	g->brand = tables_gpu_brand(model);
+	g->arch = (unsigned char)arch;
+	g->arch_from = ARCH_FROM_PCI;
+	if (tables_arch_last_branch(arch) &&
+	    (!h->retired_gpu || tables_arch_last_branch(arch) <
+				      tables_arch_last_branch(h->gpus[h->retired_gpu - 1].arch)))
+		h->retired_gpu = h->n_gpus;
+}
+
+Test(decide_arch, volta_stops_at_r580)
+{
+	static const int branches[] = { 535, 570, 580, 590 };
+	struct host h = dgpu_full(535, 261, 3);
+	add_gpu(&h, "NVIDIA H100 80GB HBM3", GPU_ARCH_HOPPER);
+	add_gpu(&h, "Tesla V100-SXM2-16GB", GPU_ARCH_VOLTA);
+	struct candidate v[] = { cand("/usr/local/cuda-13.1/compat", V(13, 1)),
+				 cand("/usr/local/cuda-13.0/compat", V(13, 0)) };
+	for (int i = 0; i < 2; i++) {
+		v[i].elf_machine = EM_AARCH64;
+		note_drivers(&v[i], branches, 4);
+	}
+	lib_driver(&v[0], 590, 44, 1);
+	lib_driver(&v[1], 580, 65, 6);
+	struct decision d = run(&h, v, 2, POLICY_AUTO);
+	cr_assert_str_eq(v[0].reason,
+			 "Tesla V100-SXM2-16GB: Volta, supported up to driver branch R580; this package is R590");
+	cr_assert(v[1].usable, "%s", v[1].reason);
+	cr_assert_eq(d.chosen, 1);
+
+	/* without the V100 the newest is taken */
+	h.n_gpus = 1;
+	h.retired_gpu = 0;
+	d = run(&h, v, 2, POLICY_AUTO);
+	cr_assert_eq(d.chosen, 0, "%s", v[0].reason);
+}
+
+Test(decide_arch, the_branch_from_the_cuda_version_and_the_decision_line)
+{
+	struct host h = dgpu(470);
+	add_gpu(&h, "Tesla K80", GPU_ARCH_KEPLER);
+	struct candidate v[] = { cand("/c", V(12, 2)), cand("/d", V(13, 6)) };
+	struct decision d = run(&h, v, 2, POLICY_AUTO);
+	cr_assert_str_eq(v[0].reason, "Tesla K80: Kepler, supported up to driver branch R470; this package is R535");
+	cr_assert_str_eq(v[1].reason,
+			 "Tesla K80: Kepler, supported up to driver branch R470; this package is CUDA 13.6, of a later branch");
+	cr_assert_str_eq(d.reason,
+			 "system driver: Tesla K80 is Kepler, supported up to driver branch R470; every compat package is of a later branch");
+	/* the override stays an override */
+	d = run(&h, v, 2, POLICY_COMPAT);
+	cr_assert(d.use_compat);
+}
+
+/* A working cuInit says nothing of a chip the package cannot drive. */
+Test(decide_arch, a_verdict_does_not_lift_it)
+{
+	struct host h = dgpu(535);
+	add_gpu(&h, "Tesla P100-PCIE-16GB", GPU_ARCH_PASCAL);
+	struct candidate v[] = { cand("/c", V(13, 1)) };
+	lib_driver(&v[0], 590, 44, 1);
+	v[0].verdict.kind = VERDICT_CU;
+	v[0].verdict.code = 0;
+	v[0].verdict.state = VSTATE_APPLIES;
+	struct decision d = run(&h, v, 1, POLICY_AUTO);
+	cr_assert(!d.use_compat, "%s", d.reason);
+}

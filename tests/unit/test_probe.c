@@ -5,6 +5,7 @@
 
 #include "../../common/nvgpu.h"
 #include "../../common/probe.h"
+#include "../../common/tables.h"
 
 static const char orin_compatible[] = "nvidia,p3737-0000+p3701-0005\0nvidia,p3701-0005\0nvidia,tegra234";
 
@@ -465,4 +466,64 @@ Test(probe_sad, compatible_edge_cases)
 	cr_assert_str_eq(soc, "", "too long for the field: ignored");
 	probe_soc_from_compatible("a\0\0nvidia,tegra194\0", 19, soc, 4);
 	cr_assert_str_eq(soc, "", "does not fit a small buffer");
+}
+
+/* Issue 35: each GPU's architecture from its PCI function in sysfs, else
+ * from its model name; an ID the table does not know is current. */
+static void put_pci(const char *root, const char *bus, const char *vendor, const char *device)
+{
+	char rel[128];
+	snprintf(rel, sizeof rel, "/sys/bus/pci/devices/%s/vendor", bus);
+	put_text(root, rel, vendor);
+	snprintf(rel, sizeof rel, "/sys/bus/pci/devices/%s/device", bus);
+	put_text(root, rel, device);
+}
+
+Test(probe_happy, gpu_architectures)
+{
+	char *root = scratch_dir(), text[160];
+	put_text(root, "/sys/module/nvidia/version", "535.261.03\n");
+	put_gpu(root, "0000:01:00.0", "NVIDIA H100 80GB HBM3");
+	put_pci(root, "0000:01:00.0", "0x10de\n", "0x2330\n");
+	put_gpu(root, "0000:02:00.0", "Tesla V100-SXM2-16GB");	/* no sysfs: by its name */
+	put_gpu(root, "0000:03:00.0", "Tesla P100-PCIE-16GB");
+	put_pci(root, "0000:03:00.0", "0x10de\n", "0x15f8\n");
+	put_gpu(root, "0000:04:00.0", "NVIDIA Future GPU");
+	put_pci(root, "0000:04:00.0", "0x10de\n", "0x3fff\n");
+	put_gpu(root, "0000:05:00.0", "Tesla K80");
+	put_pci(root, "0000:05:00.0", "0x8086\n", "0x15f8\n");	/* not NVIDIA's: ignored */
+	struct host h;
+	probe_host(root, NULL, 0, true, &h);
+	cr_assert_eq(h.n_gpus, 5);
+	cr_assert_eq(h.gpus[0].arch, GPU_ARCH_HOPPER);
+	cr_assert_eq(h.gpus[0].device_id, 0x2330);
+	cr_assert_str_eq(probe_gpu_arch_text(&h.gpus[0], text, sizeof text), "Hopper, device 0x2330");
+	cr_assert_eq(h.gpus[1].arch, GPU_ARCH_VOLTA);
+	cr_assert_eq(h.gpus[1].arch_from, ARCH_FROM_MODEL);
+	cr_assert_str_eq(probe_gpu_arch_text(&h.gpus[1], text, sizeof text),
+			 "Volta (by its model name: no PCI function in sysfs), supported up to driver branch R580");
+	cr_assert_eq(h.gpus[2].arch, GPU_ARCH_PASCAL);
+	cr_assert_eq(h.gpus[3].arch, GPU_ARCH_UNKNOWN);
+	cr_assert_str_eq(probe_gpu_arch_text(&h.gpus[3], text, sizeof text),
+			 "architecture unknown (device 0x3fff is not in cudaload's table): taken as current");
+	cr_assert_eq(h.gpus[4].device_id, 0);
+	cr_assert_eq(h.gpus[4].arch, GPU_ARCH_KEPLER);
+	cr_assert_eq(h.retired_gpu, 5, "the K80 ends at R470, before the others' R580");
+	rm_rf(root);
+	free(root);
+}
+
+Test(probe_sad, gpu_pci_files_damaged)
+{
+	char *root = scratch_dir();
+	put_text(root, "/sys/module/nvidia/version", "535.261.03\n");
+	put_gpu(root, "0000:01:00.0", "NVIDIA Future GPU");
+	put_pci(root, "0000:01:00.0", "0x10de\n", "0x123456789\n");
+	struct host h;
+	probe_host(root, NULL, 0, true, &h);
+	cr_assert_eq(h.gpus[0].device_id, 0);
+	cr_assert_eq(h.gpus[0].arch, GPU_ARCH_UNKNOWN);
+	cr_assert_eq(h.retired_gpu, 0);
+	rm_rf(root);
+	free(root);
 }

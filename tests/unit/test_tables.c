@@ -118,3 +118,78 @@ Test(tables_happy, dgpu_and_socs)
 	cr_assert_str_eq(tables_soc_name("tegra234"), "Orin");
 	cr_assert_null(tables_soc_name("tegra999"));
 }
+
+/* Issue 35: device IDs as Debian's pci.ids names their chips, and the
+ * boards the issue's hosts have. */
+Test(tables_happy, gpu_arch_by_id)
+{
+	cr_assert_eq(tables_gpu_arch_by_id(0x102d), GPU_ARCH_KEPLER);	/* GK210GL Tesla K80 */
+	cr_assert_eq(tables_gpu_arch_by_id(0x13f2), GPU_ARCH_MAXWELL);	/* GM204GL Tesla M60 */
+	cr_assert_eq(tables_gpu_arch_by_id(0x15f8), GPU_ARCH_PASCAL);	/* GP100GL Tesla P100 */
+	cr_assert_eq(tables_gpu_arch_by_id(0x1db4), GPU_ARCH_VOLTA);	/* GV100GL Tesla V100 */
+	cr_assert_eq(tables_gpu_arch_by_id(0x1eb8), GPU_ARCH_TURING);	/* TU104GL Tesla T4 */
+	cr_assert_eq(tables_gpu_arch_by_id(0x20b0), GPU_ARCH_AMPERE);	/* GA100 A100 */
+	cr_assert_eq(tables_gpu_arch_by_id(0x2230), GPU_ARCH_AMPERE);	/* GA102GL RTX A6000 */
+	cr_assert_eq(tables_gpu_arch_by_id(0x2330), GPU_ARCH_HOPPER);	/* GH100 H100 SXM5 */
+	cr_assert_eq(tables_gpu_arch_by_id(0x2335), GPU_ARCH_HOPPER);	/* H200 */
+	cr_assert_eq(tables_gpu_arch_by_id(0x26b9), GPU_ARCH_ADA);	/* L40S */
+	cr_assert_eq(tables_gpu_arch_by_id(0x27b8), GPU_ARCH_ADA);	/* L4 */
+	cr_assert_eq(tables_gpu_arch_by_id(0x2901), GPU_ARCH_BLACKWELL);	/* B200 */
+	cr_assert_eq(tables_gpu_arch_by_id(0x2bb5), GPU_ARCH_BLACKWELL);	/* RTX PRO 6000 Server */
+	cr_assert_eq(tables_gpu_arch_by_id(0x1086), GPU_ARCH_FERMI);	/* GF110 */
+}
+
+Test(tables_sad, gpu_arch_unknown)
+{
+	cr_assert_eq(tables_gpu_arch_by_id(0), GPU_ARCH_UNKNOWN);
+	cr_assert_eq(tables_gpu_arch_by_id(0x1af1), GPU_ARCH_UNKNOWN);	/* an NVSwitch, no GPU */
+	cr_assert_eq(tables_gpu_arch_by_id(0x3fff), GPU_ARCH_UNKNOWN);	/* after the table */
+	cr_assert_eq(tables_gpu_arch_by_id(0xffff), GPU_ARCH_UNKNOWN);
+	cr_assert_eq(tables_gpu_arch_by_model("NVIDIA Future GPU"), GPU_ARCH_UNKNOWN);
+	cr_assert_eq(tables_gpu_arch_by_model(""), GPU_ARCH_UNKNOWN);
+	/* a word only where it ends: "Quadro M4000" is no "M4", "A100X" no "A100" */
+	cr_assert_eq(tables_gpu_arch_by_model("Quadro M4000x"), GPU_ARCH_UNKNOWN);
+	cr_assert_str_eq(tables_arch_name(GPU_ARCH_UNKNOWN), "unknown");
+	cr_assert_str_eq(tables_arch_name(99), "unknown");
+	cr_assert_str_eq(tables_arch_name(-1), "unknown");
+	cr_assert_eq(tables_arch_last_branch(99), 0);
+}
+
+Test(tables_happy, gpu_arch_by_model)
+{
+	cr_assert_eq(tables_gpu_arch_by_model("Tesla V100-SXM2-16GB"), GPU_ARCH_VOLTA);
+	cr_assert_eq(tables_gpu_arch_by_model("Tesla P100-PCIE-16GB"), GPU_ARCH_PASCAL);
+	cr_assert_eq(tables_gpu_arch_by_model("Tesla K80"), GPU_ARCH_KEPLER);
+	cr_assert_eq(tables_gpu_arch_by_model("Tesla M60"), GPU_ARCH_MAXWELL);
+	cr_assert_eq(tables_gpu_arch_by_model("Tesla T4"), GPU_ARCH_TURING);
+	cr_assert_eq(tables_gpu_arch_by_model("NVIDIA A100-SXM4-40GB"), GPU_ARCH_AMPERE);
+	cr_assert_eq(tables_gpu_arch_by_model("NVIDIA RTX A6000"), GPU_ARCH_AMPERE);
+	cr_assert_eq(tables_gpu_arch_by_model("NVIDIA H100 80GB HBM3"), GPU_ARCH_HOPPER);
+	cr_assert_eq(tables_gpu_arch_by_model("NVIDIA L40S"), GPU_ARCH_ADA);
+	cr_assert_eq(tables_gpu_arch_by_model("NVIDIA RTX 6000 Ada Generation"), GPU_ARCH_ADA);
+	cr_assert_eq(tables_gpu_arch_by_model("NVIDIA B200"), GPU_ARCH_BLACKWELL);
+	cr_assert_eq(tables_gpu_arch_by_model("Quadro RTX 8000"), GPU_ARCH_TURING);
+}
+
+/* The deprecation schedule: Kepler R470; Maxwell, Pascal, Volta R580. */
+Test(tables_happy, last_branches)
+{
+	cr_assert_eq(tables_arch_last_branch(GPU_ARCH_KEPLER), 470);
+	cr_assert_eq(tables_arch_last_branch(GPU_ARCH_MAXWELL), 580);
+	cr_assert_eq(tables_arch_last_branch(GPU_ARCH_PASCAL), 580);
+	cr_assert_eq(tables_arch_last_branch(GPU_ARCH_VOLTA), 580);
+	cr_assert_eq(tables_arch_last_branch(GPU_ARCH_TURING), 0);
+	cr_assert_eq(tables_arch_last_branch(GPU_ARCH_HOPPER), 0);
+	cr_assert_eq(tables_arch_last_branch(GPU_ARCH_UNKNOWN), 0);
+	cr_assert_str_eq(tables_arch_name(GPU_ARCH_VOLTA), "Volta");
+}
+
+Test(tables_happy, cuda_branch)
+{
+	cr_assert_eq(tables_cuda_branch(V(13, 0)), 580);
+	cr_assert_eq(tables_cuda_branch(V(13, 1)), 590);
+	cr_assert_eq(tables_cuda_branch(V(12, 2)), 535);
+	cr_assert_eq(tables_cuda_branch(V(12, 3)), 545);
+	cr_assert_eq(tables_cuda_branch(V(13, 5)), 620);
+	cr_assert_eq(tables_cuda_branch(V(13, 6)), 0);	/* newer than the table */
+}

@@ -52,6 +52,8 @@ struct candidate {
 	bool orin_only;			/* compat_orin: CUDA 13 for Orin */
 	struct verdict verdict;		/* set by verdict_load(), or none */
 	bool unknown;			/* set by decide(): the tables do not know it */
+	bool needs_word;		/* set by decide(): the tables allow it, but a
+					 * GPU here only the driver can judge */
 	bool arch_refused;		/* set by decide(): a GPU's architecture ended at an older branch */
 	bool usable;			/* set by decide() */
 	char reason[320];		/* set by decide() */

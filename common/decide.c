@@ -241,6 +241,25 @@ static bool dgpu_allows(const struct host *h, struct candidate *c)
 	return true;
 }
 
+/* What the tables allow on a host with a GPU they cannot judge (a
+ * workstation board: only select NGC-ready SKUs take compat; a GPU whose
+ * architecture is unknown) needs the driver's word: unknown until a
+ * verdict (first use or --verify) says it works. */
+static bool ask_driver(const struct host *h, struct candidate *c, bool allowed)
+{
+	if (!allowed || !h->ask_gpu)
+		return allowed;
+	const struct dgpu *g = &h->gpus[h->ask_gpu - 1];
+	char table[sizeof c->reason], arch[160];
+	snprintf(table, sizeof table, "%s", c->reason);
+	c->needs_word = true;
+	if (tables_brand_needs_word(g->brand))
+		return unknown(c, "needs the driver's word: %s is a workstation board (%s; forward compatibility only on select NGC-ready SKUs, others answer 804); tables: %s",
+			       g->model, tables_brand_name(g->brand), table);
+	return unknown(c, "needs the driver's word: %s: %s; tables: %s", g->model,
+		       probe_gpu_arch_text(g, arch, sizeof arch), table);
+}
+
 static bool auto_allows(const struct host *h, struct candidate *c)
 {
 	if (h->platform == PLATFORM_NONE)
@@ -250,7 +269,7 @@ static bool auto_allows(const struct host *h, struct candidate *c)
 	if (!c->has_ptxjit)
 		return refuse(c, "incomplete package: no libnvidia-ptxjitcompiler.so.1 beside libcuda (a partial install; the system's JIT compiler does not go with it)");
 	if (h->platform == PLATFORM_DGPU)
-		return dgpu_allows(h, c);
+		return ask_driver(h, c, dgpu_allows(h, c));
 	return tegra_allows(h, c);
 }
 
@@ -286,7 +305,7 @@ void decide(const struct host *h, struct candidates *cands, enum policy policy,
 	    int prog_class, int prog_machine, struct decision *out)
 {
 	char v[16], w[16];
-	size_t n_loadable = 0, n_foreign = 0, n_failed = 0, n_arch = 0;
+	size_t n_loadable = 0, n_foreign = 0, n_failed = 0, n_arch = 0, n_ask = 0;
 	int first_failed = -1;
 
 	memset(out, 0, sizeof *out);
@@ -296,6 +315,7 @@ void decide(const struct host *h, struct candidates *cands, enum policy policy,
 		c->usable = false;
 		c->unknown = false;
 		c->arch_refused = false;
+		c->needs_word = false;
 		c->reason[0] = '\0';
 		if (!loadable(c, prog_class, prog_machine)) {
 			n_foreign += c->has_lib;
@@ -309,6 +329,7 @@ void decide(const struct host *h, struct candidates *cands, enum policy policy,
 		/* what auto says: the tables, then a stored verdict (verdict.h) */
 		c->usable = verified(c, auto_allows(h, c));
 		n_arch += c->arch_refused;
+		n_ask += c->needs_word && !c->usable;
 		if (c->verdict.state == VSTATE_APPLIES && !verdict_ok(&c->verdict)) {
 			n_failed++;	/* refused by the driver's own answer */
 			if (first_failed < 0)
@@ -362,6 +383,11 @@ void decide(const struct host *h, struct candidates *cands, enum policy policy,
 			 "system driver: %s is %s, supported up to driver branch R%d; %s of a later branch",
 			 g->model, tables_arch_name(g->arch), tables_arch_last_branch(g->arch),
 			 n_arch == 1 ? "the compat package is" : "every compat package is");
+	} else if (n_ask && policy == POLICY_AUTO) {
+		const struct dgpu *g = &h->gpus[h->ask_gpu - 1];
+		snprintf(out->reason, sizeof out->reason,
+			 "system driver: %s: only the driver can say whether %s works here, and it has not been asked (cudaload --verify)",
+			 g->model, n_ask == 1 ? "the compat package" : "a compat package");
 	} else if (n_failed && n_failed == n_loadable && policy == POLICY_AUTO) {
 		/* the tables may have said yes: the driver said no, say that */
 		char what[160];

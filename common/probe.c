@@ -312,16 +312,16 @@ const char *probe_gpu_arch_text(const struct dgpu *g, char *buf, size_t cap)
 	if (tables_arch_last_branch(g->arch))
 		snprintf(last, sizeof last, ", supported up to driver branch R%d",
 			 tables_arch_last_branch(g->arch));
-	if (g->arch_from == ARCH_FROM_PCI)
-		snprintf(buf, cap, "%s, %s%s", tables_arch_name(g->arch), id, last);
+	if (!g->arch && g->device_id)
+		snprintf(buf, cap, "architecture unknown (%s is not in cudaload's table): taken as current", id);
+	else if (!g->arch)
+		snprintf(buf, cap, "architecture unknown (no PCI function in sysfs, model not in cudaload's table): taken as current");
 	else if (g->arch_from == ARCH_FROM_MODEL)
 		snprintf(buf, cap, "%s (by its model name%s)%s", tables_arch_name(g->arch),
 			 g->device_id ? ": its device ID is not in cudaload's table"
 				      : ": no PCI function in sysfs", last);
-	else if (g->device_id)
-		snprintf(buf, cap, "architecture unknown (%s is not in cudaload's table): taken as current", id);
 	else
-		snprintf(buf, cap, "architecture unknown (no PCI function in sysfs, model not in cudaload's table): taken as current");
+		snprintf(buf, cap, "%s, %s%s", tables_arch_name(g->arch), id, last);
 	return buf;
 }
 
@@ -358,6 +358,10 @@ static void read_gpu(const char *root, const char *bus, struct host *h, bool *pc
 			   retires_sooner(&g, h->retired_gpu ? &h->gpus[h->retired_gpu - 1] : NULL)) {
 			h->gpus[MAX_GPUS - 1] = g;
 			h->retired_gpu = MAX_GPUS;
+		} else if (!h->ask_gpu && h->unsupported_gpu != MAX_GPUS && h->retired_gpu != MAX_GPUS &&
+			   (tables_brand_needs_word(g.brand) || !g.arch)) {
+			h->gpus[MAX_GPUS - 1] = g;
+			h->ask_gpu = MAX_GPUS;
 		}
 		return;
 	}
@@ -367,9 +371,12 @@ static void read_gpu(const char *root, const char *bus, struct host *h, bool *pc
 	h->gpus[i] = g;
 	h->unsupported_gpu = 0;
 	h->retired_gpu = 0;
+	h->ask_gpu = 0;
 	for (int k = 0; k < h->n_gpus && k < MAX_GPUS; k++) {
 		if (!h->unsupported_gpu && !tables_brand_supports_compat(h->gpus[k].brand))
 			h->unsupported_gpu = k + 1;
+		if (!h->ask_gpu && (tables_brand_needs_word(h->gpus[k].brand) || !h->gpus[k].arch))
+			h->ask_gpu = k + 1;
 		if (retires_sooner(&h->gpus[k], h->retired_gpu ? &h->gpus[h->retired_gpu - 1] : NULL))
 			h->retired_gpu = k + 1;
 	}
@@ -460,6 +467,7 @@ void probe_host(const char *root, const char *const *extra_dirs, int n_extra,
 			h->n_gpus = 0;
 			h->unsupported_gpu = 0;
 			h->retired_gpu = 0;
+			h->ask_gpu = 0;
 			h->problem[0] = '\0';
 		}
 	}
@@ -468,8 +476,11 @@ void probe_host(const char *root, const char *const *extra_dirs, int n_extra,
 	} else if (h->soc[0]) {
 		h->platform = PLATFORM_TEGRA;
 		/* What the nvidia module lists beside an SoC is no PCI board
-		 * (Orin's display on r39): the SoC's rules decide, not its brand. */
+		 * (Orin's display on r39): the SoC's rules decide, not its brand
+		 * nor its architecture. */
 		h->unsupported_gpu = 0;
+		h->retired_gpu = 0;
+		h->ask_gpu = 0;
 		diag("tegra soc %s%s%s", h->soc, h->model[0] ? ", model " : "", h->model);
 		probe_tegra(root, h);
 	} else {

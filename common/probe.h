@@ -60,6 +60,9 @@ struct host {
 	int n_gpus;			/* all seen, even past MAX_GPUS */
 	int unsupported_gpu;		/* 1 + index of a board without forward
 					 * compatibility (GeForce ...), 0 none */
+	int ask_gpu;			/* 1 + index of a GPU only the driver can
+					 * judge: a workstation board, or one whose
+					 * architecture is unknown; 0 none */
 	int retired_gpu;		/* 1 + index of the GPU whose architecture's
 					 * last driver branch is the oldest (a V100:
 					 * R580), 0 when every one is current */

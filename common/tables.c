@@ -238,6 +238,13 @@ const char *tables_brand_name(int brand)
 	return brand >= 0 && (size_t)brand < COUNT(brand_names) ? brand_names[brand] : NULL;
 }
 
+/* Source: CUDA Compatibility guide: forward compatibility on "select NGC
+ * Server Ready SKUs of RTX cards"; which SKUs, the driver alone knows. */
+bool tables_brand_needs_word(int brand)
+{
+	return brand == 1 || brand == 12 || brand == 13;
+}
+
 bool tables_brand_supports_compat(int brand)
 {
 	for (size_t i = 0; i < COUNT(gpu_brands); i++)

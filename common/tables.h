@@ -56,6 +56,11 @@ const char *tables_brand_name(int brand);
 /* Does NVIDIA support forward compatibility on GPUs of this brand? */
 bool tables_brand_supports_compat(int brand);
 
+/* Is this a workstation brand (Quadro, Quadro RTX, NVIDIA RTX), on which
+ * NVIDIA supports forward compatibility only for select NGC-ready SKUs that
+ * nothing in /proc tells apart: only the driver can say (cuInit 804)? */
+bool tables_brand_needs_word(int brand);
+
 /* GPU architectures, oldest first. */
 enum gpu_arch {
 	GPU_ARCH_UNKNOWN, GPU_ARCH_FERMI, GPU_ARCH_KEPLER, GPU_ARCH_MAXWELL, GPU_ARCH_PASCAL,

@@ -169,15 +169,16 @@ G=$D/proc/driver/nvidia/gpus
 verify "$D" $DD
 out=$(under "$D" $DD "$W/bin/probe-patched")
 contains "gpus: the verdict applies to the GPUs it was made with" "$out" "version=12040"
-sed -i 's/NVIDIA T1000 8GB/NVIDIA RTX A4000/' "$G/0000:01:00.0/information"
+sed -i 's/NVIDIA T1000 8GB/NVIDIA A10/' "$G/0000:01:00.0/information"
 out=$(CUDALOAD_DEBUG=1 under "$D" $DD "$W/bin/probe-patched")
 contains "gpus: another model in the slot ignores the store" "$out" "version=12090"
 contains "gpus: ... saying so" "$out" " probe-patched: verdicts: made for another driver, GPU or search list; ignored (run cudaload --verify)"
-sed -i 's/NVIDIA RTX A4000/NVIDIA T1000 8GB/' "$G/0000:01:00.0/information"
+sed -i 's/NVIDIA A10/NVIDIA T1000 8GB/' "$G/0000:01:00.0/information"
 mkdir -p "$G/0000:02:00.0" && sed 's/0000:01:00.0/0000:02:00.0/' "$G/0000:01:00.0/information" >"$G/0000:02:00.0/information"
+cp -r "$D/sys/bus/pci/devices/0000:01:00.0" "$D/sys/bus/pci/devices/0000:02:00.0"
 out=$(under "$D" $DD "$W/bin/probe-patched")
 contains "gpus: a board added ignores the store" "$out" "version=12090"
-rm -r "$G/0000:02:00.0"
+rm -r "$G/0000:02:00.0" "$D/sys/bus/pci/devices/0000:02:00.0"
 out=$(under "$D" $DD "$W/bin/probe-patched")
 contains "gpus: the same boards again: the verdict applies again" "$out" "version=12040"
 

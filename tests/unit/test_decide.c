@@ -743,3 +743,52 @@ Test(decide_arch, a_verdict_does_not_lift_it)
 	struct decision d = run(&h, v, 1, POLICY_AUTO);
 	cr_assert(!d.use_compat, "%s", d.reason);
 }
+
+/* Issue 35: a workstation board or a GPU of unknown architecture: what the
+ * tables allow needs the driver's word; a success verdict gives it. */
+Test(decide_arch, workstation_needs_the_drivers_word)
+{
+	static const int branches[] = { 535, 550 };
+	struct host h = dgpu_full(550, 54, 14);
+	add_gpu(&h, "NVIDIA RTX A6000", GPU_ARCH_AMPERE);
+	h.ask_gpu = 1;
+	struct candidate v[] = { cand("/c", V(12, 9)) };
+	note_drivers(&v[0], branches, 2);
+	lib_driver(&v[0], 575, 51, 3);
+	struct decision d = run(&h, v, 1, POLICY_AUTO);
+	cr_assert(!d.use_compat);
+	cr_assert(v[0].unknown && v[0].needs_word);
+	cr_assert(strstr(v[0].reason, "needs the driver's word: NVIDIA RTX A6000 is a workstation board (NVIDIA RTX;") == v[0].reason,
+		  "%s", v[0].reason);
+	cr_assert(strstr(v[0].reason, "tables: its note lists the host branch 550") != NULL, "%s", v[0].reason);
+	cr_assert(strstr(d.reason, "system driver: NVIDIA RTX A6000: only the driver can say") == d.reason, "%s", d.reason);
+
+	v[0].verdict.kind = VERDICT_CU;
+	v[0].verdict.code = 0;
+	v[0].verdict.state = VSTATE_APPLIES;
+	d = run(&h, v, 1, POLICY_AUTO);
+	cr_assert(d.use_compat, "%s", d.reason);
+
+	/* a refusal by the tables stays a refusal: nothing to ask */
+	struct candidate w[] = { cand("/c", V(12, 9)) };
+	lib_driver(&w[0], 575, 51, 3);
+	static const int other[] = { 570 };
+	note_drivers(&w[0], other, 1);
+	run(&h, w, 1, POLICY_AUTO);
+	cr_assert(!w[0].unknown && !w[0].needs_word, "%s", w[0].reason);
+}
+
+Test(decide_arch, unknown_architecture_needs_the_drivers_word)
+{
+	static const int branches[] = { 535 };
+	struct host h = dgpu_full(535, 261, 3);
+	add_gpu(&h, "NVIDIA Future GPU", GPU_ARCH_UNKNOWN);
+	h.gpus[0].device_id = 0x3fff;
+	h.ask_gpu = 1;
+	struct candidate v[] = { cand("/c", V(13, 1)) };
+	note_drivers(&v[0], branches, 1);
+	lib_driver(&v[0], 590, 44, 1);
+	run(&h, v, 1, POLICY_AUTO);
+	cr_assert(strstr(v[0].reason, "needs the driver's word: NVIDIA Future GPU: architecture unknown (device 0x3fff is not in cudaload's table)") == v[0].reason,
+		  "%s", v[0].reason);
+}

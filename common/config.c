@@ -171,6 +171,14 @@ void settings_from_env(struct settings *s, char *const *envp, bool secure)
 		else
 			settings_warn(s, "CUDALOAD_MODE=%s: not exec or chain; ignored", v);
 	}
+	if ((v = env_get(envp, "CUDALOAD_FIRST_USE"))) {
+		if (strcmp(v, "verify") == 0 || strcmp(v, "off") == 0) {
+			s->first_use_off = v[0] == 'o';
+			s->first_use_locked = true;
+		} else {
+			settings_warn(s, "CUDALOAD_FIRST_USE=%s: not verify or off; ignored", v);
+		}
+	}
 	if ((v = env_get(envp, "CUDALOAD_ROOT")) && *v) {
 		if (strlen(v) >= CL_PATH_MAX)
 			settings_warn(s, "CUDALOAD_ROOT: too long; ignored");
@@ -273,6 +281,12 @@ static void parse_text(struct settings *s, char *text, const char *name)
 				bad_line(s, name, lineno, "mode must be exec or chain; skipped");
 			else if (!s->mode_locked)
 				s->mode = m;
+		} else if (strcmp(key, "first_use") == 0) {
+			if (strcmp(value, "verify") == 0 || strcmp(value, "off") == 0) {
+				if (!s->first_use_locked)
+					s->first_use_off = value[0] == 'o';
+			} else
+				bad_line(s, name, lineno, "first_use must be verify or off; skipped");
 		} else if (strcmp(key, "compat") == 0 || strcmp(key, "driver_dir") == 0) {
 			bool compat = key[0] == 'c';
 			int cuda = compat ? stated_cuda(value) : 0;

@@ -36,6 +36,9 @@ struct settings {
 	const char *policy_from;	/* "default", "config", "CUDALOAD_POLICY", "--policy" */
 	enum mode mode;
 	bool policy_locked, mode_locked;	/* set by a stronger source than the file */
+	bool first_use_off;		/* "first_use = off" (CUDALOAD_FIRST_USE=off):
+					 * only --verify asks the driver */
+	bool first_use_locked;		/* set by the environment */
 	const char *root;		/* CUDALOAD_ROOT (in the environment), or "" */
 	char *config_path;		/* the file read (malloc'd), or NULL */
 	char *ldso_env;			/* CUDALOAD_LDSO, or NULL */

@@ -15,6 +15,7 @@
 #define CUDALOAD_SECURE_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "compat.h"
 #include "probe.h"
@@ -22,6 +23,10 @@
 /* Are path and all directories above it root-owned and writable only by
  * root, or, above the path, sticky? */
 bool secure_path_trusted(const char *path);
+
+/* The same where `owner` may own them too: what no user but root and owner
+ * can change (a user's own package, for a verifier run by that user). */
+bool secure_path_owned(const char *path, uid_t owner);
 
 /* Drop untrusted driver directories and make untrusted candidates unusable. */
 void secure_filter(const char *root, struct host *h, struct candidates *c);

@@ -38,6 +38,7 @@
 #include "../common/target.h"
 #include "../common/verdict.h"
 #include "chain.h"
+#include "firstuse.h"
 #include "pick.h"
 #include "status.h"
 #include "start.h"
@@ -415,7 +416,6 @@ static void run_verifier(int argc, char **argv, char **envp)
 	if (!helper)
 		die(EXIT_CANNOT_EXEC, "out of memory");
 	*slash = '\0';
-	static const char *const places[] = { "/cudaload-verify", "/../libexec/cudaload/cudaload-verify" };
 	char **av = calloc((size_t)argc + 4, sizeof *av);
 	if (!av)
 		die(EXIT_CANNOT_EXEC, "out of memory");
@@ -425,13 +425,9 @@ static void run_verifier(int argc, char **argv, char **envp)
 	av[k++] = self;
 	for (int i = 1; i < argc; i++)
 		av[k++] = argv[i];
-	for (size_t i = 0; i < sizeof places / sizeof places[0]; i++) {
-		snprintf(helper, CL_PATH_MAX, "%s%s", self, places[i]);
-		av[0] = helper;
-		execve(helper, av, envp);
-		if (errno != ENOENT)
-			die(EXIT_CANNOT_EXEC, "%s: %s", helper, strerror(errno));
-	}
+	int e = first_use_exec_verifier(self, helper, av, envp);
+	if (e != ENOENT)
+		die(EXIT_CANNOT_EXEC, "%s: %s", helper, strerror(e));
 	die(EXIT_NOT_FOUND, "--verify: no cudaload-verify in %s or %s/../libexec/cudaload", self, self);
 }
 
@@ -579,6 +575,14 @@ int main(int argc, char **argv, char **envp)
 	if (cands.n > 0 && (s.policy == POLICY_AUTO || o.explain))
 		verdict_load(s.root, s.secure, &host, &cands, &system_verdict);
 	decide(&host, &cands, s.policy, t.cls, t.machine, &d);
+	/* What only the driver can judge is asked once, by the start that
+	 * would take it (firstuse.h); then the stores are read again. */
+	int ask[FIRST_USE_MAX], n_ask = o.explain ? 0
+				: first_use_pending(&s, &host, &cands, &d, ask, FIRST_USE_MAX);
+	if (n_ask && first_use_ask(self, envp, &cands, ask, n_ask)) {
+		verdict_load(s.root, s.secure, &host, &cands, &system_verdict);
+		decide(&host, &cands, s.policy, t.cls, t.machine, &d);
+	}
 	for (size_t i = 0; i < cands.n; i++)
 		diag("candidate %s (%s): %s: %s", cands.v[i].dir, reach_origin_text(cands.v[i].origin),
 		     cands.v[i].usable ? "usable" : "refused", cands.v[i].reason);

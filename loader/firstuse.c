@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: MIT */
+#include "firstuse.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../common/diag.h"
+#include "../common/secure.h"
+#include "../common/sys.h"
+
+int first_use_exec_verifier(const char *self_dir, char *helper, char **av, char **envp)
+{
+	static const char *const places[] = { "/cudaload-verify", "/../libexec/cudaload/cudaload-verify" };
+	int err = ENOENT;
+	for (size_t i = 0; i < sizeof places / sizeof places[0]; i++) {
+		snprintf(helper, CL_PATH_MAX, "%s%s", self_dir, places[i]);
+		av[0] = helper;
+		execve(helper, av, envp);
+		if (errno != ENOENT && err == ENOENT)
+			err = errno;
+	}
+	return err;
+}
+
+/* Could anyone but root and this user change the package the verifier
+ * would load: its directory, one above it, or its libcuda.so.1? */
+static bool owned_package(const char *root, const char *dir)
+{
+	static const char lib[] = "/libcuda.so.1";
+	uid_t uid = getuid();
+	char *full = rooted_path(root, dir);
+	if (!full)
+		return false;
+	bool owned = false;
+	size_t n = strlen(full);
+	char *path = n + sizeof lib <= CL_PATH_MAX ? malloc(n + sizeof lib) : NULL;
+	if (path && secure_path_owned(full, uid)) {
+		struct stat st;
+		memcpy(path, full, n);
+		memcpy(path + n, lib, sizeof lib);
+		owned = stat(path, &st) == 0 && (st.st_uid == 0 || st.st_uid == uid) &&
+			!(st.st_mode & (S_IWGRP | S_IWOTH));
+	}
+	free(path);
+	rooted_path_free(full, dir);
+	return owned;
+}
+
+int first_use_pending(const struct settings *s, const struct host *h,
+		      const struct candidates *c, const struct decision *d, int *which, int cap)
+{
+	if (s->secure || s->first_use_off || s->policy != POLICY_AUTO ||
+	    h->platform != PLATFORM_DGPU)
+		return 0;
+	int taken = d->chosen >= 0 ? c->v[d->chosen].cuda : 0, n = 0;
+	for (size_t i = 0; i < c->n && n < cap; i++) {
+		const struct candidate *k = &c->v[i];
+		/* only what a verdict could make usable, and only what would
+		 * then be taken over the present choice */
+		if (!k->unknown || k->usable || k->cuda <= taken)
+			continue;
+		if (k->verdict.state == VSTATE_APPLIES)
+			continue;	/* asked on this host: its answer stands */
+		if (k->verdict.state == VSTATE_INCONCLUSIVE &&
+		    (long long)time(NULL) - k->verdict.when < FIRST_USE_RETRY_S)
+			continue;	/* the GPU was busy a moment ago */
+		if (!owned_package(s->root, k->dir)) {
+			diag("first use: %s: others than root and this user can change it; not loaded to ask the driver",
+			     k->dir);
+			continue;
+		}
+		/* newest first: the order decide() would take them in */
+		int j = n++;
+		for (; j > 0 && c->v[which[j - 1]].cuda < k->cuda; j--)
+			which[j] = which[j - 1];
+		which[j] = (int)i;
+	}
+	return n;
+}
+
+/* Wait for EOF on fd at most seconds; true when it came. */
+static bool wait_eof(int fd, int seconds)
+{
+	struct timespec start, now;
+	char buf[256];
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		long long left = (long long)seconds * 1000 - ((now.tv_sec - start.tv_sec) * 1000 +
+							      (now.tv_nsec - start.tv_nsec) / 1000000);
+		if (left <= 0)
+			return false;
+		struct pollfd p = { fd, POLLIN, 0 };
+		int r = poll(&p, 1, (int)left);
+		if (r < 0 && errno != EINTR)
+			return false;
+		if (r <= 0)
+			continue;
+		ssize_t got = read(fd, buf, sizeof buf);
+		if (got == 0)
+			return true;
+		if (got < 0 && errno != EINTR && errno != EAGAIN)
+			return false;
+	}
+}
+
+bool first_use_ask(const char *self, char **envp, const struct candidates *c,
+		   const int *which, int n)
+{
+	const char *slash = self ? strrchr(self, '/') : NULL;
+	if (!slash || n <= 0)
+		return false;
+	char *dir = strndup(self, (size_t)(slash - self));
+	char *helper = malloc(CL_PATH_MAX);
+	char **av = calloc((size_t)n * 2 + 6, sizeof *av);
+	int fds[2] = { -1, -1 };
+	bool done = false;
+	if (!dir || !helper || !av || pipe2(fds, O_CLOEXEC) < 0)
+		goto out;
+	static char first_use[] = "--first-use", timeout[] = "--timeout", limit[] = "10",
+		    opt_package[] = "--package", opt_dir[] = "--cudaload-dir";
+	int k = 1;
+	av[k++] = first_use;
+	av[k++] = timeout;
+	av[k++] = limit;
+	av[k++] = opt_dir;
+	av[k++] = dir;
+	for (int i = 0; i < n; i++) {
+		av[k++] = opt_package;
+		av[k++] = c->v[which[i]].dir;
+	}
+	diag("first use: asking the driver about %d package%s (at most %d s)", n, n == 1 ? "" : "s",
+	     FIRST_USE_WAIT_S);
+	pid_t pid = fork();
+	if (pid == 0) {
+		/* a grandchild in a session of its own: never this program's
+		 * child, and out of the terminal's signals */
+		if (fork() != 0)
+			_exit(0);
+		setsid();
+		int null = open("/dev/null", O_RDWR);
+		if (fds[1] == STDOUT_FILENO)	/* dup2 onto itself keeps close-on-exec */
+			fcntl(STDOUT_FILENO, F_SETFD, 0);
+		else
+			dup2(fds[1], STDOUT_FILENO);	/* the pipe: EOF when it is done */
+		if (null >= 0) {
+			dup2(null, STDIN_FILENO);
+			dup2(null, STDERR_FILENO);
+		}
+		first_use_exec_verifier(dir, helper, av, envp);
+		_exit(127);
+	}
+	close(fds[1]);
+	fds[1] = -1;
+	if (pid < 0)
+		goto out;
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	done = wait_eof(fds[0], FIRST_USE_WAIT_S);
+	diag("first use: %s", done ? "the driver answered" : "no answer in time; the verifier goes on alone");
+out:
+	if (fds[0] >= 0)
+		close(fds[0]);
+	if (fds[1] >= 0)
+		close(fds[1]);
+	free(av);
+	free(helper);
+	free(dir);
+	return done;
+}

@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,7 +20,9 @@
 
 int first_use_exec_verifier(const char *self_dir, char *helper, char **av, char **envp)
 {
-	static const char *const places[] = { "/cudaload-verify", "/../libexec/cudaload/cudaload-verify" };
+	/* arrays, not pointers: a table of pointers would be relocated into the
+	 * writable segment, which must stay within its page (loader/data.ld) */
+	static const char places[][40] = { "/cudaload-verify", "/../libexec/cudaload/cudaload-verify" };
 	int err = ENOENT;
 	for (size_t i = 0; i < sizeof places / sizeof places[0]; i++) {
 		snprintf(helper, CL_PATH_MAX, "%s%s", self_dir, places[i]);
@@ -86,14 +90,21 @@ int first_use_pending(const struct settings *s, const struct host *h,
 	return n;
 }
 
+/* The monotonic clock by the system call: musl's vDSO lookup would keep
+ * its pointer in the writable segment. */
+static void monotonic(struct timespec *ts)
+{
+	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, ts);
+}
+
 /* Wait for EOF on fd at most seconds; true when it came. */
 static bool wait_eof(int fd, int seconds)
 {
 	struct timespec start, now;
 	char buf[256];
-	clock_gettime(CLOCK_MONOTONIC, &start);
+	monotonic(&start);
 	for (;;) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
+		monotonic(&now);
 		long long left = (long long)seconds * 1000 - ((now.tv_sec - start.tv_sec) * 1000 +
 							      (now.tv_nsec - start.tv_nsec) / 1000000);
 		if (left <= 0)
@@ -121,17 +132,19 @@ bool first_use_ask(const char *self, char **envp, const struct candidates *c,
 	char *dir = strndup(self, (size_t)(slash - self));
 	char *helper = malloc(CL_PATH_MAX);
 	char **av = calloc((size_t)n * 2 + 6, sizeof *av);
+	/* the options on the heap: writable copies of literals would sit in
+	 * the writable segment at every start */
+	static const char options[] = "--first-use\0--timeout\0" FIRST_USE_WAIT_STR "\0--cudaload-dir\0--package";
+	char *opt = malloc(sizeof options);
 	int fds[2] = { -1, -1 };
 	bool done = false;
-	if (!dir || !helper || !av || pipe2(fds, O_CLOEXEC) < 0)
+	if (!dir || !helper || !av || !opt || pipe2(fds, O_CLOEXEC) < 0)
 		goto out;
-	static char first_use[] = "--first-use", timeout[] = "--timeout", limit[] = "10",
-		    opt_package[] = "--package", opt_dir[] = "--cudaload-dir";
+	memcpy(opt, options, sizeof options);
 	int k = 1;
-	av[k++] = first_use;
-	av[k++] = timeout;
-	av[k++] = limit;
-	av[k++] = opt_dir;
+	for (char *o = opt; k < 5; o += strlen(o) + 1)
+		av[k++] = o;	/* --first-use --timeout N --cudaload-dir */
+	char *opt_package = av[4] + strlen(av[4]) + 1;
 	av[k++] = dir;
 	for (int i = 0; i < n; i++) {
 		av[k++] = opt_package;
@@ -139,11 +152,13 @@ bool first_use_ask(const char *self, char **envp, const struct candidates *c,
 	}
 	diag("first use: asking the driver about %d package%s (at most %d s)", n, n == 1 ? "" : "s",
 	     FIRST_USE_WAIT_S);
-	pid_t pid = fork();
+	/* clone, not musl's fork: no atfork state for this one use, and the
+	 * children only make system calls until they exec */
+	pid_t pid = (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
 	if (pid == 0) {
 		/* a grandchild in a session of its own: never this program's
 		 * child, and out of the terminal's signals */
-		if (fork() != 0)
+		if (syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0) != 0)
 			_exit(0);
 		setsid();
 		int null = open("/dev/null", O_RDWR);
@@ -167,6 +182,7 @@ bool first_use_ask(const char *self, char **envp, const struct candidates *c,
 	done = wait_eof(fds[0], FIRST_USE_WAIT_S);
 	diag("first use: %s", done ? "the driver answered" : "no answer in time; the verifier goes on alone");
 out:
+	free(opt);
 	if (fds[0] >= 0)
 		close(fds[0]);
 	if (fds[1] >= 0)

@@ -29,6 +29,7 @@
 #include "../common/probe.h"
 
 #define FIRST_USE_WAIT_S 10
+#define FIRST_USE_WAIT_STR "10"	/* the verifier's --timeout for each child */
 #define FIRST_USE_RETRY_S 300
 #define FIRST_USE_MAX 8		/* packages asked about in one start */
 

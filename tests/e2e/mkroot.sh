@@ -75,9 +75,12 @@ lib_for() {
 			"$libdir/mknote" "NVIDIA Corporation" "$2" "$note_align" >"$out.note"
 			${OBJCOPY:-objcopy} --add-section .note.cuda.fwd_compatibility="$out.note" \
 				--set-section-flags .note.cuda.fwd_compatibility=readonly \
-				--set-section-alignment .note.cuda.fwd_compatibility="$note_align" \
 				"$out.tmp" "$out.tmp2"
-			mv "$out.tmp2" "$out.tmp"
+			# a second pass: objcopy (binutils 2.40) leaves a section it
+			# adds aligned to 1, whatever the same call asks
+			${OBJCOPY:-objcopy} --set-section-alignment .note.cuda.fwd_compatibility="$note_align" \
+				"$out.tmp2" "$out.tmp"
+			rm -f "$out.tmp2"
 		fi
 		mv "$out.tmp" "$out"
 	fi

@@ -198,6 +198,7 @@ static void read_lib(int fd, struct candidate *c)
 	struct elf_file ef;
 	unsigned char head[64];		/* an ELF64 header; ELF32's is smaller */
 	char why[128] = "", small[NOTE_DESC_SMALL], *desc = small;
+	unsigned past = 0;
 
 	if (elfread_open_fd_head(&ef, fd, head, sizeof head, why, sizeof why) < 0) {
 		snprintf(c->lib_problem, sizeof c->lib_problem, "libcuda.so.1: %s", why);
@@ -207,12 +208,12 @@ static void read_lib(int fd, struct candidate *c)
 	c->elf_class = ef.cls;
 	c->elf_machine = ef.machine;
 	long n = elfread_find_note(&ef, COMPAT_NOTE_SECTION, COMPAT_NOTE_OWNER,
-			       small, sizeof small, why, sizeof why);
+			       small, sizeof small, &past, why, sizeof why);
 	if (n >= NOTE_DESC_SMALL && n < NOTE_DESC_MAX) {
 		/* a long descriptor: again, into room for all of it */
 		if ((desc = malloc((size_t)n + 1)))
 			n = elfread_find_note(&ef, COMPAT_NOTE_SECTION, COMPAT_NOTE_OWNER,
-					  desc, (size_t)n + 1, why, sizeof why);
+					  desc, (size_t)n + 1, &past, why, sizeof why);
 		else
 			n = -1, snprintf(why, sizeof why, "out of memory");
 	}
@@ -220,9 +221,10 @@ static void read_lib(int fd, struct candidate *c)
 		snprintf(c->note_problem, sizeof c->note_problem, "%s",
 			 n < 0 ? why : "descriptor too long");
 	} else if (n > 0) {
-		if (notejson_parse(desc, (size_t)n, &c->note, why, sizeof why) == 0)
+		if (notejson_parse(desc, (size_t)n, &c->note, why, sizeof why) == 0) {
 			c->has_note = true;
-		else {
+			c->note_past = (unsigned char)past;
+		} else {
 			memset(&c->note, 0, sizeof c->note);
 			snprintf(c->note_problem, sizeof c->note_problem, "%s", why);
 		}
@@ -230,8 +232,23 @@ static void read_lib(int fd, struct candidate *c)
 	if (c->note_problem[0])
 		diag("compat %s: note unreadable, judged as a package without one: %s", c->dir,
 		     c->note_problem);
+	else if (compat_note_remark(c, why, sizeof why))
+		diag("compat %s: note read, though %s", c->dir, why);
 	if (desc != small)
 		free(desc);
+}
+
+const char *compat_note_remark(const struct candidate *c, char *buf, size_t cap)
+{
+	if (!c->has_note || (!c->note_past && !c->note.trailing_comma))
+		return NULL;
+	char past[96] = "";
+	if (c->note_past)
+		snprintf(past, sizeof past, "its descriptor runs %u byte%s past its section (cut there)",
+			 c->note_past, c->note_past == 1 ? "" : "s");
+	snprintf(buf, cap, "%s%s%s", past, c->note_past && c->note.trailing_comma ? " and " : "",
+		 c->note.trailing_comma ? "its JSON ends in a trailing comma" : "");
+	return buf;
 }
 
 /* What the directory holds: libcuda.so.1 and what it is, the driver version

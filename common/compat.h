@@ -42,6 +42,8 @@ struct candidate {
 	struct compat_note note;
 	char note_problem[128];		/* a note there but unreadable: why, or "";
 					 * the package is then judged as one without */
+	unsigned char note_past;	/* bytes its descriptor ran past its section,
+					 * read cut (elfread_find_note), or 0 */
 	bool has_lib_driver;		/* driver version from the file name */
 	struct driver_version lib_driver;
 	bool has_ptxjit;		/* libnvidia-ptxjitcompiler.so.1 beside libcuda */
@@ -106,6 +108,10 @@ int compat_discover(const char *root, const char *const *dirs, int n_dirs,
 void compat_truncate(struct candidates *c, size_t n);
 
 void compat_free(struct candidates *c);
+
+/* What a note read despite its shape had amiss (a descriptor cut to its
+ * section, a trailing comma), in words, into buf; NULL when nothing. */
+const char *compat_note_remark(const struct candidate *c, char *buf, size_t cap);
 
 /* Version of "cuda-X.Y" in a path, or 0. */
 int compat_dir_cuda(const char *dir);

@@ -339,14 +339,39 @@ static struct shdr shdr_at(const struct elf_file *ef, const unsigned char *p)
 	return s;
 }
 
+/* The most a descriptor may run past its section and still be read: less
+ * than the 4 bytes a note's descriptor is padded to.  NVIDIA's Orin CUDA
+ * 13.2 libcuda gives descsz 41 in a 71-byte section, 2 bytes short, the
+ * section's last bytes NULs; its container toolkit clamps the descriptor
+ * to the section and trims the NULs (commit 1a09d4a1).  A shortfall below
+ * the padding is a size that counted padding never written; one of 4 or
+ * more could be text cut away. */
+#define NOTE_CLAMP_MAX 3
+
+/* Is a descriptor that runs past its section readable when cut to the
+ * bytes the section holds?  Only the owner's, short by at most
+ * NOTE_CLAMP_MAX, and only when those bytes hold text and end in a NUL:
+ * the JSON ended inside the section (it cannot hold a NUL), so what is
+ * missing past it could only have been padding. */
+static bool clampable(const unsigned char *d, uint64_t kept, uint64_t short_by)
+{
+	if (short_by > NOTE_CLAMP_MAX || kept == 0 || d[kept - 1] != '\0')
+		return false;
+	for (uint64_t i = 0; i < kept; i++)
+		if (d[i])
+			return true;
+	return false;
+}
+
 /* Walk the notes in buf; copy the descriptor of the first one owned by
  * `owner`.  The descriptor starts at the note's 12-byte header plus its
  * name rounded up to the section's alignment, 4, or 8 where the section is
  * aligned to 8 (as readelf reads them); NVIDIA has shipped both paddings.
- * The last descriptor may lack its final padding. */
+ * The last descriptor may lack its final padding, and the owner's may run
+ * a few bytes past the section (clampable); *past says by how many. */
 static long scan_notes(const struct elf_file *ef, const unsigned char *buf, uint64_t len,
 		       uint64_t align, const char *owner, char *desc, size_t cap,
-		       char *why, size_t whycap)
+		       unsigned *past, char *why, size_t whycap)
 {
 	size_t ol = strlen(owner) + 1;
 	uint64_t mask = align == 8 ? 7 : 3;
@@ -357,16 +382,26 @@ static long scan_notes(const struct elf_file *ef, const unsigned char *buf, uint
 		/* offsets from the note's start; 32-bit sizes cannot overflow them */
 		uint64_t desc_at = (12 + namesz + mask) & ~mask;
 		uint64_t next = (desc_at + descsz + mask) & ~mask;
-		if (desc_at > len - pos || descsz > len - pos - desc_at) {
+		if (desc_at > len - pos) {
 			say(why, whycap, "note runs past the end of its section");
 			return -1;
 		}
 		const unsigned char *name = buf + pos + 12;
-		if (namesz == ol && memcmp(name, owner, ol) == 0) {
-			size_t n = descsz < cap - 1 ? (size_t)descsz : cap - 1;
+		bool mine = namesz == ol && memcmp(name, owner, ol) == 0;
+		uint64_t kept = descsz;
+		if (descsz > len - pos - desc_at) {
+			kept = len - pos - desc_at;
+			if (!mine || !clampable(buf + pos + desc_at, kept, descsz - kept)) {
+				say(why, whycap, "note runs past the end of its section");
+				return -1;
+			}
+			*past = (unsigned)(descsz - kept);
+		}
+		if (mine) {
+			size_t n = kept < cap - 1 ? (size_t)kept : cap - 1;
 			memcpy(desc, buf + pos + desc_at, n);
 			desc[n] = '\0';
-			return (long)descsz;
+			return (long)kept;
 		}
 		if (next >= len - pos)
 			break;
@@ -406,12 +441,16 @@ static void release_in(const struct elf_file *ef, const struct window *w, const 
 }
 
 long elfread_find_note(const struct elf_file *ef, const char *section,
-		   const char *owner, char *desc, size_t cap,
+		   const char *owner, char *desc, size_t cap, unsigned *past,
 		   char *why, size_t whycap)
 {
 	size_t want = ef->cls == ELFCLASS64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
 	long result = 0;
+	unsigned ignored;
 
+	if (!past)
+		past = &ignored;
+	*past = 0;
 	if (cap == 0)
 		return -1;
 	desc[0] = '\0';
@@ -464,7 +503,7 @@ long elfread_find_note(const struct elf_file *ef, const char *section,
 			result = -1;
 			break;
 		}
-		result = scan_notes(ef, notes, s.size, s.align, owner, desc, cap, why, whycap);
+		result = scan_notes(ef, notes, s.size, s.align, owner, desc, cap, past, why, whycap);
 		release_in(ef, &w, notes);
 		break;
 	}

@@ -80,9 +80,13 @@ int elfread_read_program(const struct elf_file *ef, struct elf_program *out,
 
 /* Descriptor of the first note owned by `owner` in the section named
  * `section`.  Returns its length (copied up to cap-1, NUL-terminated),
- * 0 when there is no such note, -1 on a malformed file. */
+ * 0 when there is no such note, -1 on a malformed file.  A descriptor
+ * whose size runs at most 3 bytes past its section, the bytes there being
+ * text and then NULs (NVIDIA's Orin CUDA 13.2 libcuda), is cut to the
+ * section, as NVIDIA's container toolkit reads it: *past (when not NULL)
+ * is then by how many bytes, else 0. */
 long elfread_find_note(const struct elf_file *ef, const char *section,
-		   const char *owner, char *desc, size_t cap,
+		   const char *owner, char *desc, size_t cap, unsigned *past,
 		   char *why, size_t whycap);
 
 /* Highest N for which the file defines symbol version GLIBC_2.N through

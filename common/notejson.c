@@ -208,17 +208,24 @@ static bool devices(struct parser *ps, struct compat_note *out)
 }
 
 /* A JSON object, each member's value read by member(ps, key, ctx), then
- * nothing but white space to the end (whole: the top level).  false with
- * ps->err set by the first thing amiss. */
+ * nothing but white space to the end (whole: the top level).  With comma
+ * not NULL, one comma after the last member is taken and *comma set.
+ * false with ps->err set by the first thing amiss. */
 typedef bool member_fn(struct parser *ps, const char *key, void *ctx);
 
-static bool object(struct parser *ps, member_fn *member, void *ctx, bool whole)
+static bool object(struct parser *ps, member_fn *member, void *ctx, bool whole, bool *comma)
 {
 	if (!eat(ps, '{'))
 		return fail(ps, "not a JSON object");
 	if (!eat(ps, '}')) {
 		do {
 			char key[MAX_STRING];
+			ws(ps);
+			/* not on the first pass: "{}" was eaten above */
+			if (comma && ps->p < ps->end && *ps->p == '}') {
+				*comma = true;
+				break;
+			}
 			if (!string(ps, key, sizeof key) || !eat(ps, ':'))
 				return fail(ps, "expected \"key\":");
 			ws(ps);
@@ -266,7 +273,8 @@ int notejson_parse(const char *text, size_t len, struct compat_note *out,
 	while (ps.end > ps.p && ps.end[-1] == '\0')
 		ps.end--;
 
-	if (!object(&ps, note_member, out, true))
+	/* NVIDIA shipped an Orin 13.2 note ending in ",}": taken, and said */
+	if (!object(&ps, note_member, out, true, &out->trailing_comma))
 		goto bad;
 	return 0;
 bad:
@@ -295,7 +303,7 @@ static bool version_file_member(struct parser *ps, const char *key, void *ctx)
 {
 	if (strcmp(key, "cuda") != 0 || ps->p >= ps->end || *ps->p != '{')
 		return value(ps, 1);
-	return object(ps, cuda_version_member, ctx, false);
+	return object(ps, cuda_version_member, ctx, false, NULL);
 }
 
 int notejson_version_file(const char *text, size_t len, char *why, size_t whycap)
@@ -305,7 +313,7 @@ int notejson_version_file(const char *text, size_t len, char *why, size_t whycap
 	struct version_out out = { v, sizeof v };
 	int cuda = 0;
 
-	if (!object(&ps, version_file_member, &out, true))
+	if (!object(&ps, version_file_member, &out, true, NULL))
 		goto bad;
 	if (v[0] && (cuda = cuda_parse(v, true)) <= 0) {
 		fail(&ps, "\"cuda\" \"version\" is not a version");

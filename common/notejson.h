@@ -7,7 +7,9 @@
  *
  * A small strict parser for one object: keys are matched ignoring case,
  * unknown keys and nested values are skipped, depth and lengths are bounded.
- * Anything that is not well-formed JSON is rejected with a reason.
+ * Anything that is not well-formed JSON is rejected with a reason, but for
+ * one comma after the note's last member (NVIDIA shipped an Orin CUDA 13.2
+ * note so): taken, and trailing_comma set for the caller to say.
  */
 #ifndef CUDALOAD_NOTEJSON_H
 #define CUDALOAD_NOTEJSON_H
@@ -26,6 +28,7 @@ struct compat_note {
 	bool has_devices;		/* a "device" list of numbers was present */
 	int devices[NOTE_MAX_DRIVERS];	/* NVML brand numbers (tables_gpu_brand) */
 	int n_devices;
+	bool trailing_comma;		/* the object ended in ",}" (taken) */
 };
 
 /* Parse len bytes of text.  0, or -1 with a reason in why. */

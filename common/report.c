@@ -207,6 +207,8 @@ static void json_candidate(FILE *f, const struct report *r, const struct candida
 	note_list(f, "note_devices", c->has_note && c->note.has_devices, c->note.devices,
 		  c->note.n_devices);
 	json_kstr(f, "note_problem", or_null(c->note_problem));
+	char remark[128];
+	json_kstr(f, "note_remark", compat_note_remark(c, remark, sizeof remark));
 	json_kbool(f, "complete", !(c->has_lib && !c->has_ptxjit));
 	json_kstr(f, "machine", c->has_lib ? elfread_machine_name(c->elf_machine) : NULL);
 	json_kstr(f, "origin", c->origin);
@@ -395,6 +397,9 @@ void report_text(FILE *f, const struct report *r)
 		if (c->note_problem[0])
 			tprintf(f, "              note: unreadable (%s); judged as a package without one\n",
 				c->note_problem);
+		char remark[128];
+		if (compat_note_remark(c, remark, sizeof remark))
+			tprintf(f, "              note: read, though %s\n", remark);
 	}
 	if (have_store(r))
 		verdict_text(f, r, "system driver ", r->system_verdict);

@@ -20,7 +20,8 @@
 # companion libraries), links ("LINK TARGET" a line: symlinked dirs),
 # cuinit (one a line: "DIR ANSWER", what the fake libcuda in DIR answers
 # cuInit: a CUresult, crash or hang; 0 when not said), note_align (4, or 8
-# for notes padded as in a section aligned to 8), driver_active
+# for notes padded as in a section aligned to 8), note_shape ("TYPE DESCSZ
+# SIZE": a note shaped as NVIDIA shipped one, see mknote.c), driver_active
 # (/run/nvidia-gpu-driver-active).  A /run directory is made for the
 # verdict store.
 # Each compat dir ships the companions the real packages carry:
@@ -31,7 +32,7 @@ profile=$1 root=$2 libdir=$3
 
 compatible= model= soc_family= soc_id= release= driver_dir= host_cuda=
 nvidia_version= proc_version= gpu_node= compat= cuinit= gpus= gpus_unreadable= partial= links= pci=
-note_align=4 driver_active=
+note_align=4 note_shape= driver_active=
 # shellcheck disable=SC1090
 . "$profile"
 
@@ -66,18 +67,22 @@ fi
 
 # lib_for CUDA NOTE: path of a fake libcuda built for that version and note.
 lib_for() {
-	key="$1-$note_align-$(printf '%s' "$2" | cksum | cut -d' ' -f1)"
+	key="$1-$note_align-$(printf '%s %s' "$note_shape" "$2" | cksum | cut -d' ' -f1)"
 	out="$libdir/libcuda-$key.so"
 	if [ ! -f "$out" ]; then
 		${CC:-cc} -shared -fPIC -o "$out.tmp" -Wl,-soname,libcuda.so.1 \
 			-DFAKE_CUDA_VERSION="$1" "$(dirname "$0")/fakecuda.c"
 		if [ "$2" != - ]; then
-			"$libdir/mknote" "NVIDIA Corporation" "$2" "$note_align" >"$out.note"
+			# shellcheck disable=SC2086
+			"$libdir/mknote" "NVIDIA Corporation" "$2" "$note_align" $note_shape >"$out.note"
 			${OBJCOPY:-objcopy} --add-section .note.cuda.fwd_compatibility="$out.note" \
 				--set-section-flags .note.cuda.fwd_compatibility=readonly \
-				--set-section-alignment .note.cuda.fwd_compatibility="$note_align" \
 				"$out.tmp" "$out.tmp2"
-			mv "$out.tmp2" "$out.tmp"
+			# a second pass: objcopy (binutils 2.40) leaves a section it
+			# adds aligned to 1, whatever the same call asks
+			${OBJCOPY:-objcopy} --set-section-alignment .note.cuda.fwd_compatibility="$note_align" \
+				"$out.tmp2" "$out.tmp"
+			rm -f "$out.tmp2"
 		fi
 		mv "$out.tmp" "$out"
 	fi

@@ -75,7 +75,7 @@ for profile in "$top"/tests/fixtures/*.profile; do
 	root=$W/roots/$name
 	sh "$here/mkroot.sh" "$profile" "$root" "$W/libs" || { bad "$name: fixture"; continue; }
 	(
-		pass=0 fail=0 expect_dir= driver_dir= expect_host_cuda= expect_reason= expect_source=
+		pass=0 fail=0 expect_dir= driver_dir= expect_host_cuda= expect_reason= expect_json= expect_source=
 		. "$profile"
 		json=$(run "$root" "$driver_dir" "$CL" --explain --json "$W/bin/cudaprobe")
 		contains "$name: explain decision $expect_decision" "$json" "\"decision\":\"$expect_decision\""
@@ -88,6 +88,12 @@ for profile in "$top"/tests/fixtures/*.profile; do
 		if [ -n "$expect_reason" ]; then
 			contains "$name: says why" "$json" "$expect_reason"
 		fi
+		# further fragments of the JSON, one a line
+		while IFS= read -r frag; do
+			[ -z "$frag" ] || contains "$name: JSON has $frag" "$json" "$frag"
+		done <<EOF
+$expect_json
+EOF
 		[ -n "$expect_source" ] || bad "$name: the profile names no expect_source"
 		observed=$(printf '%s' "$json" | sed -n 's/.*"decision":"\([a-z]*\)","compat_dir":\([^,]*\),.*/\1 \2/p')
 		loaded=

@@ -18,8 +18,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct elf_file ef;
 	struct elf_program prog;
 	char why[128], desc[4096];
+	unsigned past;
 	if (elfread_open_fd(&ef, fd, why, sizeof why) == 0) {
-		elfread_find_note(&ef, COMPAT_NOTE_SECTION, COMPAT_NOTE_OWNER, desc, sizeof desc, why, sizeof why);
+		/* a descriptor is cut only a few bytes, and only one that is read */
+		long got = elfread_find_note(&ef, COMPAT_NOTE_SECTION, COMPAT_NOTE_OWNER, desc, sizeof desc,
+					     &past, why, sizeof why);
+		if (past > 3 || (past && got <= 0))
+			abort();
 		if (elfread_read_program(&ef, &prog, why, sizeof why) == 0) {
 			if (prog.n > ELF_MAX_PHDRS)
 				abort();
@@ -35,7 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct elf_phdr ph[16];
 	unsigned n;
 	if (elfread_open_fd_head(&ef, fd, small, sizeof small, why, sizeof why) == 0)
-		elfread_find_note(&ef, COMPAT_NOTE_SECTION, COMPAT_NOTE_OWNER, desc, sizeof desc, why, sizeof why);
+		elfread_find_note(&ef, COMPAT_NOTE_SECTION, COMPAT_NOTE_OWNER, desc, sizeof desc, NULL, why, sizeof why);
 	if (elfread_open_fd_head(&ef, fd, map, sizeof map, why, sizeof why) == 0 &&
 	    elfread_read_phdrs(&ef, ph, 16, &n, why, sizeof why) == 0) {
 		elfread_has_segment_note(&ef, ph, n, "cudaload", 0x434c);

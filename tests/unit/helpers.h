@@ -85,9 +85,11 @@ struct test_elf_spec {
 	const char *note_desc;
 	const char *note_section;	/* default .note.cuda.fwd_compatibility */
 	uint32_t note_type;		/* default 1 */
+	bool note_type_0;		/* n_type 0, as NVIDIA ships its notes */
 	bool note_segment;		/* also a PT_NOTE over it */
 	unsigned note_align;		/* 4 (default) or 8: the section's alignment and padding */
 	uint32_t note_descsz;		/* 0: strlen(note_desc); more: a descriptor cut short */
+	size_t note_size;		/* 0: the note padded; more: NULs to that size */
 	/* Shaped like a dynamic loader (common/ldso.h): an executable PT_LOAD
 	 * with the entry in it and a PT_DYNAMIC, holding a DT_NEEDED and a
 	 * DT_FLAGS_1 when asked for. */
@@ -135,13 +137,15 @@ static inline void test_elf_build(struct test_elf *e, const struct test_elf_spec
 		uint32_t namesz = (uint32_t)strlen(s->note_owner) + 1;
 		uint32_t descsz = (uint32_t)strlen(s->note_desc);
 		uint32_t hdr[3] = { namesz, s->note_descsz ? s->note_descsz : descsz,
-				    s->note_type ? s->note_type : 1 };
+				    s->note_type_0 ? 0 : s->note_type ? s->note_type : 1 };
 		memset(note, 0, sizeof note);
 		memcpy(note, hdr, 12);
 		memcpy(note + 12, s->note_owner, namesz);
 		nlen = (12 + namesz + mask) & ~mask;
 		memcpy(note + nlen, s->note_desc, descsz);
 		nlen = (nlen + descsz + mask) & ~mask;
+		if (s->note_size > nlen && s->note_size <= sizeof note)
+			nlen = s->note_size;
 		e->note_off = te_put(e, note, nlen);
 	}
 	const char *secname = s->note_section ? s->note_section : ".note.cuda.fwd_compatibility";

@@ -436,9 +436,12 @@ Test(compat_happy, long_note)
 	free(root);
 }
 
-/* Issue: the malformed shapes NVIDIA has shipped (toolkit PR #1804): the
- * Orin note padded as in a section aligned to 8, bad JSON, a descriptor
- * longer than its section.  Each is read or reported, never dropped. */
+/* Issue: the malformed shapes NVIDIA has shipped (toolkit PR #1804 and
+ * commit 1a09d4a1): the Orin note padded as in a section aligned to 8, a
+ * trailing comma, the Orin 13.2 note whose descriptor runs 2 bytes past
+ * its 71-byte section (n_type 0, NULs there), and shapes still refused: a
+ * descriptor far longer than its section, JSON cut short.  Each is read or
+ * reported, never dropped, and what was read despite its shape is said. */
 Test(compat_sad, malformed_notes)
 {
 	char *root = scratch_dir();
@@ -446,24 +449,46 @@ Test(compat_sad, malformed_notes)
 	struct test_elf_spec pad8 = { .note_owner = "NVIDIA Corporation", .note_desc = orin, .note_align = 8 },
 			     comma = { .note_owner = "NVIDIA Corporation",
 				       .note_desc = "{\"format\":1,\"CUDA version\":\"13.2\",}" },
-			     cut = { .note_owner = "NVIDIA Corporation", .note_desc = orin, .note_descsz = 400 };
+			     cut = { .note_owner = "NVIDIA Corporation", .note_desc = orin, .note_descsz = 400 },
+			     shipped = { .note_owner = "NVIDIA Corporation", .note_type_0 = true,
+					 .note_desc = "{\"format\":1,\"CUDA version\":\"13.2\",}",
+					 .note_descsz = 41, .note_size = 71 },
+			     bad = { .note_owner = "NVIDIA Corporation", .note_desc = "{\"format\":1,\"CUDA version\":" };
 	put_lib(root, "/usr/local/cuda-13.4/compat_orin", "libcuda.so.1.1", &pad8);
 	put_lib(root, "/usr/local/cuda-13.2/compat_orin", "libcuda.so.1.1", &comma);
 	put_lib(root, "/usr/local/cuda-13.3/compat_orin", "libcuda.so.1.1", &cut);
+	put_lib(root, "/opt/shipped/cuda-13.1/compat_orin", "libcuda.so.1.1", &shipped);
+	put_lib(root, "/usr/local/cuda-13.5/compat_orin", "libcuda.so.1.1", &bad);
 	const char *dirs[] = { "/usr/local/cuda-13.4/compat_orin", "/usr/local/cuda-13.2/compat_orin",
-			       "/usr/local/cuda-13.3/compat_orin" };
+			       "/usr/local/cuda-13.3/compat_orin", "/opt/shipped/cuda-13.1/compat_orin",
+			       "/usr/local/cuda-13.5/compat_orin" };
 	struct candidates c;
-	cr_assert_eq(compat_discover(root, dirs, 3, NULL, 0, "default", &c), 0);
-	cr_assert_eq(c.n, 3);
+	char remark[128];
+	cr_assert_eq(compat_discover(root, dirs, 5, NULL, 0, "default", &c), 0);
+	cr_assert_eq(c.n, 5);
 	cr_assert(c.v[0].has_note, "8-byte padding is read: %s", c.v[0].note_problem);
 	cr_assert_eq(c.v[0].cuda, 13040);
 	cr_assert_str_eq(c.v[0].note_problem, "");
-	cr_assert(!c.v[1].has_note);
-	cr_assert_str_eq(c.v[1].cuda_from, "directory");
-	cr_assert(strstr(c.v[1].note_problem, "note JSON") != NULL, "%s", c.v[1].note_problem);
+	cr_assert_null(compat_note_remark(&c.v[0], remark, sizeof remark), "a well-formed note: nothing to say");
+	cr_assert(c.v[1].has_note, "a trailing comma is taken: %s", c.v[1].note_problem);
+	cr_assert_str_eq(c.v[1].cuda_from, "note");
+	cr_assert_eq(c.v[1].cuda, 13020);
+	cr_assert_str_eq(c.v[1].note_problem, "");
+	cr_assert_str_eq(compat_note_remark(&c.v[1], remark, sizeof remark), "its JSON ends in a trailing comma");
 	cr_assert(!c.v[2].has_note);
 	cr_assert_str_eq(c.v[2].note_problem, "note runs past the end of its section");
 	cr_assert_eq(c.v[2].cuda, 13030, "judged as a package without a note");
+	cr_assert_null(compat_note_remark(&c.v[2], remark, sizeof remark));
+	/* the note, not the directory's 13.1, gives the version */
+	cr_assert(c.v[3].has_note, "read cut to its section: %s", c.v[3].note_problem);
+	cr_assert_str_eq(c.v[3].cuda_from, "note");
+	cr_assert_eq(c.v[3].cuda, 13020);
+	cr_assert_eq(c.v[3].note_past, 2);
+	cr_assert_str_eq(compat_note_remark(&c.v[3], remark, sizeof remark),
+			 "its descriptor runs 2 bytes past its section (cut there) and its JSON ends in a trailing comma");
+	cr_assert(!c.v[4].has_note);
+	cr_assert(strstr(c.v[4].note_problem, "note JSON") != NULL, "%s", c.v[4].note_problem);
+	cr_assert_eq(c.v[4].cuda, 13050, "judged as a package without a note");
 	compat_free(&c);
 	rm_rf(root);
 	free(root);

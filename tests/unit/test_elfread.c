@@ -2,6 +2,7 @@
 #include "helpers.h"
 
 #include "../../common/elfread.h"
+#include "../../common/notejson.h"
 #include "../../common/record.h"
 
 #define OWNER "NVIDIA Corporation"
@@ -28,11 +29,11 @@ Test(elfread_happy, header_interp_note)
 	cr_assert(prog.has_interp);
 	cr_assert_str_eq(prog.interp, "/lib64/ld-linux-x86-64.so.2");
 	cr_assert_str_eq(prog.recorded, "");
-	long n = elfread_find_note(&ef, SECTION, OWNER, desc, sizeof desc, why, sizeof why);
+	long n = elfread_find_note(&ef, SECTION, OWNER, desc, sizeof desc, NULL, why, sizeof why);
 	cr_assert_eq(n, (long)strlen(with_note.note_desc));
 	cr_assert_str_eq(desc, with_note.note_desc);
-	cr_assert_eq(elfread_find_note(&ef, SECTION, "Someone Else", desc, sizeof desc, why, sizeof why), 0);
-	cr_assert_eq(elfread_find_note(&ef, ".note.other", OWNER, desc, sizeof desc, why, sizeof why), 0);
+	cr_assert_eq(elfread_find_note(&ef, SECTION, "Someone Else", desc, sizeof desc, NULL, why, sizeof why), 0);
+	cr_assert_eq(elfread_find_note(&ef, ".note.other", OWNER, desc, sizeof desc, NULL, why, sizeof why), 0);
 	elfread_release(&ef);
 	close(fd);
 }
@@ -111,7 +112,7 @@ static void expect_failure(const struct test_elf *good, size_t len, const struct
 		stage = 0;
 	else if (elfread_read_program(&ef, &prog, why, sizeof why) < 0)
 		stage = 1;
-	else if (elfread_find_note(&ef, SECTION, OWNER, desc, sizeof desc, why, sizeof why) < 0)
+	else if (elfread_find_note(&ef, SECTION, OWNER, desc, sizeof desc, NULL, why, sizeof why) < 0)
 		stage = 2;
 	elfread_release(&ef);
 	close(fd);
@@ -282,10 +283,10 @@ Test(elfread_happy, note_wherever_it_lies)
 		unsigned char head[64];
 		char why[128] = "", desc[64];
 		cr_assert_eq(elfread_open_fd_head(&ef, fd, head, sizeof head, why, sizeof why), 0, "%s", why);
-		long n = elfread_find_note(&ef, SECTION, OWNER, desc, sizeof desc, why, sizeof why);
+		long n = elfread_find_note(&ef, SECTION, OWNER, desc, sizeof desc, NULL, why, sizeof why);
 		cr_assert_eq(n, 34, "%s: %ld (%s)", cases[i].layout, n, why);
 		cr_assert_str_eq(desc, "{\"format\":1,\"CUDA version\":\"12.9\"}", "%s", cases[i].layout);
-		cr_assert_eq(elfread_find_note(&ef, ".note.other", OWNER, desc, sizeof desc, why, sizeof why), 0);
+		cr_assert_eq(elfread_find_note(&ef, ".note.other", OWNER, desc, sizeof desc, NULL, why, sizeof why), 0);
 		elfread_release(&ef);
 		close(fd);
 	}
@@ -301,7 +302,7 @@ Test(elfread_sad, window_bounds)
 	int fd = layout_fd(40000, 39500, 39000, 39700);
 	cr_assert_eq(elfread_open_fd_head(&ef, fd, head, sizeof head, why, sizeof why), 0);
 	ef.size = 39700 + 2 * sizeof(Elf64_Shdr);	/* as if cut inside the table */
-	cr_assert_eq(elfread_find_note(&ef, SECTION, OWNER, desc, sizeof desc, why, sizeof why), -1);
+	cr_assert_eq(elfread_find_note(&ef, SECTION, OWNER, desc, sizeof desc, NULL, why, sizeof why), -1);
 	cr_assert_str_eq(why, "section headers lie outside the file");
 	/* a note section that runs past the end */
 	ef.size = 40000;
@@ -310,7 +311,7 @@ Test(elfread_sad, window_bounds)
 	cr_assert(pread(fd, &sh, sizeof sh, 39700 + 2 * sizeof sh) == sizeof sh);
 	sh.sh_size = 100000;
 	cr_assert(pwrite(fd, &sh, sizeof sh, 39700 + 2 * sizeof sh) == sizeof sh);
-	cr_assert_eq(elfread_find_note(&ef, SECTION, OWNER, desc, sizeof desc, why, sizeof why), -1);
+	cr_assert_eq(elfread_find_note(&ef, SECTION, OWNER, desc, sizeof desc, NULL, why, sizeof why), -1);
 	cr_assert_str_eq(why, "note section is too large or lies outside the file");
 	elfread_release(&ef);
 	close(fd);
@@ -338,8 +339,154 @@ Test(elfread_sad, empty_section_at_the_end_of_what_was_read)
 		unsigned char head[64];
 		char why[128] = "", desc[64];
 		cr_assert_eq(elfread_open_fd_head(&ef, fd, head, sizeof head, why, sizeof why), 0, "%s", why);
-		cr_assert_eq(elfread_find_note(&ef, SECTION, OWNER, desc, sizeof desc, why, sizeof why), 0, "%s", why);
+		cr_assert_eq(elfread_find_note(&ef, SECTION, OWNER, desc, sizeof desc, NULL, why, sizeof why), 0, "%s", why);
 		elfread_release(&ef);
 		close(fd);
 	}
+}
+
+/* An ELF64 file whose note section holds exactly these bytes, aligned to
+ * align: the shapes the section headers say, whatever the sizes inside. */
+static int section_fd(const void *sec, size_t len, unsigned align)
+{
+	static const char strs[] = "\0.shstrtab\0" SECTION;
+	unsigned char buf[1024] = { 0 };
+	size_t note_off = 256, strs_off = 512, shoff = 640;
+	cr_assert_leq(len, strs_off - note_off);
+	memcpy(buf + note_off, sec, len);
+	memcpy(buf + strs_off, strs, sizeof strs);
+	Elf64_Shdr sh[3] = { 0 };
+	sh[1] = (Elf64_Shdr){ .sh_name = 1, .sh_type = SHT_STRTAB, .sh_offset = strs_off, .sh_size = sizeof strs };
+	sh[2] = (Elf64_Shdr){ .sh_name = 11, .sh_type = SHT_NOTE, .sh_offset = note_off, .sh_size = len,
+			      .sh_addralign = align };
+	memcpy(buf + shoff, sh, sizeof sh);
+	Elf64_Ehdr eh = { 0 };
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_type = ET_DYN;
+	eh.e_machine = EM_AARCH64;
+	eh.e_shoff = shoff;
+	eh.e_shentsize = sizeof(Elf64_Shdr);
+	eh.e_shnum = 3;
+	eh.e_shstrndx = 1;
+	memcpy(buf, &eh, sizeof eh);
+	char path[] = "/tmp/cudaload-elf-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	unlink(path);
+	cr_assert(write(fd, buf, shoff + sizeof sh) == (ssize_t)(shoff + sizeof sh));
+	return fd;
+}
+
+/* A note as NVIDIA ships them: owner "NVIDIA Corporation" (namesz 19,
+ * padded to 20), n_type 0, the descriptor's text then NULs to size bytes
+ * in all, descsz as given whatever the text's length.  Its length. */
+static size_t shipped_note(unsigned char *sec, const char *owner, const char *text,
+			   uint32_t descsz, size_t size)
+{
+	uint32_t namesz = (uint32_t)strlen(owner) + 1;
+	uint32_t nh[3] = { namesz, descsz, 0 };
+	size_t at = 12 + ((namesz + 3) & ~(size_t)3);
+	memset(sec, 0, size);
+	memcpy(sec, nh, 12);
+	memcpy(sec + 12, owner, namesz);
+	cr_assert_leq(at + strlen(text), size);
+	memcpy(sec + at, text, strlen(text));
+	return size;
+}
+
+/* The read note: its length, how far it ran past, the reason when refused. */
+static long read_shaped(const unsigned char *sec, size_t len, unsigned align, char *desc,
+			size_t cap, unsigned *past, char *why)
+{
+	int fd = section_fd(sec, len, align);
+	struct elf_file ef;
+	unsigned char head[64];
+	why[0] = '\0';
+	*past = 99;
+	cr_assert_eq(elfread_open_fd_head(&ef, fd, head, sizeof head, why, 128), 0, "%s", why);
+	long n = elfread_find_note(&ef, SECTION, OWNER, desc, cap, past, why, 128);
+	elfread_release(&ef);
+	close(fd);
+	return n;
+}
+
+/* NVIDIA's Orin CUDA 13.2 libcuda, as the container toolkit's test data
+ * holds it (commit 1a09d4a1): descsz 41 in a 71-byte section aligned to 4,
+ * 2 bytes past its end, the text followed by NULs.  Read cut to the
+ * section, as the toolkit reads it; the same in a section aligned to 8
+ * (the descriptor starts at 32 either way). */
+Test(elfread_happy, orin_13_2_note_as_shipped)
+{
+	static const char *texts[] = { "{\"format\":1,\"CUDA version\":\"13.2\"}",
+				       "{\"format\":1,\"CUDA version\":\"13.2\",}" };
+	for (size_t i = 0; i < 2; i++)
+		for (unsigned align = 4; align <= 8; align += 4) {
+			unsigned char sec[71];
+			char desc[128], why[128];
+			unsigned past;
+			shipped_note(sec, OWNER, texts[i], 41, sizeof sec);
+			long n = read_shaped(sec, sizeof sec, align, desc, sizeof desc, &past, why);
+			cr_assert_eq(n, 39, "%s, align %u: %ld (%s)", texts[i], align, n, why);
+			cr_assert_eq(past, 2);
+			cr_assert_str_eq(desc, texts[i]);
+			struct compat_note note;
+			cr_assert_eq(notejson_parse(desc, (size_t)n, &note, why, sizeof why), 0, "%s", why);
+			cr_assert_eq(note.cuda, 13020);
+			cr_assert_eq(note.trailing_comma, i == 1);
+		}
+	/* one byte short, and a whole note: *past says so */
+	unsigned char sec[71];
+	char desc[128], why[128];
+	unsigned past;
+	shipped_note(sec, OWNER, texts[0], 40, sizeof sec);
+	cr_assert_eq(read_shaped(sec, sizeof sec, 4, desc, sizeof desc, &past, why), 39, "%s", why);
+	cr_assert_eq(past, 1);
+	shipped_note(sec, OWNER, texts[0], 39, sizeof sec);
+	cr_assert_eq(read_shaped(sec, sizeof sec, 4, desc, sizeof desc, &past, why), 39, "%s", why);
+	cr_assert_eq(past, 0);
+	/* a small buffer gets the start, the length stays the section's */
+	shipped_note(sec, OWNER, texts[0], 41, sizeof sec);
+	cr_assert_eq(read_shaped(sec, sizeof sec, 4, desc, 8, &past, why), 39, "%s", why);
+	cr_assert_str_eq(desc, "{\"forma");
+}
+
+/* What is truly damaged is still refused: a descriptor 4 or more bytes
+ * short (text could be missing), one whose bytes in the section do not end
+ * in a NUL (its text runs on past the section) or hold nothing but NULs, a
+ * name that runs past, another owner's note cut short. */
+Test(elfread_sad, cut_notes_still_refused)
+{
+	static const char json[] = "{\"format\":1,\"CUDA version\":\"13.2\"}";
+	static const struct {
+		const char *owner, *text;
+		uint32_t descsz;
+		size_t size;
+		const char *what;
+	} cases[] = {
+		{ OWNER, json, 43, 71, "4 bytes short" },
+		{ OWNER, json, 0x10000000, 71, "far past" },
+		{ OWNER, "{\"format\":1,\"CUDA version\":\"13.2\"}     ", 41, 71, "blanks to the last byte" },
+		{ OWNER, json, 36, 66, "text to the last byte" },
+		{ OWNER, "", 41, 71, "nothing but NULs" },
+		{ OWNER, "", 2, 32, "nothing at all" },
+		{ "Someone Else", json, 43, 69, "another owner's" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		unsigned char sec[128];
+		char desc[128], why[128];
+		unsigned past;
+		shipped_note(sec, cases[i].owner, cases[i].text, cases[i].descsz, cases[i].size);
+		long n = read_shaped(sec, cases[i].size, 4, desc, sizeof desc, &past, why);
+		cr_assert_eq(n, -1, "%s: read (%ld)", cases[i].what, n);
+		cr_assert_str_eq(why, "note runs past the end of its section", "%s", cases[i].what);
+	}
+	/* a name that runs past its section: header and 12 of its 19 bytes */
+	unsigned char sec[71];
+	char desc[128], why[128];
+	unsigned past;
+	shipped_note(sec, OWNER, json, 41, sizeof sec);
+	cr_assert_eq(read_shaped(sec, 24, 4, desc, sizeof desc, &past, why), -1);
+	cr_assert_str_eq(why, "note runs past the end of its section");
 }

@@ -62,7 +62,7 @@ Test(notejson_happy, orin_and_case)
 Test(notejson_sad, malformed)
 {
 	static const char *bad[] = {
-		"", "[]", "{", "{\"a\"}", "{\"a\":}", "{\"a\":1,}", "{\"a\":1} x",
+		"", "[]", "{", "{\"a\"}", "{\"a\":}", "{\"a\":1} x",
 		"{\"CUDA version\":12.9}", "{\"CUDA version\":\"twelve\"}",
 		"{\"driver\":550}", "{\"driver\":[\"abc\"]}", "{\"driver\":[-1]}",
 		"{\"driver\":[550,]}", "{\"a\":\"unterminated}", "{\"a\":tru}",
@@ -75,6 +75,45 @@ Test(notejson_sad, malformed)
 		cr_assert_eq(parse(bad[i], &n, why), -1, "accepted: %s", bad[i]);
 		cr_assert(strncmp(why, "note JSON: ", 11) == 0, "no reason for %s", bad[i]);
 	}
+}
+
+/* One comma after the note's last member, as in a shipped Orin CUDA 13.2
+ * note (NVIDIA's container toolkit test data): taken, and said; a comma
+ * anywhere else, or two, is still malformed. */
+Test(notejson_happy, trailing_comma)
+{
+	struct compat_note n;
+	char why[128];
+	cr_assert_eq(parse("{\"format\":1,\"CUDA version\":\"13.2\"}", &n, why), 0, "%s", why);
+	cr_assert(!n.trailing_comma);
+	cr_assert_eq(parse("{\"format\":1,\"CUDA version\":\"13.2\",}", &n, why), 0, "%s", why);
+	cr_assert(n.trailing_comma);
+	cr_assert_eq(n.format, 1);
+	cr_assert_eq(n.cuda, 13020);
+	const char padded[] = "{\"CUDA version\":\"13.2\" , \n}\0\0\0";
+	cr_assert_eq(notejson_parse(padded, sizeof padded, &n, why, sizeof why), 0, "%s", why);
+	cr_assert(n.trailing_comma);
+	cr_assert_eq(n.cuda, 13020);
+	cr_assert_eq(parse("{\"driver\":[535,550],\"CUDA version\":\"12.8\",}", &n, why), 0, "%s", why);
+	cr_assert(n.trailing_comma);
+	cr_assert_eq(n.n_drivers, 2);
+
+	static const char *still_bad[] = {
+		"{,}", "{\"a\":1,,}", "{\"a\":1,}}", "{\"a\":1,} x", "{\"a\":1,",
+		"{\"driver\":[535,],\"CUDA version\":\"12.8\"}", "{\"x\":{\"a\":1,}}",
+		"{\"x\":[1,],\"CUDA version\":\"12.8\"}", "{\"CUDA version\":\"13.2\",]",
+	};
+	for (size_t i = 0; i < sizeof still_bad / sizeof still_bad[0]; i++) {
+		why[0] = '\0';
+		cr_assert_eq(parse(still_bad[i], &n, why), -1, "accepted: %s", still_bad[i]);
+		cr_assert(strncmp(why, "note JSON: ", 11) == 0, "no reason for %s", still_bad[i]);
+	}
+	/* a toolkit's version.json is no note: its comma is not taken */
+	static const char *vfiles[] = { "{\"cuda\":{\"version\":\"12.2.2\"},}",
+					"{\"cuda\":{\"version\":\"12.2.2\",}}" };
+	for (size_t i = 0; i < 2; i++)
+		cr_assert_eq(notejson_version_file(vfiles[i], strlen(vfiles[i]), why, sizeof why), -1,
+			     "accepted: %s", vfiles[i]);
 }
 
 Test(notejson_sad, truncated_everywhere)

@@ -56,6 +56,7 @@ Test(report_happy, json_is_valid_and_complete)
 	struct compat_note n;
 	char why[128];
 	cr_assert_eq(notejson_parse(out, strlen(out), &n, why, sizeof why), 0, "%s: %s", why, out);
+	cr_assert(!n.trailing_comma, "valid JSON has no trailing comma: %s", out);
 	static const char *const keys[] = {
 		"\"platform\":\"tegra\"", "\"soc\":\"tegra234\"", "\"l4t\":\"35.4.1\"", "\"host_driver\":null",
 		"\"host_cuda\":\"11.4\"", "\"candidates\":[{\"dir\":\"/usr/local/cuda-12.2/compat\",\"cuda\":\"12.2\"",
@@ -104,6 +105,44 @@ Test(report_happy, text)
 	settings_free(&s);
 }
 
+/* A note read despite its shape (NVIDIA's Orin 13.2: cut to its section,
+ * a trailing comma) is said in --explain and its JSON; one read whole is
+ * not. */
+Test(report_happy, note_read_despite_its_shape)
+{
+	struct settings s;
+	struct host h;
+	struct candidate v;
+	struct decision d;
+	struct ldso_info l;
+	fixture(&s, &h, &v, &d, &l);
+	struct candidates c = { .v = &v, .n = 1, .cap = 1 };
+	struct report r = { &s, &h, &c, &d, NULL, &l, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0 };
+	v.has_note = true;
+	char *out = render(&r, true);
+	cr_assert(strstr(out, "\"note_problem\":null,\"note_remark\":null,") != NULL, "%s", out);
+	free(out);
+	out = render(&r, false);
+	cr_assert(strstr(out, "note: read, though") == NULL, "%s", out);
+	free(out);
+	static const char said[] = "its descriptor runs 2 bytes past its section (cut there) and its JSON ends in a trailing comma";
+	v.note_past = 2;
+	v.note.trailing_comma = true;
+	out = render(&r, true);
+	cr_assert(strstr(out, "\"note_remark\":\"its descriptor runs 2 bytes") != NULL, "%s", out);
+	cr_assert(strstr(out, said) != NULL, "%s", out);
+	free(out);
+	out = render(&r, false);
+	cr_assert(strstr(out, "              note: read, though its descriptor runs 2 bytes past its section "
+			      "(cut there) and its JSON ends in a trailing comma\n") != NULL, "%s", out);
+	free(out);
+	v.note_past = 0;
+	out = render(&r, false);
+	cr_assert(strstr(out, "note: read, though its JSON ends in a trailing comma\n") != NULL, "%s", out);
+	free(out);
+	settings_free(&s);
+}
+
 Test(report_sad, nothing_known, .init = cr_redirect_stderr)
 {
 	struct settings s;
@@ -120,6 +159,7 @@ Test(report_sad, nothing_known, .init = cr_redirect_stderr)
 	struct compat_note n;
 	char why[128];
 	cr_assert_eq(notejson_parse(out, strlen(out), &n, why, sizeof why), 0, "%s", why);
+	cr_assert(!n.trailing_comma, "valid JSON has no trailing comma: %s", out);
 	cr_assert(strstr(out, "\"platform\":\"none\"") && strstr(out, "\"candidates\":[]") &&
 		  strstr(out, "\"compat_dir\":null") && strstr(out, "\"ldso\":null"), "%s", out);
 	cr_assert(strstr(out, "\"gpu\":{\"problem\":\"no NVIDIA GPU found\"}") != NULL, "%s", out);
@@ -155,6 +195,7 @@ Test(report_happy, verdicts_and_their_age)
 	struct compat_note n;
 	char why[128];
 	cr_assert_eq(notejson_parse(out, strlen(out), &n, why, sizeof why), 0, "%s: %s", why, out);
+	cr_assert(!n.trailing_comma, "valid JSON has no trailing comma: %s", out);
 	cr_assert(strstr(out, "\"verdict\":{\"result\":\"cu=804\",\"name\":\"CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE\"") != NULL, "%s", out);
 	cr_assert(strstr(out, "\"ok\":false,\"age_s\":180,\"state\":\"applies\"}") != NULL, "%s", out);
 	cr_assert(strstr(out, "\"system_verdict\":{\"result\":\"cu=0\"") != NULL, "%s", out);
@@ -192,6 +233,7 @@ Test(report_sad, hostile_names)
 	struct compat_note n;
 	char why[128];
 	cr_assert_eq(notejson_parse(out, strlen(out), &n, why, sizeof why), 0, "%s: %s", why, out);
+	cr_assert(!n.trailing_comma, "valid JSON has no trailing comma: %s", out);
 	for (const unsigned char *p = (const unsigned char *)out; *p;) {
 		size_t k = utf8_seq(p, strlen((const char *)p));
 		cr_assert(k > 0, "not UTF-8 at %ld", (long)(p - (const unsigned char *)out));

@@ -132,13 +132,13 @@ $(BUILD)/asan/cudaload-patch: $(TOOL_SRC) $(TOOL_HDR) Makefile
 	$(QUIET) $(CC) $(BASEFLAGS) -g -O1 $(SAN_FLAGS) $(TOOL_SRC) -lelf -o $@
 
 # ---- cudaload-verify: glibc, dynamic, because it must dlopen libcuda ----
-VERIFY_SRC := tools/cudaload-verify.c $(COMMON_SRC)
-$(BUILD)/cudaload-verify: $(VERIFY_SRC) $(COMMON_HDR) Makefile
+VERIFY_SRC := tools/cudaload-verify.c tools/ptx.c $(COMMON_SRC)
+$(BUILD)/cudaload-verify: $(VERIFY_SRC) $(COMMON_HDR) tools/ptx.h Makefile
 	@mkdir -p $(dir $@)
 	$(QUIET) $(CC) $(BASEFLAGS) -O2 $(VERIFY_SRC) -ldl -o $@
 
 # The Jetson one for the tests here (under qemu-user); the package's is below.
-$(BUILD)/aarch64/cudaload-verify: $(VERIFY_SRC) $(COMMON_HDR) Makefile
+$(BUILD)/aarch64/cudaload-verify: $(VERIFY_SRC) $(COMMON_HDR) tools/ptx.h Makefile
 	@mkdir -p $(dir $@)
 	$(QUIET) $(AARCH64_CC) $(BASEFLAGS) -O2 $(VERIFY_SRC) -ldl -o $@
 
@@ -171,7 +171,7 @@ $(BUILD)/glibc231/%/cudaload-patch: $(TOOL_SRC) $(TOOL_HDR) Makefile $(GLIBC231_
 	@mkdir -p $(dir $@)
 	$(QUIET) $(PKG_CC_$*) $(BASEFLAGS) -O2 $(TOOL_HARDEN) $(call pkg_flags,$*) $(TOOL_SRC) -lelf -o $@
 
-$(BUILD)/glibc231/%/cudaload-verify: $(VERIFY_SRC) $(COMMON_HDR) Makefile $(GLIBC231_DIR)/bullseye-%/sysroot/.complete
+$(BUILD)/glibc231/%/cudaload-verify: $(VERIFY_SRC) $(COMMON_HDR) tools/ptx.h Makefile $(GLIBC231_DIR)/bullseye-%/sysroot/.complete
 	@mkdir -p $(dir $@)
 	$(QUIET) $(PKG_CC_$*) $(BASEFLAGS) -O2 $(TOOL_HARDEN) $(call pkg_flags,$*) $(VERIFY_SRC) -ldl -o $@
 
@@ -180,7 +180,7 @@ UNIT_SRC  := $(wildcard tests/unit/*.c)
 HOST_CFLAGS := $(BASEFLAGS) -g -O1
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-UNIT_TOOL := $(ELFPATCH_SRC) tools/patchlist.c tools/closure.c tools/pysite.c tools/replace.c
+UNIT_TOOL := $(ELFPATCH_SRC) tools/patchlist.c tools/closure.c tools/pysite.c tools/replace.c tools/ptx.c
 UNIT_DEPS := $(UNIT_SRC) $(COMMON_SRC) $(UNIT_TOOL) $(TOOL_HDR) $(wildcard tests/unit/*.h)
 UNIT_CFLAGS := $(HOST_CFLAGS) -Wno-missing-prototypes -Wno-write-strings
 

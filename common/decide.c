@@ -274,8 +274,8 @@ static bool auto_allows(const struct host *h, struct candidate *c)
 }
 
 /* After the tables: what the driver said on this device (verdict.h).  A
- * failure refuses whatever the tables say; success makes usable only what
- * the tables do not know. */
+ * failure (at cuInit, a context, the JIT, on any device) refuses whatever
+ * the tables say; success makes usable only what the tables do not know. */
 static bool verified(struct candidate *c, bool usable)
 {
 	char what[160];
@@ -287,7 +287,7 @@ static bool verified(struct candidate *c, bool usable)
 	if (!usable && c->unknown) {
 		char table[sizeof c->reason];
 		snprintf(table, sizeof table, "%s", c->reason);
-		snprintf(c->reason, sizeof c->reason, "verified: cuInit returned 0 (tables: %s)", table);
+		snprintf(c->reason, sizeof c->reason, "verified: it works (tables: %s)", table);
 		return true;
 	}
 	return usable;

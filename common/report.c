@@ -156,6 +156,13 @@ static void verdict_json(FILE *f, const struct report *r, const struct verdict *
 	json_kstr(f, "name", v->kind == VERDICT_CU ? verdict_cu_name(v->code) : NULL);
 	json_kstr(f, "what", verdict_describe(v, what, sizeof what));
 	fprintf(f, ",\"ok\":%s,\"age_s\":%lld", verdict_ok(v) ? "true" : "false", r->now - v->when);
+	json_kstr(f, "step", verdict_step_name(v));
+	json_key(f, "device");
+	if (v->device >= 0 && v->step >= VSTEP_DEVICE && v->step <= VSTEP_MODULE)
+		fprintf(f, "%d", v->device);
+	else
+		fputs("null", f);
+	fprintf(f, ",\"devices\":%d", v->devices);
 	if (cand)
 		fprintf(f, ",\"state\":\"%s\"", vstate_names[v->state < 5 ? v->state : 0]);
 	fputc('}', f);
@@ -173,7 +180,7 @@ static void verdict_text(FILE *f, const struct report *r, const char *indent,
 	tprintf(f, "%sverified %s ago: %s%s\n", indent, verdict_age(v->when, r->now, age, sizeof age),
 		verdict_describe(v, what, sizeof what),
 		v->state == VSTATE_CHANGED ? "; ignored: libcuda.so.1 changed since"
-		: v->state == VSTATE_INCONCLUSIVE ? "; not applied: the system driver failed too"
+		: v->state == VSTATE_INCONCLUSIVE ? "; not applied: the system driver failed there too"
 		: "");
 }
 

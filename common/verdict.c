@@ -14,6 +14,9 @@
 #include "probe.h"
 #include "secure.h"
 
+/* A compat line for every package a start keeps (verdict.h). */
+_Static_assert(VERDICT_MAX_ENTRIES == COMPAT_MAX_CANDIDATES, "a store holds every candidate");
+
 /* ---- the text format ---------------------------------------------------- */
 
 /* Decimal digits at p (at least one, at most max); the end, or NULL. */
@@ -47,11 +50,41 @@ static const char *sep(const char *p, const char *end)
 
 #define TIME_MAX ((uint64_t)1 << 62)
 
-/* <result> <time> */
-static const char *result_time(const char *p, const char *end, struct verdict *v)
+/* The steps as stored (enum verdict_step order); arrays, not pointers (see
+ * cu_results below). */
+static const char step_names[][8] = { "init", "count", "device", "context", "module", "done" };
+
+static bool device_step(unsigned step)
+{
+	return step == VSTEP_DEVICE || step == VSTEP_CONTEXT || step == VSTEP_MODULE;
+}
+
+/* <step>: "init", "count", "done", or "device:<n>", "context:<n>", "module:<n>" */
+static const char *parse_step(const char *p, const char *end, struct verdict *v)
+{
+	for (unsigned i = 0; i < sizeof step_names / sizeof step_names[0]; i++) {
+		const char *q = word(p, end, step_names[i]);
+		if (!q)
+			continue;
+		uint64_t n = 0;
+		if (device_step(i)) {
+			if (q >= end || *q != ':' || !(q = num(q + 1, end, VERDICT_DEVICES_MAX - 1, &n)))
+				return NULL;
+		}
+		if (q < end && *q != ' ')
+			continue;	/* a longer word */
+		v->step = (unsigned char)i;
+		v->device = device_step(i) ? (short)n : -1;
+		return q;
+	}
+	return NULL;
+}
+
+/* <result> <step> <devices> <time>, each combination as verdict.h allows */
+static const char *verdict_fields(const char *p, const char *end, struct verdict *v)
 {
 	static const struct {
-		const char *prefix;
+		char prefix[8];
 		unsigned char kind;
 		uint64_t max;
 	} kinds[] = {
@@ -60,19 +93,30 @@ static const char *result_time(const char *p, const char *end, struct verdict *v
 		{ "hang=", VERDICT_HANG, 1000000 },
 		{ "load=", VERDICT_LOAD, 0 },
 	};
-	uint64_t code, when;
+	uint64_t code, devices, when;
 	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
 		const char *q = word(p, end, kinds[i].prefix);
 		if (!q)
 			continue;
+		memset(v, 0, sizeof *v);
 		q = sep(num(q, end, kinds[i].max, &code), end);
+		q = q ? sep(parse_step(q, end, v), end) : NULL;
+		q = q ? sep(num(q, end, VERDICT_DEVICES_MAX, &devices), end) : NULL;
 		q = q ? num(q, end, TIME_MAX, &when) : NULL;
 		if (!q)
 			return NULL;
-		memset(v, 0, sizeof *v);
 		v->kind = kinds[i].kind;
 		v->code = (int)code;
+		v->devices = (short)devices;
 		v->when = (long long)when;
+		bool cu0 = v->kind == VERDICT_CU && code == 0;
+		if ((cu0 && v->step != VSTEP_DONE && v->step != VSTEP_COUNT) ||
+		    (v->kind == VERDICT_CU && v->step == VSTEP_DONE && code != 0) ||
+		    (v->kind == VERDICT_LOAD && v->step != VSTEP_INIT) ||
+		    (v->step == VSTEP_INIT && devices != 0) ||
+		    (v->step == VSTEP_COUNT && !cu0 && devices != 0) ||
+		    (device_step(v->step) && (uint64_t)v->device >= devices))
+			return NULL;
 		return q;
 	}
 	return NULL;
@@ -83,7 +127,7 @@ static int parse_compat(const char *p, const char *nl, struct verdict_entry *e)
 {
 	uint64_t s, ns;
 	memset(e, 0, sizeof *e);
-	p = sep(result_time(p, nl, &e->v), nl);
+	p = sep(verdict_fields(p, nl, &e->v), nl);
 	p = p ? sep(num(p, nl, UINT64_MAX, &e->file.dev), nl) : NULL;
 	p = p ? sep(num(p, nl, UINT64_MAX, &e->file.ino), nl) : NULL;
 	p = p ? sep(num(p, nl, INT64_MAX, &e->file.size), nl) : NULL;
@@ -122,8 +166,20 @@ int verdict_parse(const char *text, size_t len, struct verdict_store *out,
 	if (len == 0 || end[-1] != '\n')
 		return fail(why, cap, "does not end with a newline (truncated?)", 0);
 	const char *nl = memchr(p, '\n', len);
-	if ((size_t)(nl - p) != strlen(VERDICT_MAGIC) || memcmp(p, VERDICT_MAGIC, (size_t)(nl - p)) != 0)
-		return fail(why, cap, "not a cudaload verdict store of format 1", 0);
+	if ((size_t)(nl - p) != strlen(VERDICT_MAGIC) || memcmp(p, VERDICT_MAGIC, (size_t)(nl - p)) != 0) {
+		/* another version's (an earlier cudaload's format 1): said as
+		 * such, so that the answer is plain: verify again */
+		static const char magic[] = "cudaload-verdicts ";
+		const char *v = p + sizeof magic - 1;
+		uint64_t version;
+		if (nl - p > (ptrdiff_t)sizeof magic - 1 && memcmp(p, magic, sizeof magic - 1) == 0 &&
+		    num(v, nl, 999999, &version) == nl) {
+			snprintf(why, cap, "format %llu, not this cudaload's %s: run cudaload --verify",
+				 (unsigned long long)version, &VERDICT_MAGIC[sizeof magic - 1]);
+			return -1;
+		}
+		return fail(why, cap, "not a cudaload verdict store", 0);
+	}
 
 	/* host <16 hex> [text] */
 	p = nl + 1;
@@ -145,8 +201,8 @@ int verdict_parse(const char *text, size_t len, struct verdict_store *out,
 	p = nl + 1;
 	nl = p < end ? memchr(p, '\n', (size_t)(end - p)) : NULL;
 	q = nl ? word(p, nl, "system ") : NULL;
-	if (!q || result_time(q, nl, &out->system) != nl)
-		return fail(why, cap, "expected 'system <result> <time>'", 3);
+	if (!q || verdict_fields(q, nl, &out->system) != nl)
+		return fail(why, cap, "expected 'system <result> <step> <devices> <time>'", 3);
 
 	out->text = text;
 	out->len = len;
@@ -154,10 +210,12 @@ int verdict_parse(const char *text, size_t len, struct verdict_store *out,
 	int line = 4;
 	for (p = nl + 1; p < end; p = nl + 1, line++) {
 		struct verdict_entry e;
+		if (line - 4 == VERDICT_MAX_ENTRIES)
+			return fail(why, cap, "more packages than a store holds", line);
 		nl = memchr(p, '\n', (size_t)(end - p));
 		q = word(p, nl, "compat ");
 		if (!q || parse_compat(q, nl, &e) < 0)
-			return fail(why, cap, "expected 'compat <result> <time> <dev> <ino> <size> <mtime> <dir>'", line);
+			return fail(why, cap, "expected 'compat <result> <step> <devices> <time> <dev> <ino> <size> <mtime> <dir>'", line);
 	}
 	return 0;
 }
@@ -194,7 +252,16 @@ static const struct {
 	{ 100, "CUDA_ERROR_NO_DEVICE", "no CUDA device" },
 	{ 101, "CUDA_ERROR_INVALID_DEVICE", "invalid device" },
 	{ 102, "CUDA_ERROR_DEVICE_NOT_LICENSED", "device not licensed" },
+	{ 200, "CUDA_ERROR_INVALID_IMAGE", "invalid module image" },
+	{ 201, "CUDA_ERROR_INVALID_CONTEXT", "invalid context" },
+	{ 209, "CUDA_ERROR_NO_BINARY_FOR_GPU", "no code for this GPU" },
+	{ 216, "CUDA_ERROR_CONTEXT_ALREADY_IN_USE", "the GPU is used by another process (exclusive)" },
+	{ 218, "CUDA_ERROR_INVALID_PTX", "the JIT compiler rejected the PTX" },
+	{ 221, "CUDA_ERROR_JIT_COMPILER_NOT_FOUND", "no JIT compiler (libnvidia-ptxjitcompiler)" },
+	{ 222, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION", "the JIT compiler does not take this PTX version" },
+	{ 223, "CUDA_ERROR_JIT_COMPILATION_DISABLED", "JIT compilation is disabled" },
 	{ 304, "CUDA_ERROR_OPERATING_SYSTEM", "a system call failed" },
+	{ 500, "CUDA_ERROR_NOT_FOUND", "not found (a driver function missing?)" },
 	{ 800, "CUDA_ERROR_NOT_PERMITTED", "not permitted" },
 	{ 801, "CUDA_ERROR_NOT_SUPPORTED", "not supported" },
 	{ 802, "CUDA_ERROR_SYSTEM_NOT_READY", "the system is not ready (fabric manager?)" },
@@ -213,28 +280,69 @@ const char *verdict_cu_name(int code)
 
 const char *verdict_token(const struct verdict *v, char *buf, size_t cap)
 {
-	static const char *const prefix[] = { "none=", "cu=", "signal=", "hang=", "load=" };
+	static const char prefix[][8] = { "none=", "cu=", "signal=", "hang=", "load=" };
 	snprintf(buf, cap, "%s%d", prefix[v->kind <= VERDICT_LOAD ? v->kind : 0], v->code);
+	return buf;
+}
+
+const char *verdict_step_name(const struct verdict *v)
+{
+	return step_names[v->step <= VSTEP_DONE ? v->step : VSTEP_INIT];
+}
+
+const char *verdict_step_token(const struct verdict *v, char *buf, size_t cap)
+{
+	if (device_step(v->step))
+		snprintf(buf, cap, "%s:%d", verdict_step_name(v), v->device);
+	else
+		snprintf(buf, cap, "%s", verdict_step_name(v));
+	return buf;
+}
+
+/* " (CUDA_ERROR_UNKNOWN: unknown error)", or "" for a code not known. */
+static const char *cu_meaning(int code, char *buf, size_t cap)
+{
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof cu_results / sizeof cu_results[0]; i++)
+		if (cu_results[i].code == code)
+			snprintf(buf, cap, " (%s: %s)", cu_results[i].name, cu_results[i].meaning);
 	return buf;
 }
 
 const char *verdict_describe(const struct verdict *v, char *buf, size_t cap)
 {
+	/* people's names of the steps, "<step>: <code>" and "in <where>" */
+	static const char label[][16] = { "cuInit", "device count", "device", "context", "module", "exit" };
+	static const char where[][24] = { "in cuInit", "in cuDeviceGetCount", "in the device step",
+					  "in the context step", "in the module step", "at exit" };
+	unsigned step = v->step <= VSTEP_DONE ? v->step : VSTEP_INIT;
+	char meaning[128], on[48] = "";
+	if (device_step(step))
+		snprintf(on, sizeof on, " on device %d of %d", v->device, v->devices);
 	switch (v->kind) {
 	case VERDICT_CU:
-		for (size_t i = 0; i < sizeof cu_results / sizeof cu_results[0]; i++)
-			if (cu_results[i].code == v->code) {
-				snprintf(buf, cap, "cuInit returned %d (%s: %s)", v->code,
-					 cu_results[i].name, cu_results[i].meaning);
-				return buf;
-			}
-		snprintf(buf, cap, "cuInit returned %d", v->code);
+		cu_meaning(v->code, meaning, sizeof meaning);
+		if (step == VSTEP_DONE && v->devices == 0)
+			snprintf(buf, cap, "cuInit returned %d%s, no device to go further", v->code, meaning);
+		else if (step == VSTEP_DONE && v->devices == 1)
+			snprintf(buf, cap, "cuInit returned %d%s, then a context and a PTX module on its device",
+				 v->code, meaning);
+		else if (step == VSTEP_DONE)
+			snprintf(buf, cap, "cuInit returned %d%s, then a context and a PTX module on each of its %d devices",
+				 v->code, meaning, v->devices);
+		else if (step == VSTEP_INIT)
+			snprintf(buf, cap, "cuInit returned %d%s", v->code, meaning);
+		else if (step == VSTEP_COUNT && v->code == 0)
+			snprintf(buf, cap, "device count: saw %d device%s, fewer than the system driver",
+				 v->devices, v->devices == 1 ? "" : "s");
+		else
+			snprintf(buf, cap, "%s: %d%s%s", label[step], v->code, meaning, on);
 		break;
 	case VERDICT_SIGNAL:
-		snprintf(buf, cap, "crashed in cuInit (signal %d)", v->code);
+		snprintf(buf, cap, "crashed %s%s (signal %d)", where[step], on, v->code);
 		break;
 	case VERDICT_HANG:
-		snprintf(buf, cap, "hung in cuInit, killed after %d s", v->code);
+		snprintf(buf, cap, "hung %s%s, killed after %d s", where[step], on, v->code);
 		break;
 	case VERDICT_LOAD:
 		snprintf(buf, cap, "libcuda.so.1 could not be loaded");
@@ -243,6 +351,21 @@ const char *verdict_describe(const struct verdict *v, char *buf, size_t cap)
 		snprintf(buf, cap, "not verified");
 	}
 	return buf;
+}
+
+/* How far a run got: its steps in order, the device steps per device. */
+static long long verdict_reach(const struct verdict *v)
+{
+	if (v->step == VSTEP_DONE)
+		return 1LL << 40;
+	if (!device_step(v->step))
+		return v->step;
+	return VSTEP_DEVICE + 3LL * v->device + (v->step - VSTEP_DEVICE);
+}
+
+bool verdict_past(const struct verdict *base, const struct verdict *v)
+{
+	return base->kind != VERDICT_NONE && (verdict_ok(base) || verdict_reach(base) > verdict_reach(v));
 }
 
 const char *verdict_age(long long when, long long now, char *buf, size_t cap)
@@ -339,7 +462,7 @@ static void match_entries(const struct verdict_store *s, const char *root, bool 
 				cand->verdict.state = VSTATE_OTHER_HOST;
 			else if (!same_file(root, cand->dir, &e.file))
 				cand->verdict.state = VSTATE_CHANGED;
-			else if (!verdict_ok(&e.v) && !verdict_ok(&s->system))
+			else if (!verdict_ok(&e.v) && !verdict_past(&s->system, &e.v))
 				cand->verdict.state = VSTATE_INCONCLUSIVE;
 			else
 				cand->verdict.state = VSTATE_APPLIES;
@@ -383,6 +506,61 @@ static bool store_trusted(int fd, const char *path)
 	return trusted;
 }
 
+static ssize_t read_some(int fd, char *buf, size_t n)
+{
+	ssize_t r;
+	do
+		r = read(fd, buf, n);
+	while (r < 0 && errno == EINTR);
+	return r;
+}
+
+/* The whole of fd (less than VERDICT_STORE_MAX bytes) into a malloc'd
+ * buffer, its length in *len; NULL with the reason in *err.  One read for a
+ * small store, as before the bound grew; past VERDICT_READ_FIRST bytes only
+ * a regular file is read further, and only when fstat says it fits: a huge
+ * file, /dev/zero or a FIFO costs no more than that first read. */
+static char *read_bounded(int fd, size_t *len, const char **err)
+{
+	char *buf = malloc(VERDICT_READ_FIRST);
+	if (!buf) {
+		*err = "out of memory";
+		return NULL;
+	}
+	ssize_t n = read_some(fd, buf, VERDICT_READ_FIRST);
+	if (n < 0) {
+		*err = strerror(errno);
+		free(buf);
+		return NULL;
+	}
+	size_t got = (size_t)n;
+	if (got == VERDICT_READ_FIRST) {
+		struct stat st;
+		char *more;
+		if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+			*err = "not a regular file";
+		} else if (st.st_size >= VERDICT_STORE_MAX) {
+			*err = "too large";
+		} else if (!(more = realloc(buf, (size_t)st.st_size + 1))) {
+			*err = "out of memory";
+		} else {
+			/* up to one byte past the size fstat gave: a file that grew
+			 * since is not read in part */
+			buf = more;
+			size_t cap = (size_t)st.st_size + 1;
+			while (got < cap && (n = read_some(fd, buf + got, cap - got)) > 0)
+				got += (size_t)n;
+			*err = n < 0 ? strerror(errno) : got == cap ? "changed while read" : NULL;
+		}
+		if (*err) {
+			free(buf);
+			return NULL;
+		}
+	}
+	*len = got;
+	return buf;
+}
+
 /* The store under root into a malloc'd buffer (*text, *len): 1; 0 when
  * there is none; -1 when it cannot be used, the reason in why. */
 static int read_store(const char *root, bool secure, char **text, size_t *len,
@@ -411,20 +589,16 @@ static int read_store(const char *root, bool secure, char **text, size_t *len,
 		goto out;
 	}
 	/* On the heap, not on the stack nor in the bss: only a store costs it. */
-	char *buf = malloc(VERDICT_STORE_MAX);
-	ssize_t n = -1;
-	do
-		n = buf ? read(fd, buf, VERDICT_STORE_MAX) : -1;
-	while (n < 0 && buf && errno == EINTR);
+	const char *err = NULL;
+	size_t got = 0;
+	char *buf = read_bounded(fd, &got, &err);
 	close(fd);
-	if (n < 0 || n >= VERDICT_STORE_MAX) {
-		snprintf(why, cap, "%s: %s", path,
-			 !buf ? "out of memory" : n < 0 ? strerror(errno) : "too large");
-		free(buf);
+	if (!buf) {
+		snprintf(why, cap, "%s: %s", path, err);
 	} else {
-		diag("verdicts %s: %zd bytes", path, n);
+		diag("verdicts %s: %zu bytes", path, got);
 		*text = buf;
-		*len = (size_t)n;
+		*len = got;
 		r = 1;
 	}
 out:

@@ -629,9 +629,10 @@ static void print_prometheus(FILE *f, const struct machine *m)
 	static const struct {
 		char name[32], help[160];
 	} names[] = {
-		{ "cudaload_verdict_age_seconds", "Age of each stored cuInit verdict; package=\"system\" "
+		{ "cudaload_verdict_age_seconds", "Age of each stored verdict; package=\"system\" "
 						  "is the system driver's." },
-		{ "cudaload_verdict_ok", "1 when that verdict's cuInit returned 0." },
+		{ "cudaload_verdict_ok", "1 when the driver passed every step: cuInit, a context and "
+					 "a PTX module on each device." },
 		{ "cudaload_verdict_stale", "1 when the verdict is stale: made on another driver or GPU, "
 					    "its libcuda changed, or the package is new since the last "
 					    "cudaload --verify." },

@@ -9,7 +9,9 @@
  * itself cannot load it.  For the system driver (the baseline) and for each
  * candidate it starts a child, itself again, with exactly the search list
  * the hand-over would give a program; the child dlopens libcuda.so.1, calls
- * cuInit(0), cuDriverGetVersion and cuDeviceGetCount and reports on a pipe.
+ * cuInit(0), cuDriverGetVersion and cuDeviceGetCount, and on every device
+ * makes the primary context current and loads a PTX module chosen for it
+ * (ptx.h), reporting each step on a pipe (the first failure ends it).
  * A crash is a verdict, a child that outlives the time limit is killed and
  * that is a verdict too; the verifier itself never depends on the child.
  *
@@ -21,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <stdarg.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -45,6 +48,7 @@
 #include "../common/probe.h"
 #include "../common/reach.h"
 #include "../common/verdict.h"
+#include "ptx.h"
 
 #define EXIT_USAGE 100
 #define EXIT_CANNOT_RUN 111
@@ -61,63 +65,198 @@ extern char **environ;
 
 IDENTITY_NOTE(IDENTITY_NOTE_TYPE_TOOL);
 
-/* ---- the child: load libcuda as a program would, and ask it ---------------- */
+/* ---- the child: load libcuda as a program would, and use it ----------------- */
+
+/* The child reports on its stdout, one line a step, flushed before each
+ * call that may crash or hang (what came before still counts):
+ *   path P / version N / load WHY       what was loaded
+ *   step init                           then: init R
+ *   step count                          then: count R N
+ *   step device D                       then: device D R MAJOR MINOR
+ *   step context D                      then: context D R
+ *   step module D TARGET ISA GUESSED    then: module D R
+ *   done                                every step passed
+ * R is the CUresult; a failure ends the run. */
 
 typedef int (*cu_int_fn)(int *);
 typedef int (*cu_init_fn)(unsigned int);
+typedef int (*cu_get_fn)(int *, int);
+typedef int (*cu_attr_fn)(int *, int, int);
+typedef int (*cu_retain_fn)(void **, int);
+typedef int (*cu_dev_fn)(int);
+typedef int (*cu_ctx_fn)(void *);
+typedef int (*cu_load_fn)(void **, const void *);
+typedef int (*cu_unload_fn)(void *);
+
+#define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR 75
+#define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR 76
+#define CUDA_ERROR_NOT_FOUND 500	/* a function the driver does not have */
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+}
+
+/* The symbol a program compiled against cuda.h calls: the _v2 one where
+ * the header maps the name to it. */
+static void *sym(void *h, const char *name, const char *v2)
+{
+	void *f = v2 ? dlsym(h, v2) : NULL;
+	return f ? f : dlsym(h, name);
+}
+
+/* One device: its capability, its primary context, a module on it. */
+static int child_device(void *h, int d)
+{
+	cu_get_fn get = (cu_get_fn)sym(h, "cuDeviceGet", NULL);
+	cu_attr_fn attr = (cu_attr_fn)sym(h, "cuDeviceGetAttribute", NULL);
+	cu_retain_fn retain = (cu_retain_fn)sym(h, "cuDevicePrimaryCtxRetain", NULL);
+	cu_dev_fn release = (cu_dev_fn)sym(h, "cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease_v2");
+	cu_ctx_fn set = (cu_ctx_fn)sym(h, "cuCtxSetCurrent", NULL);
+	cu_load_fn load = (cu_load_fn)sym(h, "cuModuleLoadData", NULL);
+	cu_unload_fn unload = (cu_unload_fn)sym(h, "cuModuleUnload", NULL);
+
+	int dev = 0, major = -1, minor = -1, r;
+	say("step device %d\n", d);
+	if (!get || !attr)
+		r = CUDA_ERROR_NOT_FOUND;
+	else if ((r = get(&dev, d)) == 0 &&
+		 (r = attr(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev)) == 0)
+		r = attr(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
+	say("device %d %d %d %d\n", d, r, major, minor);
+	if (r)
+		return r;
+
+	void *ctx = NULL;
+	say("step context %d\n", d);
+	if (!retain || !release || !set)
+		r = CUDA_ERROR_NOT_FOUND;
+	else if ((r = retain(&ctx, dev)) == 0 && (r = set(ctx)) != 0)
+		release(dev);
+	say("context %d %d\n", d, r);
+	if (r)
+		return r;
+
+	struct ptx_choice c;
+	char ptx[256];
+	if (ptx_choose(major, minor, &c) < 0 || ptx_module(&c, ptx, sizeof ptx) < 0) {
+		c = (struct ptx_choice){ 0, 0, true };
+		ptx[0] = '\0';	/* a capability no target names: the JIT says what it says */
+	}
+	void *mod = NULL;
+	say("step module %d %d %d %d\n", d, c.target, c.isa, c.guessed);
+	if (!load || !unload)
+		r = CUDA_ERROR_NOT_FOUND;
+	else if ((r = load(&mod, ptx)) == 0)
+		r = unload(mod);
+	say("module %d %d\n", d, r);
+	/* the context goes whatever the module did; a failing release is the
+	 * context's failure, after a module that worked */
+	set(NULL);
+	int rr = release(dev);
+	if (r == 0 && rr != 0) {
+		say("step context %d\n", d);
+		say("context %d %d\n", d, rr);
+		return rr;
+	}
+	return r;
+}
 
 static int child(void)
 {
 	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
 		const char *e = dlerror();
-		printf("load %s\n", e ? e : "?");
+		say("load %s\n", e ? e : "?");
 		return 0;
 	}
 	struct link_map *lm = NULL;
 	if (dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm)
-		printf("path %s\n", lm->l_name);
+		say("path %s\n", lm->l_name);
 	cu_init_fn init = (cu_init_fn)dlsym(h, "cuInit");
 	cu_int_fn version = (cu_int_fn)dlsym(h, "cuDriverGetVersion");
 	cu_int_fn count = (cu_int_fn)dlsym(h, "cuDeviceGetCount");
 	if (!init) {
-		printf("load libcuda.so.1 has no cuInit\n");
+		say("load libcuda.so.1 has no cuInit\n");
 		return 0;
 	}
 	int v = 0;
 	if (version && version(&v) == 0)
-		printf("version %d\n", v);
-	fflush(stdout);	/* what came before a crash still counts */
+		say("version %d\n", v);
+	say("step init\n");
 	int r = init(0);
-	printf("init %d\n", r);
-	fflush(stdout);
+	say("init %d\n", r);
+	if (r)
+		return 0;
 	int n = 0;
-	if (r == 0 && count && count(&n) == 0)
-		printf("count %d\n", n);
-	fflush(stdout);
+	say("step count\n");
+	r = count ? count(&n) : CUDA_ERROR_NOT_FOUND;
+	say("count %d %d\n", r, r ? 0 : n);
+	if (r)
+		return 0;
+	for (int d = 0; d < n && d < VERDICT_DEVICES_MAX; d++)
+		if (child_device(h, d))
+			return 0;
+	say("done\n");
 	return 0;
 }
 
 /* ---- the parent: one child per library list --------------------------------- */
 
+#define SHOW_DEVICES 8	/* each one's capability and module, for people */
+
 struct outcome {
 	struct verdict v;
-	int version, devices;	/* -1 when not told */
+	int version;		/* -1 when not told */
 	char path[CL_PATH_MAX];	/* the libcuda that was loaded */
 	char load_error[256];
+	bool counted;		/* cuDeviceGetCount answered */
+	int n_shown;		/* devices whose module was chosen (at most SHOW_DEVICES) */
+	struct ptx_choice ptx[SHOW_DEVICES];
 };
 
 static void parse_report(char *text, struct outcome *o)
 {
-	bool init = false, load = false;
+	bool load = false, done = false, answered = false;
+	int step = -1, dev = -1, r = 0, n = 0;
 	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-		if (strncmp(line, "init ", 5) == 0) {
-			o->v.code = atoi(line + 5);
-			init = true;
+		int a = -1, b = -1, c = -1, d = -1;
+		if (strncmp(line, "step ", 5) == 0) {
+			/* the names as verdict_step_name gives them, up to module */
+			static const char names[][8] = { "init", "count", "device", "context", "module" };
+			char w[16] = "";
+			int k = sscanf(line + 5, "%15s %d %d %d %d", w, &d, &a, &b, &c);
+			step = -1;
+			for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
+				if (strcmp(w, names[i]) == 0)
+					step = i;
+			dev = k >= 2 && d >= 0 && d < VERDICT_DEVICES_MAX ? d : -1;
+			answered = false;
+			if (step == VSTEP_MODULE && k == 5 && dev >= 0 && dev < SHOW_DEVICES) {
+				o->ptx[dev] = (struct ptx_choice){ a, b, c != 0 };
+				if (dev + 1 > o->n_shown)
+					o->n_shown = dev + 1;
+			}
+		} else if (strncmp(line, "init ", 5) == 0) {
+			r = atoi(line + 5);
+			answered = true;
+		} else if (strncmp(line, "count ", 6) == 0 && sscanf(line + 6, "%d %d", &a, &b) == 2) {
+			r = a;
+			n = b;
+			answered = true;
+		} else if ((sscanf(line, "device %d %d", &d, &a) == 2 || sscanf(line, "context %d %d", &d, &a) == 2 ||
+			    sscanf(line, "module %d %d", &d, &a) == 2) && d == dev) {
+			r = a;
+			answered = true;
+		} else if (strcmp(line, "done") == 0) {
+			done = true;
 		} else if (strncmp(line, "version ", 8) == 0) {
 			o->version = atoi(line + 8);
-		} else if (strncmp(line, "count ", 6) == 0) {
-			o->devices = atoi(line + 6);
 		} else if (strncmp(line, "path ", 5) == 0) {
 			snprintf(o->path, sizeof o->path, "%s", line + 5);
 		} else if (strncmp(line, "load ", 5) == 0) {
@@ -125,10 +264,40 @@ static void parse_report(char *text, struct outcome *o)
 			load = true;
 		}
 	}
-	if (init)
+	o->v.devices = (short)(n < 0 ? 0 : n > VERDICT_DEVICES_MAX ? VERDICT_DEVICES_MAX : n);
+	o->v.device = -1;
+	if (done) {
 		o->v.kind = VERDICT_CU;
-	else if (load)
+		o->v.step = VSTEP_DONE;
+	} else if (load) {
 		o->v.kind = VERDICT_LOAD;
+	} else {
+		/* where it ended; a CUresult when the step answered one, else
+		 * the signal or the hang that run_child finds */
+		if (step >= 0 && (step < VSTEP_DEVICE || dev >= 0)) {
+			o->v.step = (unsigned char)step;
+			if (step >= VSTEP_DEVICE)
+				o->v.device = (short)dev;
+		}
+		if (answered && r != 0) {
+			o->v.kind = VERDICT_CU;
+			o->v.code = r;
+		}
+	}
+	o->counted = n > 0 || (done && n == 0);
+}
+
+/* What the store allows (verdict.h), whatever the child said. */
+static void normalize(struct verdict *v)
+{
+	if (v->kind == VERDICT_LOAD) {
+		v->step = VSTEP_INIT;
+		v->device = -1;
+	}
+	if (v->step == VSTEP_INIT || (v->step == VSTEP_COUNT && !(v->kind == VERDICT_CU && v->code == 0)))
+		v->devices = 0;
+	if (v->step >= VSTEP_DEVICE && v->step <= VSTEP_MODULE && v->device >= v->devices)
+		v->devices = (short)(v->device + 1);
 }
 
 /* This program as the children run it: the real loader named outright, then
@@ -173,7 +342,7 @@ static void run_child(const struct self *self, const char *llp, int timeout_s, s
 {
 	int fds[2];
 	memset(o, 0, sizeof *o);
-	o->version = o->devices = -1;
+	o->version = -1;
 	o->v.when = (long long)time(NULL);
 	if (pipe2(fds, O_CLOEXEC) < 0) {
 		o->v.kind = VERDICT_LOAD;
@@ -196,6 +365,12 @@ static void run_child(const struct self *self, const char *llp, int timeout_s, s
 			unsetenv("LD_LIBRARY_PATH");	/* every copy: ld.so reads the last */
 			setenv("LD_LIBRARY_PATH", llp, 1);
 		}
+		/* every device, in the same order for every driver, each module
+		 * compiled by the JIT under test (not taken from the cache) */
+		unsetenv("CUDA_VISIBLE_DEVICES");
+		unsetenv("CUDA_DISABLE_PTX_JIT");
+		setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 1);
+		setenv("CUDA_CACHE_DISABLE", "1", 1);
 		char *const av[] = { (char *)self->ldso, (char *)self->path, (char *)"--child", NULL };
 		execv(self->ldso, av);
 		_exit(127);
@@ -207,9 +382,20 @@ static void run_child(const struct self *self, const char *llp, int timeout_s, s
 		snprintf(o->load_error, sizeof o->load_error, "fork: %s", strerror(errno));
 		return;
 	}
-	char buf[8192];
-	size_t got = 0;
+	/* room for every line of VERDICT_DEVICES_MAX devices: a child that
+	 * cannot write its report would hang */
+	size_t cap = 256 * 1024, got = 0;
+	char *buf = malloc(cap);
 	bool hung = false;
+	if (!buf) {
+		close(fds[0]);
+		kill(-pid, SIGKILL);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		o->v.kind = VERDICT_LOAD;
+		snprintf(o->load_error, sizeof o->load_error, "out of memory");
+		return;
+	}
 	struct timespec start, now;
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
@@ -226,13 +412,13 @@ static void run_child(const struct self *self, const char *llp, int timeout_s, s
 			continue;
 		if (r <= 0)
 			continue;
-		ssize_t n = read(fds[0], buf + got, sizeof buf - 1 - got);
+		ssize_t n = read(fds[0], buf + got, cap - 1 - got);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			break;	/* EOF: the child is done (or passed the pipe on and hung) */
 		got += (size_t)n;
-		if (got == sizeof buf - 1)
+		if (got == cap - 1)
 			break;
 	}
 	close(fds[0]);
@@ -256,6 +442,7 @@ static void run_child(const struct self *self, const char *llp, int timeout_s, s
 	}
 	buf[got] = '\0';
 	parse_report(buf, o);
+	free(buf);
 	if (hung) {
 		o->v.kind = VERDICT_HANG;
 		o->v.code = timeout_s;
@@ -269,14 +456,17 @@ static void run_child(const struct self *self, const char *llp, int timeout_s, s
 		if (o->v.kind == VERDICT_LOAD)
 			snprintf(o->load_error, sizeof o->load_error, "cannot start %s", self->path);
 	}
+	normalize(&o->v);
 }
 
 /* ---- output ------------------------------------------------------------------ */
 
 static const char *describe(const struct outcome *o, char *buf, size_t cap)
 {
-	if (o->v.kind == VERDICT_SIGNAL && o->v.code == 0)
+	if (o->v.kind == VERDICT_SIGNAL && o->v.code == 0 && o->v.step == VSTEP_INIT)
 		snprintf(buf, cap, "exited inside cuInit without an answer");
+	else if (o->v.kind == VERDICT_SIGNAL && o->v.code == 0)
+		snprintf(buf, cap, "exited in the %s step without an answer", verdict_step_name(&o->v));
 	else if (o->v.kind == VERDICT_LOAD && o->load_error[0])
 		snprintf(buf, cap, "libcuda.so.1 could not be loaded: %s", o->load_error);
 	else
@@ -293,29 +483,48 @@ static void outcome_json(const struct outcome *o)
 	json_str(stdout, o->v.kind == VERDICT_CU ? verdict_cu_name(o->v.code) : NULL);
 	fputs(",\"what\":", stdout);
 	json_str(stdout, describe(o, what, sizeof what));
-	printf(",\"ok\":%s,\"driver_version\":", verdict_ok(&o->v) ? "true" : "false");
+	printf(",\"ok\":%s,\"step\":", verdict_ok(&o->v) ? "true" : "false");
+	json_str(stdout, verdict_step_name(&o->v));
+	if (o->v.device >= 0)
+		printf(",\"device\":%d", o->v.device);
+	else
+		fputs(",\"device\":null", stdout);
+	fputs(",\"driver_version\":", stdout);
 	if (o->version >= 0)
 		printf("%d", o->version);
 	else
 		fputs("null", stdout);
 	fputs(",\"devices\":", stdout);
-	if (o->devices >= 0)
-		printf("%d", o->devices);
+	if (o->counted)
+		printf("%d", o->v.devices);
 	else
 		fputs("null", stdout);
-	fputs(",\"libcuda\":", stdout);
+	fputs(",\"modules\":[", stdout);
+	for (int i = 0; i < o->n_shown; i++)
+		printf("%s{\"device\":%d,\"target\":\"sm_%d\",\"ptx\":\"%d.%d\",\"in_table\":%s}", i ? "," : "",
+		       i, o->ptx[i].target, o->ptx[i].isa / 10, o->ptx[i].isa % 10,
+		       o->ptx[i].guessed ? "false" : "true");
+	fputs("],\"libcuda\":", stdout);
 	json_str(stdout, o->path[0] ? o->path : NULL);
 	putchar('}');
 }
 
 static void outcome_text(const char *what_for, const struct outcome *o, const char *meaning)
 {
-	char what[512], extra[96] = "";
-	if (o->version >= 0 && o->devices >= 0)
-		snprintf(extra, sizeof extra, " [driver API %d, %d device%s]", o->version,
-			 o->devices, o->devices == 1 ? "" : "s");
-	else if (o->version >= 0)
-		snprintf(extra, sizeof extra, " [driver API %d]", o->version);
+	char what[512], extra[512] = "";
+	size_t n = 0;
+	if (o->version >= 0)
+		n += (size_t)snprintf(extra + n, sizeof extra - n, " [driver API %d", o->version);
+	if (o->version >= 0 && o->counted)
+		n += (size_t)snprintf(extra + n, sizeof extra - n, ", %d device%s", o->v.devices,
+				      o->v.devices == 1 ? "" : "s");
+	/* the module each device got, so that a JIT's refusal can be read */
+	for (int i = 0; i < o->n_shown && o->version >= 0 && n < sizeof extra; i++)
+		n += (size_t)snprintf(extra + n, sizeof extra - n, "%s sm_%d PTX %d.%d%s", i ? "," : ";",
+				      o->ptx[i].target, o->ptx[i].isa / 10, o->ptx[i].isa % 10,
+				      o->ptx[i].guessed ? " (a capability not in cudaload's table: its newest PTX)" : "");
+	if (o->version >= 0 && n < sizeof extra)
+		snprintf(extra + n, sizeof extra - n, "]");
 	printf("%s: %s%s: %s\n", what_for, describe(o, what, sizeof what), extra, meaning);
 }
 
@@ -398,7 +607,8 @@ static void usage_exit(void)
 {
 	fputs("usage: cudaload --verify [--json] [--timeout SECONDS] [PROGRAM...]\n"
 	      "Loads each compat candidate's libcuda.so.1 in a child process, calls cuInit,\n"
-	      "and stores the verdicts in " VERDICT_STORE_PATH " for every later exec.\n"
+	      "makes a context and loads a PTX module on every device, and stores the\n"
+	      "verdicts in " VERDICT_STORE_PATH " for every later exec.\n"
 	      "Candidates: the configured packages, what this environment, ld.so.cache,\n"
 	      "each program cudaload-patch recorded and each PROGRAM reach.\n", stderr);
 	exit(EXIT_USAGE);
@@ -539,7 +749,12 @@ int main(int argc, char **argv)
 		return EXIT_CANNOT_RUN;
 	}
 
-	char text[VERDICT_STORE_MAX], hosttxt[160], tok[32];
+	char hosttxt[160], tok[32], step[32];
+	char *text = malloc(VERDICT_STORE_MAX);	/* too large for the stack */
+	if (!text) {
+		fprintf(stderr, "cudaload: --verify: out of memory\n");
+		return EXIT_CANNOT_RUN;
+	}
 	host_text(&h, hosttxt, sizeof hosttxt);
 	/* The system driver as the loader would hand it over: pinned where a
 	 * package could beat it (an ld.so.conf.d entry reaches this child too). */
@@ -558,9 +773,10 @@ int main(int argc, char **argv)
 	run_child(&self, base_llp, timeout_s, &base);
 	free(base_llp);
 	pin_free(&pin);
-	int len = snprintf(text, sizeof text, VERDICT_MAGIC "\nhost %016llx %s\nsystem %s %lld\n",
+	int len = snprintf(text, VERDICT_STORE_MAX, VERDICT_MAGIC "\nhost %016llx %s\nsystem %s %s %d %lld\n",
 			   (unsigned long long)verdict_host_key(&h), hosttxt,
-			   verdict_token(&base.v, tok, sizeof tok), base.v.when);
+			   verdict_token(&base.v, tok, sizeof tok), verdict_step_token(&base.v, step, sizeof step),
+			   base.v.devices, base.v.when);
 	if (json) {
 		fputs("{\"store\":", stdout);
 		json_str(stdout, path);
@@ -572,7 +788,7 @@ int main(int argc, char **argv)
 	} else {
 		printf("host: %s\n", hosttxt);
 		outcome_text("system driver", &base, verdict_ok(&base.v) ? "the baseline"
-			     : "the system driver fails too: failing compat verdicts will not be applied");
+			     : "the system driver fails too: a package failing there or before is not held against it");
 	}
 
 	for (size_t i = 0; i < cands.n; i++) {
@@ -614,13 +830,18 @@ int main(int argc, char **argv)
 		}
 		run_child(&self, llp, timeout_s, &o);
 		free(llp);
+		/* every step passed, on fewer devices than the system driver
+		 * saw: a device this driver cannot use (verdict.h, count) */
+		if (verdict_ok(&o.v) && base.counted && o.v.devices < base.v.devices)
+			o.v.step = VSTEP_COUNT;
 		char line[CL_PATH_MAX + 160];
-		int m = snprintf(line, sizeof line, "compat %s %lld %llu %llu %llu %lld.%09ld %s\n",
-				 verdict_token(&o.v, tok, sizeof tok), o.v.when,
+		int m = snprintf(line, sizeof line, "compat %s %s %d %lld %llu %llu %llu %lld.%09ld %s\n",
+				 verdict_token(&o.v, tok, sizeof tok), verdict_step_token(&o.v, step, sizeof step),
+				 o.v.devices, o.v.when,
 				 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
 				 (unsigned long long)st.st_size, (long long)st.st_mtim.tv_sec,
 				 (long)st.st_mtim.tv_nsec, c->dir);
-		bool kept = m > 0 && len + m < (int)sizeof text;
+		bool kept = m > 0 && (size_t)m < sizeof line && len + m < VERDICT_STORE_MAX;
 		if (kept) {
 			memcpy(text + len, line, (size_t)m + 1);
 			len += m;
@@ -633,8 +854,8 @@ int main(int argc, char **argv)
 			outcome_text(c->dir, &o,
 				     !kept ? "not stored: the store is full"
 				     : verdict_ok(&o.v) ? "works: used where the tables allow it or do not know it"
-				     : verdict_ok(&base.v) ? "fails: not used from now on"
-				     : "fails, like the system driver: not held against it");
+				     : verdict_past(&base.v, &o.v) ? "fails: not used from now on"
+				     : "fails where the system driver fails too: not held against it");
 		}
 	}
 	if (!json && cands.n == 0)
@@ -653,6 +874,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cudaload: --verify: %s: %s\n", path, strerror(-e));
 		return EXIT_CANNOT_RUN;
 	}
+	free(text);
 	compat_free(&cands);
 	settings_free(&s);
 	for (int i = 0; i < n_names; i++)

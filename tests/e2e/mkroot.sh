@@ -18,10 +18,16 @@
 # compat (one package a line: "DIR CUDA KIND NOTE", KIND jetson or a driver
 # version, NOTE JSON or -), partial (compat dirs left without their
 # companion libraries), links ("LINK TARGET" a line: symlinked dirs),
-# cuinit (one a line: "DIR ANSWER", what the fake libcuda in DIR answers
-# cuInit: a CUresult, crash or hang; 0 when not said), note_align (4, or 8
-# for notes padded as in a section aligned to 8), note_shape ("TYPE DESCSZ
-# SIZE": a note shaped as NVIDIA shipped one, see mknote.c), driver_active
+# cuinit (one a line: "DIR SETTING", a line of the fake libcuda's
+# fake-cuinit in DIR, see tests/e2e/fakecuda.c: "DIR 804" for what cuInit
+# answers (a CUresult, crash or hang; 0 when not said), "DIR context 999",
+# "DIR module 218 1", "DIR ptx 7.8"; a DIR named twice gets both lines),
+# cuda_devices (fake-cuinit lines for every libcuda of the root, the host
+# driver's and each package's, written before their own cuinit lines: what
+# the GPUs are to every driver, "devices 2", "cc 7.0 1", "busy 1"),
+# note_align (4, or 8 for notes padded as in a section aligned to 8),
+# note_shape ("TYPE DESCSZ SIZE": a note shaped as NVIDIA shipped one, see
+# mknote.c), driver_active
 # (/run/nvidia-gpu-driver-active).  A /run directory is made for the
 # verdict store.
 # Each compat dir ships the companions the real packages carry:
@@ -31,7 +37,7 @@ set -eu
 profile=$1 root=$2 libdir=$3
 
 compatible= model= soc_family= soc_id= release= driver_dir= host_cuda=
-nvidia_version= proc_version= gpu_node= compat= cuinit= gpus= gpus_unreadable= partial= links= pci=
+nvidia_version= proc_version= gpu_node= compat= cuinit= cuda_devices= gpus= gpus_unreadable= partial= links= pci=
 note_align=4 note_shape= driver_active=
 # shellcheck disable=SC1090
 . "$profile"
@@ -42,6 +48,11 @@ mkdir -p "$root/run"
 put() { # put PATH CONTENT: a file with exactly CONTENT
 	mkdir -p "$root$(dirname "$1")"
 	printf '%s' "$2" >"$root$1"
+}
+
+# devices DIR: what every driver sees of the GPUs, into DIR's fake-cuinit
+devices() {
+	[ -z "$cuda_devices" ] || printf '%s\n' "$cuda_devices" >>"$root$1/fake-cuinit"
 }
 
 if [ -n "$compatible" ]; then
@@ -94,6 +105,7 @@ if [ -n "$driver_dir" ]; then
 	if [ -n "$host_cuda" ]; then
 		cp "$(lib_for "$host_cuda" -)" "$root$driver_dir/libcuda.so.1.1"
 		ln -sf libcuda.so.1.1 "$root$driver_dir/libcuda.so.1"
+		devices "$driver_dir"
 	fi
 	# what the Jetson compat libcuda needs from the host
 	for l in libnvrm_gpu.so libnvrm_mem.so; do : >"$root$driver_dir/$l"; done
@@ -109,6 +121,7 @@ printf '%s\n' "$compat" | while read -r dir cuda kind note; do
 	fi
 	cp "$(lib_for "$cuda" "$note")" "$root$dir/$file"
 	ln -sf "$file" "$root$dir/libcuda.so.1"
+	devices "$dir"
 	ln -sf libcuda.so.1 "$root$dir/libcuda.so"
 	case " $partial " in *" $dir "*) continue ;; esac
 	if [ "$kind" = jetson ]; then
@@ -165,7 +178,7 @@ printf '%s\n' "$links" | while read -r link target; do
 	ln -sfn "$target" "$root$link"
 done
 
-printf '%s\n' "$cuinit" | while read -r dir answer; do
+printf '%s\n' "$cuinit" | while read -r dir setting; do
 	[ -n "$dir" ] || continue
-	printf '%s\n' "$answer" >"$root$dir/fake-cuinit"
+	printf '%s\n' "$setting" >>"$root$dir/fake-cuinit"
 done

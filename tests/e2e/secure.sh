@@ -130,7 +130,7 @@ if [ -e /run/cudaload ]; then
 elif [ -d /run ]; then
 	made_run=1
 	mkdir -p /run/cudaload
-	printf 'cudaload-verdicts 1\nhost 0000000000000000\nsystem cu=0 1\ncompat cu=804 1 0 0 0 0.000000000 %s/cuda-12.9/compat\n' "$T" >/run/cudaload/verdicts
+	printf 'cudaload-verdicts 2\nhost 0000000000000000\nsystem cu=0 done 1 1\ncompat cu=804 init 0 1 0 0 0 0.000000000 %s/cuda-12.9/compat\n' "$T" >/run/cudaload/verdicts
 	chown "$U" /run/cudaload/verdicts
 	for mode in exec chain; do
 		out=$(as_user CUDALOAD_MODE=$mode "$T/bin/probe-suid")

@@ -321,8 +321,8 @@ if sh "$here/mkroot.sh" "$W/dc.profile" "$R" "$L" >/dev/null; then
 	cp "$store" "$W/dc-store"
 	cp "$R/var/lib/cudaload/patched" "$W/dc-record"
 	printf '/usr/bin/cudaload\t/opt/app/bin/probe-runpath\n' >"$R/var/lib/cudaload/patched"
-	sed -i 's/^system [^ ]*/system cu=0/; s/^compat [^ ]*/compat cu=804/' "$store"
-	printf 'compat cu=804 %s %s /opt/vendor-compat\n' "$(date +%s)" \
+	sed -i 's/^system [^ ]* [^ ]* \([0-9]*\)/system cu=0 done \1/; s/^compat [^ ]* [^ ]* [0-9]*/compat cu=804 init 0/' "$store"
+	printf 'compat cu=804 init 0 %s %s /opt/vendor-compat\n' "$(date +%s)" \
 		"$(stat -L -c '%d %i %s %.9Y' "$R/opt/vendor-compat/libcuda.so.1")" >>"$store"
 	snap $C
 	status "RUNPATH package refused by its verdict: --status says the system driver" \

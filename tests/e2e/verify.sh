@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: MIT
 # cudaload --verify and the verdict store (common/verdict.h): the real
 # verifier starts the fake libcuda of each fixture (tests/e2e/fakecuda.c,
-# answering cuInit with what the fixture's fake-cuinit says) with the search
-# list the hand-over would use, stores the verdicts under CUDALOAD_ROOT, and
+# answering cuInit, each device's context and the PTX module on it with
+# what the fixture's fake-cuinit says) with the search list the hand-over
+# would use, stores the verdicts under CUDALOAD_ROOT, and
 # the loader honours them as a command and as PT_INTERP, in exec and chain
 # mode.  Prints the verdict table of every fixture at the end.
 # Usage: verify.sh BUILD [x86_64|aarch64]  (aarch64 elsewhere under qemu-user)
@@ -68,7 +69,7 @@ for profile in "$top"/tests/fixtures/*.profile; do
 		printf '%s\n' "$out" >"$W/roots/$name.verify"
 		json=$(under "$root" "$driver_dir" "$CL" --explain --json "$W/bin/cudaprobe")
 		got=$(printf '%s' "$json" | sed -n 's/.*"decision":"\([a-z]*\)".*/\1/p')
-		verdicts=$(sed -n 's/^compat \([a-z]*=[0-9]*\) .* \(\/.*\)$/\2 \1/p' "$root/run/cudaload/verdicts" | tr '\n' ';')
+		verdicts=$(sed -n 's/^compat \([a-z]*=[0-9]*\) \([a-z:0-9]*\) .* \(\/.*\)$/\3 \1 \2/p' "$root/run/cudaload/verdicts" | tr '\n' ';')
 		echo "verdicts $name: ${verdicts:-no candidate} tables $expect_decision, verified $got" >"$W/roots/$name.table"
 		[ "$vst" = 0 ] && echo "ok   $name: --verify ran" || echo "FAIL $name: --verify exit $vst"
 		[ "$got" = "$want" ] && echo "ok   $name: verified decision $want" || echo "FAIL $name: verified decision $got, want $want"
@@ -128,7 +129,7 @@ if patchelf --set-interpreter "$PV/cudaload" "$PV/cudaload-verify" 2>/dev/null; 
 	rm -f "$D/run/cudaload/verdicts"
 	out=$(under "$D" $DD "$PV/cudaload" --verify --timeout 3)
 	has "planted patched helper: the system driver is judged with itself" "$out" \
-		"system driver: cuInit returned 0 (CUDA_SUCCESS: works) [driver API 12040, 1 device]: the baseline"
+		"system driver: cuInit returned 0 (CUDA_SUCCESS: works), then a context and a PTX module on its device [driver API 12040, 1 device; sm_80 PTX 7.0]: the baseline"
 	out=$(under "$D" $DD "$W/bin/probe-patched")
 	contains "planted patched helper: the 804 package stays refused" "$out" "version=12040"
 else
@@ -202,6 +203,38 @@ for bad_store in "garbage" "" "cudaload-verdicts 1" "$(head -c 5000 /dev/zero | 
 	out=$(CUDALOAD_DEBUG=1 under "$D" $DD "$W/bin/probe-patched")
 	contains "damaged store (${#bad_store} bytes): the program runs with the tables' choice" "$out" "version=12090"
 	contains "damaged store (${#bad_store} bytes): said in the trace" "$out" "; ignored"
+done
+# Hostile stores are refused cheaply: one read, then fstat says it is too
+# large (10 MB, 20,000 lines) or not a regular file (/dev/zero).
+S=$D/run/cudaload/verdicts
+head -c 10485760 /dev/zero | tr '\0' x >"$S"
+i=0
+{
+	printf 'cudaload-verdicts 2\nhost 0000000000000000\nsystem cu=0 done 1 1\n'
+	while [ $i -lt 20000 ]; do
+		printf 'compat cu=0 done 1 1 2 3 4 5.000000000 /opt/p%d\n' $i
+		i=$((i + 1))
+	done
+} >"$W/lines.store"
+for kind in "10 MB:$S" "20,000 lines:$W/lines.store" "/dev/zero:/dev/zero"; do
+	what=${kind%%:*} file=${kind#*:}
+	[ "$file" = "$S" ] || ln -sf "$file" "$S"
+	out=$(CUDALOAD_DEBUG=1 under "$D" $DD "$W/bin/probe-patched")
+	contains "hostile store ($what): the program runs with the tables' choice" "$out" "version=12090"
+	case $what in
+	/dev/zero) contains "hostile store ($what): refused, saying why" "$out" "verdicts $S: not a regular file; ignored" ;;
+	*) contains "hostile store ($what): refused, saying why" "$out" "verdicts $S: too large; ignored" ;;
+	esac
+	if command -v strace >/dev/null 2>&1; then
+		# -y: each descriptor with the file it is (links resolved)
+		CUDALOAD_ROOT="$D" CUDALOAD_CONFIG="$W/empty.conf" LD_LIBRARY_PATH="$D$DD" \
+			strace -f -y -e trace=read -o "$W/strace.out" "$W/bin/probe-patched" >/dev/null 2>&1
+		n=$(grep -cF "<$(readlink -f "$S")>" "$W/strace.out")
+		status "hostile store ($what): one read of it" 1 "$n" "$(grep 'read(' "$W/strace.out" | head -20)"
+	else
+		skip "hostile store ($what): one read of it" "no strace"
+	fi
+	rm -f "$S"
 done
 mkdir -p "$W/roots/fifo/run/cudaload" && cp -r "$D"/. "$W/roots/fifo/" && rm -f "$W/roots/fifo/run/cudaload/verdicts"
 mkfifo "$W/roots/fifo/run/cudaload/verdicts"
@@ -288,9 +321,99 @@ contains "baseline: the system driver's failure is said" "$out" "the system driv
 out=$(under "$D" $DD "$W/bin/probe-patched")
 contains "baseline: the package is not refused for the device's failure" "$out" "version=12090"
 out=$(under "$D" $DD "$CL" --explain)
-contains "baseline: explain says why" "$out" "; not applied: the system driver failed too"
+contains "baseline: explain says why" "$out" "; not applied: the system driver failed there too"
 rm -f "$D$DD/fake-cuinit"
 printf '804\n' >"$C/fake-cuinit"
+
+# ---- past cuInit: each device's context and a PTX module through the JIT ------
+# (fixtures dgpu-context-fails, dgpu-jit-fails, dgpu-busy-device,
+# dgpu-mixed-cc, verified in the loop above)
+R=$W/roots
+X=$R/dgpu-context-fails
+out=$(under "$X" $DD "$CL" --explain)
+contains "context: explain says which step failed, and its CUresult" "$out" \
+	"refused: verified: context: 999 (CUDA_ERROR_UNKNOWN: unknown error) on device 0 of 1"
+contains "context: ... and the decision says so" "$out" \
+	"reason:       system driver: the compat package failed when verified (context: 999"
+out=$(under "$X" $DD "$CL" --explain --json)
+contains "context: json verdict with its step and devices" "$out" \
+	'"verdict":{"result":"cu=999","name":"CUDA_ERROR_UNKNOWN","what":"context: 999 (CUDA_ERROR_UNKNOWN: unknown error) on device 0 of 1","ok":false,'
+contains "context: ... step, device, devices" "$out" '"step":"context","device":0,"devices":1,"state":"applies"}'
+contains "context: json baseline: every step" "$out" '"ok":true,'
+grep -q '^compat cu=999 context:0 1 ' "$X/run/cudaload/verdicts" && ok "context: stored with its step" ||
+	bad "context: stored with its step" "$(cat "$X/run/cudaload/verdicts")"
+out=$(under "$X" $DD "$CL" --verify --json --timeout 3)
+contains "context: --verify --json says the step" "$out" '"ok":false,"step":"context","device":0,"driver_version":12090,"devices":1,'
+contains "context: --verify --json: the baseline's modules" "$out" '"modules":[{"device":0,"target":"sm_90","ptx":"7.8","in_table":true}]'
+
+X=$R/dgpu-jit-fails
+out=$(under "$X" $DD "$CL" --explain)
+contains "module: refused, the JIT's CUresult said" "$out" \
+	"refused: verified: module: 218 (CUDA_ERROR_INVALID_PTX: the JIT compiler rejected the PTX) on device 0 of 1"
+has "module: --verify said which module it loaded" "$(cat "$R/dgpu-jit-fails.verify")" \
+	"/usr/local/cuda-12.9/compat: module: 218 (CUDA_ERROR_INVALID_PTX: the JIT compiler rejected the PTX) on device 0 of 1 [driver API 12090, 1 device; sm_90 PTX 7.8]: fails: not used from now on"
+# a crash or a hang in a step past cuInit is that step's
+cp "$X/usr/local/cuda-12.9/compat/fake-cuinit" "$W/jit.fake"
+printf 'cc 9.0\nmodule crash\n' >"$X/usr/local/cuda-12.9/compat/fake-cuinit"
+verify "$X" $DD
+contains "module crash: the step and device said" "$out" "crashed in the module step on device 0 of 1 (signal 11)"
+grep -q '^compat signal=11 module:0 1 ' "$X/run/cudaload/verdicts" && ok "module crash: stored" ||
+	bad "module crash: stored" "$(cat "$X/run/cudaload/verdicts")"
+printf 'cc 9.0\ncontext hang\n' >"$X/usr/local/cuda-12.9/compat/fake-cuinit"
+verify "$X" $DD
+contains "context hang: the step and device said" "$out" "hung in the context step on device 0 of 1, killed after 3 s"
+out=$(under "$X" $DD "$W/bin/probe-patched")
+contains "context hang: refused" "$out" "version=12040"
+cp "$W/jit.fake" "$X/usr/local/cuda-12.9/compat/fake-cuinit"
+verify "$X" $DD
+
+X=$R/dgpu-busy-device
+has "busy: the system driver fails on the busy GPU" "$(cat "$R/dgpu-busy-device.verify")" \
+	"system driver: context: 46 (CUDA_ERROR_DEVICE_UNAVAILABLE: the GPU is busy or unavailable) on device 1 of 2 [driver API 12040, 2 devices; sm_90 PTX 7.8]: the system driver fails too: a package failing there or before is not held against it"
+out=$(under "$X" $DD "$CL" --explain)
+contains "busy: not held against the package" "$out" \
+	" ago: context: 46 (CUDA_ERROR_DEVICE_UNAVAILABLE: the GPU is busy or unavailable) on device 1 of 2; not applied: the system driver failed there too"
+contains "busy: the package is taken as the tables allow" "$out" "decision:     compat"
+out=$(under "$X" $DD "$CL" --explain --json)
+contains "busy: json state inconclusive" "$out" '"step":"context","device":1,"devices":2,"state":"inconclusive"}'
+# a failure on the free GPU, which the system driver passed, is the package's
+printf 'module 218 0\n' >>"$X/usr/local/cuda-12.9/compat/fake-cuinit"
+verify "$X" $DD
+out=$(under "$X" $DD "$W/bin/probe-patched")
+contains "busy: a failing module on the free GPU is still refused" "$out" "version=12040"
+sed -i '/^module 218 0$/d' "$X/usr/local/cuda-12.9/compat/fake-cuinit"
+verify "$X" $DD
+
+X=$R/dgpu-mixed-cc
+has "mixed: each device gets its own module, and every driver takes it" "$(cat "$R/dgpu-mixed-cc.verify")" \
+	"system driver: cuInit returned 0 (CUDA_SUCCESS: works), then a context and a PTX module on each of its 2 devices [driver API 12040, 2 devices; sm_90 PTX 7.8, sm_80 PTX 7.0]: the baseline"
+grep -q '^system cu=0 done 2 ' "$X/run/cudaload/verdicts" && grep -q '^compat cu=0 done 2 ' "$X/run/cudaload/verdicts" &&
+	ok "mixed: stored: every step on both devices" || bad "mixed: stored" "$(cat "$X/run/cudaload/verdicts")"
+# every device, whatever this environment shows (CUDA_VISIBLE_DEVICES)
+out=$(CUDA_VISIBLE_DEVICES=1 under "$X" $DD "$CL" --verify --timeout 3)
+contains "mixed: CUDA_VISIBLE_DEVICES is cleared for the children" "$out" "[driver API 12040, 2 devices; sm_90 PTX 7.8, sm_80 PTX 7.0]: the baseline"
+# a package that sees fewer devices than the system driver: a partial count
+printf 'devices 1\n' >>"$X/usr/local/cuda-12.9/compat/fake-cuinit"
+verify "$X" $DD
+contains "mixed: a partial count is said" "$out" \
+	"/usr/local/cuda-12.9/compat: device count: saw 1 device, fewer than the system driver [driver API 12090, 1 device; sm_90 PTX 7.8]: fails: not used from now on"
+out=$(under "$X" $DD "$W/bin/probe-patched")
+contains "mixed: ... and refused" "$out" "version=12040"
+sed -i '/^devices 1$/d' "$X/usr/local/cuda-12.9/compat/fake-cuinit"
+verify "$X" $DD
+out=$(under "$X" $DD "$W/bin/probe-patched")
+contains "mixed: every device again: taken" "$out" "version=12090"
+
+# A store of format 1 (cuInit only, an earlier cudaload's): ignored, saying
+# what to do; the tables decide until --verify runs.
+X=$R/dgpu-context-fails
+cp "$X/run/cudaload/verdicts" "$W/v2.store"
+printf 'cudaload-verdicts 1\nhost %s\nsystem cu=0 1\ncompat cu=0 1 0 0 0 0.000000000 /usr/local/cuda-12.9/compat\n' \
+	"$(sed -n 's/^host \([0-9a-f]*\).*/\1/p' "$W/v2.store")" >"$X/run/cudaload/verdicts"
+out=$(CUDALOAD_DEBUG=1 under "$X" $DD "$W/bin/probe-patched")
+contains "format 1: ignored, saying so" "$out" "verdicts: format 1, not this cudaload's 2: run cudaload --verify; ignored"
+contains "format 1: the tables decide" "$out" "version=12090"
+cp "$W/v2.store" "$X/run/cudaload/verdicts"
 
 # Started with standard descriptors closed (a service manager, a cron job
 # with >&-): its pipe must not take their numbers, nor the store fd 2.

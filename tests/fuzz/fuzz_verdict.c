@@ -18,6 +18,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		verdict_describe(&e.v, buf, sizeof buf);
 		verdict_token(&e.v, buf, sizeof buf);
+		verdict_step_token(&e.v, buf, sizeof buf);
+		/* what the parser accepts is what verdict.h allows */
+		if (e.v.step > VSTEP_DONE || e.v.devices < 0 || e.v.devices > VERDICT_DEVICES_MAX ||
+		    (e.v.step >= VSTEP_DEVICE && e.v.step <= VSTEP_MODULE && e.v.device >= e.v.devices) ||
+		    (verdict_ok(&e.v) && e.v.step != VSTEP_DONE))
+			abort();
+		verdict_past(&s.system, &e.v);
 	}
 	return 0;
 }

@@ -266,7 +266,10 @@ Test(decide_happy, policies)
 static struct candidate verified(const char *dir, int cuda, int cu)
 {
 	struct candidate c = cand(dir, cuda);
-	c.verdict = (struct verdict){ VERDICT_CU, VSTATE_APPLIES, cu, 1700000000 };
+	/* cuInit's failure, or every step passed on the one device */
+	c.verdict = (struct verdict){ .kind = VERDICT_CU, .state = VSTATE_APPLIES,
+				      .step = cu ? VSTEP_INIT : VSTEP_DONE, .device = -1,
+				      .devices = cu ? 0 : 1, .code = cu, .when = 1700000000 };
 	return c;
 }
 
@@ -278,6 +281,35 @@ Test(decide_verdict, a_failure_refuses_what_the_tables_allow)
 	cr_assert(!d.use_compat);
 	cr_assert(strstr(v[0].reason, "verified: cuInit returned 804 (CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE") == v[0].reason,
 		  "%s", v[0].reason);
+}
+
+/* Past cuInit: a context or the JIT failing on a device refuses too, and
+ * says which step; cuInit alone that worked is no success. */
+Test(decide_verdict, a_failing_step_past_cuinit_refuses)
+{
+	struct host h = jetson(35, 4, V(11, 4), "tegra234");
+	struct candidate v[] = { verified("/usr/local/cuda-12.2/compat", V(12, 2), 0) };
+	v[0].verdict = (struct verdict){ .kind = VERDICT_CU, .state = VSTATE_APPLIES, .step = VSTEP_CONTEXT,
+					 .device = 1, .devices = 2, .code = 999 };
+	struct decision d = run(&h, v, 1, POLICY_AUTO);
+	cr_assert(!d.use_compat);
+	cr_assert_str_eq(v[0].reason, "verified: context: 999 (CUDA_ERROR_UNKNOWN: unknown error) on device 1 of 2");
+	cr_assert_str_eq(d.reason, "system driver: the compat package failed when verified "
+			 "(context: 999 (CUDA_ERROR_UNKNOWN: unknown error) on device 1 of 2)");
+	v[0].verdict.step = VSTEP_MODULE, v[0].verdict.code = 218;
+	d = run(&h, v, 1, POLICY_AUTO);
+	cr_assert(!d.use_compat);
+	cr_assert(strstr(v[0].reason, "verified: module: 218 (CUDA_ERROR_INVALID_PTX") == v[0].reason, "%s", v[0].reason);
+	/* every step passed on fewer devices than the system driver saw */
+	v[0].verdict = (struct verdict){ .kind = VERDICT_CU, .state = VSTATE_APPLIES, .step = VSTEP_COUNT,
+					 .device = -1, .devices = 1, .code = 0 };
+	d = run(&h, v, 1, POLICY_AUTO);
+	cr_assert(!d.use_compat);
+	cr_assert_str_eq(v[0].reason, "verified: device count: saw 1 device, fewer than the system driver");
+	/* the same failure where the system driver failed too: the tables decide */
+	v[0].verdict.state = VSTATE_INCONCLUSIVE;
+	d = run(&h, v, 1, POLICY_AUTO);
+	cr_assert(d.use_compat, "%s", v[0].reason);
 }
 
 Test(decide_verdict, the_next_newest_takes_over)
@@ -298,7 +330,7 @@ Test(decide_verdict, success_makes_an_unknown_candidate_usable)
 	struct candidate v[] = { verified("/usr/local/cuda-13.4/compat", V(13, 4), 0) };
 	struct decision d = run(&h, v, 1, POLICY_AUTO);
 	cr_assert(d.use_compat, "%s", v[0].reason);
-	cr_assert(strstr(v[0].reason, "verified: cuInit returned 0 (tables: L4T r40 is not in the compat table)") != NULL,
+	cr_assert(strstr(v[0].reason, "verified: it works (tables: L4T r40 is not in the compat table)") != NULL,
 		  "%s", v[0].reason);
 	v[0].verdict.kind = VERDICT_NONE;
 	d = run(&h, v, 1, POLICY_AUTO);
@@ -597,7 +629,7 @@ Test(decide_verdict, success_lifts_a_cuda_newer_than_the_tables)
 	struct candidate v[] = { verified("/usr/local/cuda-13.5/compat_orin", V(13, 5), 0) };
 	struct decision d = run(&h, v, 1, POLICY_AUTO);
 	cr_assert(d.use_compat, "%s", v[0].reason);
-	cr_assert(strstr(v[0].reason, "verified: cuInit returned 0 (tables: CUDA 13.5 is newer than cudaload's tables") != NULL,
+	cr_assert(strstr(v[0].reason, "verified: it works (tables: CUDA 13.5 is newer than cudaload's tables") != NULL,
 		  "%s", v[0].reason);
 }
 
@@ -737,9 +769,8 @@ Test(decide_arch, a_verdict_does_not_lift_it)
 	add_gpu(&h, "Tesla P100-PCIE-16GB", GPU_ARCH_PASCAL);
 	struct candidate v[] = { cand("/c", V(13, 1)) };
 	lib_driver(&v[0], 590, 44, 1);
-	v[0].verdict.kind = VERDICT_CU;
-	v[0].verdict.code = 0;
-	v[0].verdict.state = VSTATE_APPLIES;
+	v[0].verdict = (struct verdict){ .kind = VERDICT_CU, .state = VSTATE_APPLIES, .step = VSTEP_DONE,
+					 .device = -1, .devices = 1 };
 	struct decision d = run(&h, v, 1, POLICY_AUTO);
 	cr_assert(!d.use_compat, "%s", d.reason);
 }
@@ -763,9 +794,8 @@ Test(decide_arch, workstation_needs_the_drivers_word)
 	cr_assert(strstr(v[0].reason, "tables: its note lists the host branch 550") != NULL, "%s", v[0].reason);
 	cr_assert(strstr(d.reason, "system driver: NVIDIA RTX A6000: only the driver can say") == d.reason, "%s", d.reason);
 
-	v[0].verdict.kind = VERDICT_CU;
-	v[0].verdict.code = 0;
-	v[0].verdict.state = VSTATE_APPLIES;
+	v[0].verdict = (struct verdict){ .kind = VERDICT_CU, .state = VSTATE_APPLIES, .step = VSTEP_DONE,
+					 .device = -1, .devices = 1 };
 	d = run(&h, v, 1, POLICY_AUTO);
 	cr_assert(d.use_compat, "%s", d.reason);
 

@@ -183,13 +183,15 @@ Test(report_happy, verdicts_and_their_age)
 	struct decision d;
 	struct ldso_info l;
 	fixture(&s, &h, &v, &d, &l);
-	v.verdict = (struct verdict){ VERDICT_CU, VSTATE_APPLIES, 804, 1000 };
-	struct verdict sys = { VERDICT_CU, 0, 0, 1000 };
+	v.verdict = (struct verdict){ .kind = VERDICT_CU, .state = VSTATE_APPLIES, .step = VSTEP_INIT,
+				      .device = -1, .code = 804, .when = 1000 };
+	struct verdict sys = { .kind = VERDICT_CU, .step = VSTEP_DONE, .device = -1, .devices = 2, .when = 1000 };
 	struct candidates c = { .v = &v, .n = 1, .cap = 1 };
 	struct report r = { &s, &h, &c, &d, NULL, &l, NULL, NULL, &sys, 1000 + 3 * 60, NULL, NULL, NULL, NULL, NULL, 0 };
 	char *out = render(&r, false);
 	cr_assert(strstr(out, "              verified 3 min ago: cuInit returned 804 (CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: a GPU here does not support forward compatibility)\n") != NULL, "%s", out);
-	cr_assert(strstr(out, "system driver verified 3 min ago: cuInit returned 0 (CUDA_SUCCESS: works)\n") != NULL, "%s", out);
+	cr_assert(strstr(out, "system driver verified 3 min ago: cuInit returned 0 (CUDA_SUCCESS: works), "
+			  "then a context and a PTX module on each of its 2 devices\n") != NULL, "%s", out);
 	free(out);
 	out = render(&r, true);
 	struct compat_note n;
@@ -197,8 +199,11 @@ Test(report_happy, verdicts_and_their_age)
 	cr_assert_eq(notejson_parse(out, strlen(out), &n, why, sizeof why), 0, "%s: %s", why, out);
 	cr_assert(!n.trailing_comma, "valid JSON has no trailing comma: %s", out);
 	cr_assert(strstr(out, "\"verdict\":{\"result\":\"cu=804\",\"name\":\"CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE\"") != NULL, "%s", out);
-	cr_assert(strstr(out, "\"ok\":false,\"age_s\":180,\"state\":\"applies\"}") != NULL, "%s", out);
+	cr_assert(strstr(out, "\"ok\":false,\"age_s\":180,\"step\":\"init\",\"device\":null,\"devices\":0,"
+			  "\"state\":\"applies\"}") != NULL, "%s", out);
 	cr_assert(strstr(out, "\"system_verdict\":{\"result\":\"cu=0\"") != NULL, "%s", out);
+	cr_assert(strstr(out, "\"ok\":true,\"age_s\":180,\"step\":\"done\",\"device\":null,\"devices\":2}") != NULL,
+		  "%s", out);
 	free(out);
 	v.verdict.state = VSTATE_CHANGED;
 	out = render(&r, false);

@@ -5,7 +5,7 @@
 #include "../../common/probe.h"
 #include "../../common/verdict.h"
 
-#define HDR "cudaload-verdicts 1\nhost 0123456789abcdef dgpu 580.65.06\nsystem cu=0 1700000000\n"
+#define HDR "cudaload-verdicts 2\nhost 0123456789abcdef dgpu 580.65.06\nsystem cu=0 done 2 1700000000\n"
 
 static int parse(const char *text, struct verdict_store *s, char *why)
 {
@@ -18,17 +18,23 @@ Test(verdict_happy, header_and_entries)
 	struct verdict_entry e;
 	char why[160] = "";
 	const char *text = HDR
-		"compat cu=804 1700000001 2049 131 4096 1699999999.000000123 /usr/local/cuda-12.9/compat\n"
-		"compat hang=30 1700000002 1 2 3 4.000000000 /opt/a dir with spaces\n";
+		"compat cu=804 init 0 1700000001 2049 131 4096 1699999999.000000123 /usr/local/cuda-12.9/compat\n"
+		"compat hang=30 module:1 2 1700000002 1 2 3 4.000000000 /opt/a dir with spaces\n";
 	cr_assert_eq(parse(text, &s, why), 0, "%s", why);
 	cr_assert_eq(s.host_key, 0x0123456789abcdefull);
 	cr_assert_eq(s.system.kind, VERDICT_CU);
 	cr_assert_eq(s.system.code, 0);
+	cr_assert_eq(s.system.step, VSTEP_DONE);
+	cr_assert_eq(s.system.devices, 2);
 	cr_assert_eq(s.system.when, 1700000000);
+	cr_assert(verdict_ok(&s.system));
 	size_t pos = 0;
 	cr_assert_eq(verdict_next(&s, &pos, &e), 1);
 	cr_assert_eq(e.v.kind, VERDICT_CU);
 	cr_assert_eq(e.v.code, 804);
+	cr_assert_eq(e.v.step, VSTEP_INIT);
+	cr_assert_eq(e.v.device, -1);
+	cr_assert_eq(e.v.devices, 0);
 	cr_assert_eq(e.file.dev, 2049);
 	cr_assert_eq(e.file.ino, 131);
 	cr_assert_eq(e.file.size, 4096);
@@ -39,6 +45,9 @@ Test(verdict_happy, header_and_entries)
 	cr_assert_eq(verdict_next(&s, &pos, &e), 1);
 	cr_assert_eq(e.v.kind, VERDICT_HANG);
 	cr_assert_eq(e.v.code, 30);
+	cr_assert_eq(e.v.step, VSTEP_MODULE);
+	cr_assert_eq(e.v.device, 1);
+	cr_assert_eq(e.v.devices, 2);
 	cr_assert(memcmp(e.dir, "/opt/a dir with spaces", e.dir_len) == 0);
 	cr_assert_eq(verdict_next(&s, &pos, &e), 0);
 }
@@ -56,7 +65,7 @@ Test(verdict_happy, no_entries)
 Test(verdict_happy, describe)
 {
 	char buf[160];
-	struct verdict v = { VERDICT_CU, 0, 804, 0 };
+	struct verdict v = { .kind = VERDICT_CU, .step = VSTEP_INIT, .device = -1, .code = 804 };
 	cr_assert_str_eq(verdict_describe(&v, buf, sizeof buf),
 			 "cuInit returned 804 (CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE: a GPU here does not support forward compatibility)");
 	v.code = 12345;
@@ -64,6 +73,33 @@ Test(verdict_happy, describe)
 	v.kind = VERDICT_SIGNAL, v.code = 11;
 	cr_assert_str_eq(verdict_describe(&v, buf, sizeof buf), "crashed in cuInit (signal 11)");
 	cr_assert_str_eq(verdict_token(&v, buf, sizeof buf), "signal=11");
+	cr_assert_str_eq(verdict_step_token(&v, buf, sizeof buf), "init");
+
+	/* past cuInit: the step, its CUresult and the device */
+	v = (struct verdict){ .kind = VERDICT_CU, .step = VSTEP_CONTEXT, .device = 1, .devices = 2, .code = 999 };
+	cr_assert_str_eq(verdict_describe(&v, buf, sizeof buf),
+			 "context: 999 (CUDA_ERROR_UNKNOWN: unknown error) on device 1 of 2");
+	cr_assert_str_eq(verdict_step_token(&v, buf, sizeof buf), "context:1");
+	cr_assert_str_eq(verdict_step_name(&v), "context");
+	v.step = VSTEP_MODULE, v.device = 0, v.code = 218;
+	cr_assert_str_eq(verdict_describe(&v, buf, sizeof buf),
+			 "module: 218 (CUDA_ERROR_INVALID_PTX: the JIT compiler rejected the PTX) on device 0 of 2");
+	v.kind = VERDICT_HANG, v.code = 30;
+	cr_assert_str_eq(verdict_describe(&v, buf, sizeof buf), "hung in the module step on device 0 of 2, killed after 30 s");
+	v = (struct verdict){ .kind = VERDICT_CU, .step = VSTEP_DONE, .device = -1, .devices = 2 };
+	cr_assert(verdict_ok(&v));
+	cr_assert_str_eq(verdict_describe(&v, buf, sizeof buf),
+			 "cuInit returned 0 (CUDA_SUCCESS: works), then a context and a PTX module on each of its 2 devices");
+	v.devices = 1;
+	cr_assert_str_eq(verdict_describe(&v, buf, sizeof buf),
+			 "cuInit returned 0 (CUDA_SUCCESS: works), then a context and a PTX module on its device");
+	v.kind = VERDICT_SIGNAL, v.code = 6;
+	cr_assert(!verdict_ok(&v));
+	cr_assert_str_eq(verdict_describe(&v, buf, sizeof buf), "crashed at exit (signal 6)");
+	v = (struct verdict){ .kind = VERDICT_CU, .step = VSTEP_COUNT, .device = -1, .devices = 1 };
+	cr_assert(!verdict_ok(&v), "a partial count is no success");
+	cr_assert_str_eq(verdict_describe(&v, buf, sizeof buf),
+			 "device count: saw 1 device, fewer than the system driver");
 	cr_assert_str_eq(verdict_age(100, 100 + 3 * 3600 + 5, buf, sizeof buf), "3 h");
 	cr_assert_str_eq(verdict_age(100, 140, buf, sizeof buf), "40 s");
 	cr_assert_str_eq(verdict_cu_name(803), "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH");
@@ -76,25 +112,46 @@ Test(verdict_sad, damaged)
 		const char *text, *why;
 	} cases[] = {
 		{ "", "does not end with a newline" },
-		{ "cudaload-verdicts 2\nhost 0123456789abcdef\nsystem cu=0 1\n", "not a cudaload verdict store" },
-		{ "cudaload-verdicts 1", "does not end with a newline" },
-		{ "cudaload-verdicts 1\n", "line 2: expected 'host <key>'" },
-		{ "cudaload-verdicts 1\nhost 0123456789abcdeg\nsystem cu=0 1\n", "line 2: host key" },
-		{ "cudaload-verdicts 1\nhost 0123456789abcdef0\nsystem cu=0 1\n", "line 2: host key" },
-		{ "cudaload-verdicts 1\nhost 0123456789ABCDEF\nsystem cu=0 1\n", "line 2: host key" },
-		{ "cudaload-verdicts 1\nhost 0123456789abcdef\nsystem cu=0\n", "line 3" },
-		{ "cudaload-verdicts 1\nhost 0123456789abcdef\nsystem cu= 1\n", "line 3" },
-		{ "cudaload-verdicts 1\nhost 0123456789abcdef\nsystem cu=2147483648 1\n", "line 3" },
-		{ "cudaload-verdicts 1\nhost 0123456789abcdef\nsystem signal=128 1\n", "line 3" },
-		{ "cudaload-verdicts 1\nhost 0123456789abcdef\nsystem load=1 1\n", "line 3" },
-		{ "cudaload-verdicts 1\nhost 0123456789abcdef\nsystem cu=0 1 \n", "line 3" },
-		{ HDR "compat cu=0 1 2 3 4 5.000000000 relative\n", "line 4" },
-		{ HDR "compat cu=0 1 2 3 4 5.00000000 /x\n", "line 4" },
-		{ HDR "compat cu=0 1 2 3 4 5 /x\n", "line 4" },
-		{ HDR "compat cu=0 1 2 3 4 5.000000000 \n", "line 4" },
-		{ HDR "compat cu=0 1 18446744073709551616 3 4 5.000000000 /x\n", "line 4" },
-		{ HDR "compat cu=0 1 2 3 9223372036854775808 5.000000000 /x\n", "line 4" },
-		{ HDR "compat cu=0 1 2 3 4 5.000000000 /x\ncompat", "does not end with a newline" },
+		{ "cudaload-verdicts 1\nhost 0123456789abcdef\nsystem cu=0 1\n",
+		  "format 1, not this cudaload's 2: run cudaload --verify" },
+		{ "cudaload-verdicts 3\nhost 0123456789abcdef\nsystem cu=0 done 1 1\n", "format 3, not this cudaload's 2" },
+		{ "cudaload-verdicts 2x\n", "not a cudaload verdict store" },
+		{ "cudaload-verdicts \x1b[31m\n", "not a cudaload verdict store" },
+		{ "cudaload-verdicts 2", "does not end with a newline" },
+		{ "cudaload-verdicts 2\n", "line 2: expected 'host <key>'" },
+		{ "cudaload-verdicts 2\nhost 0123456789abcdeg\nsystem cu=0 done 1 1\n", "line 2: host key" },
+		{ "cudaload-verdicts 2\nhost 0123456789abcdef0\nsystem cu=0 done 1 1\n", "line 2: host key" },
+		{ "cudaload-verdicts 2\nhost 0123456789ABCDEF\nsystem cu=0 done 1 1\n", "line 2: host key" },
+		{ "cudaload-verdicts 2\nhost 0123456789abcdef\nsystem cu=0 done 1\n", "line 3" },
+		{ "cudaload-verdicts 2\nhost 0123456789abcdef\nsystem cu=0 1\n", "line 3" },
+		{ "cudaload-verdicts 2\nhost 0123456789abcdef\nsystem cu= done 1 1\n", "line 3" },
+		{ "cudaload-verdicts 2\nhost 0123456789abcdef\nsystem cu=2147483648 init 0 1\n", "line 3" },
+		{ "cudaload-verdicts 2\nhost 0123456789abcdef\nsystem signal=128 init 0 1\n", "line 3" },
+		{ "cudaload-verdicts 2\nhost 0123456789abcdef\nsystem load=1 init 0 1\n", "line 3" },
+		{ "cudaload-verdicts 2\nhost 0123456789abcdef\nsystem cu=0 done 1 1 \n", "line 3" },
+		/* the steps, and what goes with each */
+		{ "cudaload-verdicts 2\nhost 0123456789abcdef\nsystem cu=0 finished 1 1\n", "line 3" },
+		{ "cudaload-verdicts 2\nhost 0123456789abcdef\nsystem cu=0 donex 1 1\n", "line 3" },
+		{ "cudaload-verdicts 2\nhost 0123456789abcdef\nsystem cu=0 init 0 1\n", "line 3" },
+		{ "cudaload-verdicts 2\nhost 0123456789abcdef\nsystem cu=0 context:0 1 1\n", "line 3" },
+		{ "cudaload-verdicts 2\nhost 0123456789abcdef\nsystem cu=804 done 1 1\n", "line 3" },
+		{ "cudaload-verdicts 2\nhost 0123456789abcdef\nsystem cu=804 init 1 1\n", "line 3" },
+		{ "cudaload-verdicts 2\nhost 0123456789abcdef\nsystem cu=999 count 1 1\n", "line 3" },
+		{ "cudaload-verdicts 2\nhost 0123456789abcdef\nsystem load=0 context:0 1 1\n", "line 3" },
+		{ "cudaload-verdicts 2\nhost 0123456789abcdef\nsystem cu=999 context:1 1 1\n", "line 3" },
+		{ "cudaload-verdicts 2\nhost 0123456789abcdef\nsystem cu=999 context 1 1\n", "line 3" },
+		{ "cudaload-verdicts 2\nhost 0123456789abcdef\nsystem cu=999 context: 1 1\n", "line 3" },
+		{ "cudaload-verdicts 2\nhost 0123456789abcdef\nsystem cu=999 context:-1 1 1\n", "line 3" },
+		{ "cudaload-verdicts 2\nhost 0123456789abcdef\nsystem cu=999 module:1024 1024 1\n", "line 3" },
+		{ "cudaload-verdicts 2\nhost 0123456789abcdef\nsystem cu=0 done 1025 1\n", "line 3" },
+		{ HDR "compat cu=0 done 1 1 2 3 4 5.000000000 relative\n", "line 4" },
+		{ HDR "compat cu=0 done 1 1 2 3 4 5.00000000 /x\n", "line 4" },
+		{ HDR "compat cu=0 done 1 1 2 3 4 5 /x\n", "line 4" },
+		{ HDR "compat cu=0 done 1 1 2 3 4 5.000000000 \n", "line 4" },
+		{ HDR "compat cu=0 1 2 3 4 5.000000000 /x\n", "line 4" },
+		{ HDR "compat cu=0 done 1 1 18446744073709551616 3 4 5.000000000 /x\n", "line 4" },
+		{ HDR "compat cu=0 done 1 1 2 3 9223372036854775808 5.000000000 /x\n", "line 4" },
+		{ HDR "compat cu=0 done 1 1 2 3 4 5.000000000 /x\ncompat", "does not end with a newline" },
 		{ HDR "\n", "line 4" },
 		{ HDR "bogus\n", "line 4" },
 	};
@@ -106,13 +163,57 @@ Test(verdict_sad, damaged)
 	}
 	struct verdict_store s;
 	char why[160];
-	static const char nul[] = "cudaload-verdicts 1\nhost 0123456789abcdef\0\nsystem cu=0 1\n";
+	static const char nul[] = "cudaload-verdicts 2\nhost 0123456789abcdef\0\nsystem cu=0 done 1 1\n";
 	cr_assert_eq(verdict_parse(nul, sizeof nul - 1, &s, why, sizeof why), -1);
 	cr_assert(strstr(why, "NUL") != NULL, "%s", why);
 	static char big[VERDICT_STORE_MAX + 10];
 	memset(big, '\n', sizeof big);
 	cr_assert_eq(verdict_parse(big, sizeof big, &s, why, sizeof why), -1);
 	cr_assert(strstr(why, "larger") != NULL, "%s", why);
+}
+
+/* The store holds a line for every package a start keeps, and no more:
+ * the bound grows with the packages, a store of more lines is refused. */
+Test(verdict_sad, as_many_packages_as_a_start_keeps)
+{
+	static const char line[] = "compat cu=0 done 1 1 2 3 4 5.000000000 /opt/x\n";
+	size_t cap = sizeof HDR + (VERDICT_MAX_ENTRIES + 1) * sizeof line;
+	char *text = malloc(cap), why[160];
+	struct verdict_store s;
+	cr_assert_eq(VERDICT_MAX_ENTRIES, COMPAT_MAX_CANDIDATES);
+	size_t len = (size_t)snprintf(text, cap, "%s", HDR);
+	for (int i = 0; i < VERDICT_MAX_ENTRIES; i++)
+		len += (size_t)snprintf(text + len, cap - len, "%s", line);
+	cr_assert_eq(verdict_parse(text, len, &s, why, sizeof why), 0, "%s", why);
+	len += (size_t)snprintf(text + len, cap - len, "%s", line);
+	cr_assert_eq(verdict_parse(text, len, &s, why, sizeof why), -1);
+	cr_assert(strstr(why, "more packages than a store holds") != NULL, "%s", why);
+	free(text);
+	/* every package with a long path still fits */
+	cr_assert(VERDICT_STORE_MAX > 4096 + COMPAT_MAX_CANDIDATES * (sizeof line + 512));
+}
+
+/* A failure is the package's only where the system driver got past it. */
+Test(verdict_happy, past)
+{
+	struct verdict sys = { .kind = VERDICT_CU, .step = VSTEP_DONE, .device = -1, .devices = 2 };
+	struct verdict v = { .kind = VERDICT_CU, .step = VSTEP_CONTEXT, .device = 1, .devices = 2, .code = 46 };
+	cr_assert(verdict_past(&sys, &v), "the system driver passed every step");
+	sys = v;
+	cr_assert(!verdict_past(&sys, &v), "the same step on the same device: the device's");
+	v.step = VSTEP_MODULE;
+	cr_assert(!verdict_past(&sys, &v), "later than where the system driver stopped");
+	v.step = VSTEP_MODULE, v.device = 0;
+	cr_assert(verdict_past(&sys, &v), "device 0's module, which the system driver passed");
+	v = (struct verdict){ .kind = VERDICT_CU, .step = VSTEP_INIT, .device = -1, .code = 804 };
+	cr_assert(verdict_past(&sys, &v));
+	sys.step = VSTEP_INIT, sys.device = -1, sys.code = 100;
+	cr_assert(!verdict_past(&sys, &v), "no device for the system driver either");
+	sys = (struct verdict){ .kind = VERDICT_SIGNAL, .step = VSTEP_DONE, .device = -1, .code = 11 };
+	v = sys;
+	cr_assert(!verdict_past(&sys, &v), "both crash at exit");
+	struct verdict none = { 0 };
+	cr_assert(!verdict_past(&none, &v), "no baseline, no blame");
 }
 
 /* ---- matching a store to the host and the candidates' files ---------------- */
@@ -184,8 +285,8 @@ Test(verdict_sad, another_set_of_gpus_is_another_host)
 	snprintf(path, sizeof path, "%s/usr/local/cuda-12.9/compat/libcuda.so.1", root);
 	cr_assert_eq(stat(path, &st), 0);
 	snprintf(text, sizeof text,
-		 "cudaload-verdicts 1\nhost %016llx dgpu\nsystem cu=0 1700000000\n"
-		 "compat cu=804 1700000001 %llu %llu %llu %lld.%09ld /usr/local/cuda-12.9/compat\n",
+		 "cudaload-verdicts 2\nhost %016llx dgpu\nsystem cu=0 done 1 1700000000\n"
+		 "compat cu=804 init 0 1700000001 %llu %llu %llu %lld.%09ld /usr/local/cuda-12.9/compat\n",
 		 (unsigned long long)verdict_host_key(&a), (unsigned long long)st.st_dev,
 		 (unsigned long long)st.st_ino, (unsigned long long)st.st_size,
 		 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
@@ -214,6 +315,7 @@ struct fixture {
 	char text[4096];
 };
 
+/* system_result: the system line's <result> <step> <devices> */
 static void setup(struct fixture *f, const char *system_result)
 {
 	memset(f, 0, sizeof *f);
@@ -230,8 +332,8 @@ static void setup(struct fixture *f, const char *system_result)
 	snprintf(path, sizeof path, "%s/usr/local/cuda-12.9/compat/libcuda.so.1", f->root);
 	cr_assert_eq(stat(path, &st), 0);
 	snprintf(f->text, sizeof f->text,
-		 "cudaload-verdicts 1\nhost %016llx dgpu 550.54.14\nsystem %s 1700000000\n"
-		 "compat cu=804 1700000001 %llu %llu %llu %lld.%09ld /usr/local/cuda-12.9/compat\n",
+		 "cudaload-verdicts 2\nhost %016llx dgpu 550.54.14\nsystem %s 1700000000\n"
+		 "compat cu=804 init 0 1700000001 %llu %llu %llu %lld.%09ld /usr/local/cuda-12.9/compat\n",
 		 (unsigned long long)verdict_host_key(&f->h), system_result,
 		 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
 		 (unsigned long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
@@ -247,7 +349,7 @@ Test(verdict_happy, applies_to_the_same_file)
 {
 	struct fixture f;
 	struct verdict sys;
-	setup(&f, "cu=0");
+	setup(&f, "cu=0 done 2");
 	cr_assert_eq(verdict_apply(f.text, strlen(f.text), f.root, &f.h, &f.c, &sys), 1);
 	cr_assert(verdict_ok(&sys));
 	cr_assert_eq(f.v[0].verdict.state, VSTATE_APPLIES);
@@ -262,7 +364,7 @@ Test(verdict_sad, a_touched_or_replaced_libcuda_has_no_verdict)
 	struct fixture f;
 	struct verdict sys;
 	char path[4096];
-	setup(&f, "cu=0");
+	setup(&f, "cu=0 done 2");
 	snprintf(path, sizeof path, "%s/usr/local/cuda-12.9/compat/libcuda.so.1", f.root);
 	struct timespec ts[2] = { { 0, UTIME_OMIT }, { 1600000000, 5 } };
 	cr_assert_eq(utimensat(AT_FDCWD, path, ts, 0), 0);
@@ -270,7 +372,7 @@ Test(verdict_sad, a_touched_or_replaced_libcuda_has_no_verdict)
 	cr_assert_eq(f.v[0].verdict.state, VSTATE_CHANGED);
 	teardown(&f);
 
-	setup(&f, "cu=0");
+	setup(&f, "cu=0 done 2");
 	snprintf(path, sizeof path, "%s/usr/local/cuda-12.9/compat/libcuda.so.1", f.root);
 	cr_assert_eq(unlink(path), 0);
 	put_text(f.root, "/usr/local/cuda-12.9/compat/libcuda.so.1", "twelve nine");
@@ -283,16 +385,41 @@ Test(verdict_sad, another_host_or_a_failing_baseline)
 {
 	struct fixture f;
 	struct verdict sys;
-	setup(&f, "cu=0");
+	setup(&f, "cu=0 done 2");
 	struct host other = host_dgpu("550.54.15");
 	cr_assert_eq(verdict_apply(f.text, strlen(f.text), f.root, &other, &f.c, &sys), -1);
 	cr_assert_eq(f.v[0].verdict.kind, VERDICT_NONE);
 	teardown(&f);
 
-	setup(&f, "cu=100");
+	setup(&f, "cu=100 init 0");
 	cr_assert_eq(verdict_apply(f.text, strlen(f.text), f.root, &f.h, &f.c, &sys), 1);
 	cr_assert_eq(f.v[0].verdict.state, VSTATE_INCONCLUSIVE,
 		     "when the system driver fails too, the package is not to blame");
+	teardown(&f);
+}
+
+/* A device the system driver cannot use either (busy: the same step on the
+ * same device fails for both) is the device's fault; a step the system
+ * driver passed is the package's. */
+Test(verdict_sad, a_busy_device_is_not_the_packages_fault)
+{
+	struct fixture f;
+	struct verdict sys;
+	char path[4096], line[512];
+	struct stat st;
+	setup(&f, "cu=46 context:1 2");
+	snprintf(path, sizeof path, "%s/usr/local/cuda-13.0/compat/libcuda.so.1", f.root);
+	cr_assert_eq(stat(path, &st), 0);
+	snprintf(line, sizeof line, "compat cu=46 context:1 2 1700000001 %llu %llu %llu %lld.%09ld /usr/local/cuda-13.0/compat\n",
+		 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino, (unsigned long long)st.st_size,
+		 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	strcat(f.text, line);
+	cr_assert_eq(verdict_apply(f.text, strlen(f.text), f.root, &f.h, &f.c, &sys), 1);
+	cr_assert(!verdict_ok(&sys));
+	cr_assert_eq(f.v[1].verdict.state, VSTATE_INCONCLUSIVE, "busy for both: the device's");
+	cr_assert_eq(f.v[1].verdict.step, VSTEP_CONTEXT);
+	cr_assert_eq(f.v[1].verdict.device, 1);
+	cr_assert_eq(f.v[0].verdict.state, VSTATE_APPLIES, "cuInit's 804, where the system driver got further");
 	teardown(&f);
 }
 
@@ -300,7 +427,7 @@ Test(verdict_happy, load_reads_the_store_under_the_root)
 {
 	struct fixture f;
 	struct verdict sys;
-	setup(&f, "cu=0");
+	setup(&f, "cu=0 done 2");
 	cr_assert_eq(verdict_load(f.root, false, &f.h, &f.c, &sys), 0, "no store: nothing");
 	put_text(f.root, VERDICT_STORE_PATH, f.text);
 	cr_assert_eq(verdict_load(f.root, false, &f.h, &f.c, &sys), 1);
@@ -312,6 +439,56 @@ Test(verdict_happy, load_reads_the_store_under_the_root)
 	teardown(&f);
 }
 
+/* A store past the first read is read by its size, only when it is a
+ * regular file that fits: a huge file, /dev/zero and a FIFO are refused at
+ * the cost of one read. */
+Test(verdict_sad, hostile_stores_are_refused_cheaply)
+{
+	struct fixture f;
+	struct verdict sys;
+	char why[320] = "", path[4096];
+	setup(&f, "cu=0 done 2");
+	snprintf(path, sizeof path, "%s" VERDICT_STORE_PATH, f.root);
+
+	/* a real store past VERDICT_READ_FIRST bytes: read whole */
+	size_t cap = VERDICT_READ_FIRST * 3;
+	char *big = malloc(cap);
+	size_t len = (size_t)snprintf(big, cap, "%s", f.text);
+	for (int i = 0; len < VERDICT_READ_FIRST * 2; i++)
+		len += (size_t)snprintf(big + len, cap - len,
+					"compat cu=0 done 1 1 2 3 4 5.000000000 /opt/other-%04d/compat\n", i);
+	put_text(f.root, VERDICT_STORE_PATH, big);
+	cr_assert_eq(verdict_survey(f.root, &f.h, &f.c, &sys, why, sizeof why), VSTORE_APPLIES, "%s", why);
+	cr_assert_eq(f.v[0].verdict.code, 804);
+	/* exactly the first read's size */
+	big[VERDICT_READ_FIRST - 1] = '\n';
+	big[VERDICT_READ_FIRST] = '\0';
+	put_text(f.root, VERDICT_STORE_PATH, big);
+	cr_assert_eq(verdict_survey(f.root, &f.h, &f.c, &sys, why, sizeof why), VSTORE_DAMAGED);
+	cr_assert(strstr(why, "line ") != NULL, "read whole, then judged: %s", why);
+	free(big);
+
+	/* 10 MB: refused by its size, not read */
+	int fd = open(path, O_WRONLY | O_TRUNC);
+	cr_assert(fd >= 0);
+	cr_assert_eq(write(fd, f.text, strlen(f.text)), (ssize_t)strlen(f.text));
+	cr_assert_eq(ftruncate(fd, 10 << 20), 0);
+	close(fd);
+	cr_assert_eq(verdict_survey(f.root, &f.h, &f.c, &sys, why, sizeof why), VSTORE_DAMAGED);
+	cr_assert(strstr(why, "too large") != NULL, "%s", why);
+	cr_assert_eq(verdict_load(f.root, false, &f.h, &f.c, &sys), -1);
+
+	/* /dev/zero and a FIFO */
+	cr_assert_eq(unlink(path), 0);
+	cr_assert_eq(symlink("/dev/zero", path), 0);
+	cr_assert_eq(verdict_survey(f.root, &f.h, &f.c, &sys, why, sizeof why), VSTORE_DAMAGED);
+	cr_assert(strstr(why, "not a regular file") != NULL, "%s", why);
+	cr_assert_eq(unlink(path), 0);
+	cr_assert_eq(mkfifo(path, 0644), 0);
+	cr_assert_eq(verdict_survey(f.root, &f.h, &f.c, &sys, why, sizeof why), VSTORE_DAMAGED, "does not block");
+	teardown(&f);
+}
+
 /* --status reads a store of another host too, and says so, never applying
  * it; a damaged store is named with its reason. */
 Test(verdict_happy, survey_tells_which_store_it_found)
@@ -319,7 +496,7 @@ Test(verdict_happy, survey_tells_which_store_it_found)
 	struct fixture f;
 	struct verdict sys;
 	char why[320] = "";
-	setup(&f, "cu=0");
+	setup(&f, "cu=0 done 2");
 	cr_assert_eq(verdict_survey(f.root, &f.h, &f.c, &sys, why, sizeof why), VSTORE_NONE);
 	put_text(f.root, VERDICT_STORE_PATH, f.text);
 	cr_assert_eq(verdict_survey(f.root, &f.h, &f.c, &sys, why, sizeof why), VSTORE_APPLIES);
@@ -350,14 +527,14 @@ Test(verdict_sad, secure_mode_trusts_only_roots_store)
 		cr_skip_test("needs root");
 	struct fixture f;
 	struct verdict sys;
-	setup(&f, "cu=0");
+	setup(&f, "cu=0 done 2");
 	char tree[] = "/run/cudaload-unit-XXXXXX", path[4096], dir[4096];
 	if (!mkdtemp(tree))
 		cr_skip_test("cannot make a directory in /run");
 	chmod(tree, 0755);
 	snprintf(dir, sizeof dir, "%s%s", tree, VERDICT_STORE_DIR);
 	snprintf(path, sizeof path, "%s%s", tree, VERDICT_STORE_PATH);
-	put_text(tree, VERDICT_STORE_PATH, "cudaload-verdicts 1\nhost 0000000000000000\nsystem cu=0 1\n");
+	put_text(tree, VERDICT_STORE_PATH, "cudaload-verdicts 2\nhost 0000000000000000\nsystem cu=0 done 1 1\n");
 	chmod(path, 0644);
 	cr_assert_eq(verdict_load(tree, true, &f.h, &f.c, &sys), -1, "parsed, but made for another host");
 	/* the real text, with the key of this host */

@@ -163,6 +163,7 @@ static void verdict_json(FILE *f, const struct report *r, const struct verdict *
 	else
 		fputs("null", f);
 	fprintf(f, ",\"devices\":%d", v->devices);
+	json_kstr(f, "store", v->source == VSOURCE_USER ? "user" : "root");
 	if (cand)
 		fprintf(f, ",\"state\":\"%s\"", vstate_names[v->state < 5 ? v->state : 0]);
 	fputc('}', f);
@@ -177,8 +178,8 @@ static void verdict_text(FILE *f, const struct report *r, const char *indent,
 		tprintf(f, "%snot verified\n", indent);
 		return;
 	}
-	tprintf(f, "%sverified %s ago: %s%s\n", indent, verdict_age(v->when, r->now, age, sizeof age),
-		verdict_describe(v, what, sizeof what),
+	tprintf(f, "%sverified %s ago%s: %s%s\n", indent, verdict_age(v->when, r->now, age, sizeof age),
+		v->source == VSOURCE_USER ? " (this user's store)" : "", verdict_describe(v, what, sizeof what),
 		v->state == VSTATE_CHANGED ? "; ignored: libcuda.so.1 changed since"
 		: v->state == VSTATE_INCONCLUSIVE ? "; not applied: the system driver failed there too"
 		: "");

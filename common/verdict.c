@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "compat.h"
+#include "config.h"
 #include "diag.h"
 #include "probe.h"
 #include "secure.h"
@@ -197,20 +198,36 @@ int verdict_parse(const char *text, size_t len, struct verdict_store *out,
 	if (q != nl && *q != ' ')
 		return fail(why, cap, "host key is not 16 hex digits", 2);
 
-	/* system <result> <time> */
+	/* [boot <id>]: the boot a store that outlives it was made in */
+	int line = 3;
 	p = nl + 1;
 	nl = p < end ? memchr(p, '\n', (size_t)(end - p)) : NULL;
+	q = nl ? word(p, nl, "boot ") : NULL;
+	if (q) {
+		if (nl - q != VERDICT_BOOT_ID_LEN)
+			return fail(why, cap, "boot ID is not 36 characters", line);
+		for (const char *b = q; b < nl; b++)
+			if (!((*b >= '0' && *b <= '9') || (*b >= 'a' && *b <= 'f') || *b == '-'))
+				return fail(why, cap, "boot ID is not a lowercase UUID", line);
+		memcpy(out->boot, q, VERDICT_BOOT_ID_LEN);
+		out->boot[VERDICT_BOOT_ID_LEN] = '\0';
+		p = nl + 1;
+		nl = p < end ? memchr(p, '\n', (size_t)(end - p)) : NULL;
+		line++;
+	}
+
+	/* system <result> <step> <devices> <time> */
 	q = nl ? word(p, nl, "system ") : NULL;
 	if (!q || verdict_fields(q, nl, &out->system) != nl)
-		return fail(why, cap, "expected 'system <result> <step> <devices> <time>'", 3);
+		return fail(why, cap, "expected 'system <result> <step> <devices> <time>'", line);
 
 	out->text = text;
 	out->len = len;
 	out->entries = (size_t)(nl + 1 - text);
-	int line = 4;
+	int first = ++line;
 	for (p = nl + 1; p < end; p = nl + 1, line++) {
 		struct verdict_entry e;
-		if (line - 4 == VERDICT_MAX_ENTRIES)
+		if (line - first == VERDICT_MAX_ENTRIES)
 			return fail(why, cap, "more packages than a store holds", line);
 		nl = memchr(p, '\n', (size_t)(end - p));
 		q = word(p, nl, "compat ");
@@ -446,10 +463,29 @@ static bool same_file(const char *root, const char *dir, const struct verdict_fi
 	return same;
 }
 
+/* How much a verdict weighs when both stores have one for a candidate: a
+ * failure that applies refuses, else a success that applies lifts, else
+ * what says more (verdict.h). */
+static int weight(const struct verdict *v)
+{
+	if (v->kind == VERDICT_NONE)
+		return 0;
+	switch (v->state) {
+	case VSTATE_APPLIES:
+		return verdict_ok(v) ? 3 : 4;
+	case VSTATE_INCONCLUSIVE:
+		return 2;
+	default:
+		return 1;
+	}
+}
+
 /* Each entry of a parsed store onto the candidate of its directory; a
- * store of another host marks its verdicts as such, never as applying. */
+ * store of another host marks its verdicts as such, never as applying.  A
+ * verdict already there from the other store stays unless this one weighs
+ * more. */
 static void match_entries(const struct verdict_store *s, const char *root, bool other_host,
-			  struct candidates *c)
+			  unsigned char source, struct candidates *c)
 {
 	struct verdict_entry e;
 	for (size_t pos = 0; verdict_next(s, &pos, &e);) {
@@ -457,51 +493,110 @@ static void match_entries(const struct verdict_store *s, const char *root, bool 
 			struct candidate *cand = &c->v[i];
 			if (strlen(cand->dir) != e.dir_len || memcmp(cand->dir, e.dir, e.dir_len) != 0)
 				continue;
-			cand->verdict = e.v;
+			struct verdict v = e.v;
+			v.source = source;
 			if (other_host)
-				cand->verdict.state = VSTATE_OTHER_HOST;
+				v.state = VSTATE_OTHER_HOST;
 			else if (!same_file(root, cand->dir, &e.file))
-				cand->verdict.state = VSTATE_CHANGED;
+				v.state = VSTATE_CHANGED;
 			else if (!verdict_ok(&e.v) && !verdict_past(&s->system, &e.v))
-				cand->verdict.state = VSTATE_INCONCLUSIVE;
+				v.state = VSTATE_INCONCLUSIVE;
 			else
-				cand->verdict.state = VSTATE_APPLIES;
+				v.state = VSTATE_APPLIES;
+			if (other_host || weight(&v) > weight(&cand->verdict))
+				cand->verdict = v;
 		}
 	}
+}
+
+int verdict_boot_id(const char *root, char *buf, size_t cap)
+{
+	if (cap < VERDICT_BOOT_ID_LEN + 2)
+		return -1;
+	ssize_t n = read_small(root, VERDICT_BOOT_ID, buf, VERDICT_BOOT_ID_LEN + 2);
+	if (n < VERDICT_BOOT_ID_LEN || (n > VERDICT_BOOT_ID_LEN && buf[VERDICT_BOOT_ID_LEN] != '\n'))
+		return -1;
+	buf[VERDICT_BOOT_ID_LEN] = '\0';
+	return 0;
+}
+
+/* Is a store with this boot line (or none) for this boot?  A store that
+ * outlives a boot (lasting) must have one. */
+static bool this_boot(const char *root, const struct verdict_store *s, bool lasting, const char **why)
+{
+	char boot[VERDICT_BOOT_ID_LEN + 2];
+	if (!s->boot[0]) {
+		*why = "it outlives a boot and keeps no boot ID";
+		return !lasting;
+	}
+	*why = "made in another boot";
+	return verdict_boot_id(root, boot, sizeof boot) == 0 && strcmp(boot, s->boot) == 0;
+}
+
+/* A store's text applied to the candidates as source (label: its path for
+ * the trace, or NULL for root's). */
+static int apply_store(const char *text, size_t len, const char *root, const struct host *h,
+		       unsigned char source, bool lasting, const char *label,
+		       struct candidates *c, struct verdict *system)
+{
+	struct verdict_store s;
+	char why[160];
+	const char *other;
+	const char *sp = label ? " " : "", *name = label ? label : "";
+
+	if (verdict_parse(text, len, &s, why, sizeof why) < 0) {
+		diag("verdicts%s%s: %s; ignored", sp, name, why);
+		return -1;
+	}
+	if (s.host_key != verdict_host_key(h)) {
+		diag("verdicts%s%s: made for another driver, GPU or search list; ignored (run cudaload --verify)",
+		     sp, name);
+		return -1;
+	}
+	if (!this_boot(root, &s, lasting, &other)) {
+		diag("verdicts%s%s: %s; ignored (run cudaload --verify)", sp, name, other);
+		return -1;
+	}
+	if (source == VSOURCE_ROOT || system->kind == VERDICT_NONE) {
+		*system = s.system;
+		system->source = source;
+	}
+	match_entries(&s, root, false, source, c);
+	return 1;
 }
 
 int verdict_apply(const char *text, size_t len, const char *root, const struct host *h,
 		  struct candidates *c, struct verdict *system)
 {
-	struct verdict_store s;
-	char why[160];
-
-	if (verdict_parse(text, len, &s, why, sizeof why) < 0) {
-		diag("verdicts: %s; ignored", why);
-		return -1;
-	}
-	if (s.host_key != verdict_host_key(h)) {
-		diag("verdicts: made for another driver, GPU or search list; ignored (run cudaload --verify)");
-		return -1;
-	}
-	*system = s.system;
-	match_entries(&s, root, false, c);
-	return 1;
+	return apply_store(text, len, root, h, VSOURCE_ROOT, false, NULL, c, system);
 }
 
-/* Is the store, open as fd, root's file in root's directories (those of
- * path, as opened)? */
-static bool store_trusted(int fd, const char *path)
+/* Whose store may be read: anyone's, root's in root's directories (for a
+ * set-id program), or the real uid's own. */
+enum trust { TRUST_ANY, TRUST_ROOT, TRUST_OWNER };
+
+/* Is the store, open as fd at path, trusted as asked?  For root: root's
+ * file in root's directories, as the config.  For an owner: the file and
+ * its directory the owner's, and writable by nobody else. */
+static bool store_trusted(int fd, const char *path, enum trust trust, unsigned uid)
 {
 	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != 0 ||
+	if (trust == TRUST_ANY)
+		return true;
+	if (trust == TRUST_OWNER)
+		uid = uid ? uid : (unsigned)-1;	/* a user's: never root's, which is the other store */
+	else
+		uid = 0;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != uid ||
 	    (st.st_mode & (S_IWGRP | S_IWOTH)))
 		return false;
 	char *dir = strdup(path);
 	if (!dir)
 		return false;
 	*strrchr(dir, '/') = '\0';
-	bool trusted = secure_path_trusted(dir);
+	bool trusted = trust == TRUST_ROOT ? secure_path_trusted(dir)
+		       : stat(dir, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == uid &&
+				 !(st.st_mode & (S_IWGRP | S_IWOTH));
 	free(dir);
 	return trusted;
 }
@@ -561,8 +656,44 @@ static char *read_bounded(int fd, size_t *len, const char **err)
 	return buf;
 }
 
-/* The store under root into a malloc'd buffer (*text, *len): 1; 0 when
- * there is none; -1 when it cannot be used, the reason in why. */
+/* The store at path into a malloc'd buffer (*text, *len): 1; 0 when there
+ * is none; -1 when it cannot be used, the reason in why.  The one reader of
+ * both stores. */
+static int read_store_at(const char *path, enum trust trust, unsigned uid, char **text,
+			 size_t *len, char *why, size_t cap)
+{
+	*text = NULL;
+	int fd = open_ro(path, O_NONBLOCK);
+	if (fd < 0) {
+		if (fd == -ENOENT || fd == -ENOTDIR)
+			return 0;
+		snprintf(why, cap, "%s: %s", path, strerror(-fd));
+		return -1;
+	}
+	if (!store_trusted(fd, path, trust, uid)) {
+		close(fd);
+		snprintf(why, cap, trust == TRUST_ROOT
+				   ? "%s: not root-owned or writable by others; ignored for a set-id program"
+				   : "%s: it or its directory is not this user's, or others may write it",
+			 path);
+		return -1;
+	}
+	/* On the heap, not on the stack nor in the bss: only a store costs it. */
+	const char *err = NULL;
+	size_t got = 0;
+	char *buf = read_bounded(fd, &got, &err);
+	close(fd);
+	if (!buf) {
+		snprintf(why, cap, "%s: %s", path, err);
+		return -1;
+	}
+	diag("verdicts %s: %zu bytes", path, got);
+	*text = buf;
+	*len = got;
+	return 1;
+}
+
+/* Root's store under root (see read_store_at). */
 static int read_store(const char *root, bool secure, char **text, size_t *len,
 		      char *why, size_t cap)
 {
@@ -572,36 +703,9 @@ static int read_store(const char *root, bool secure, char **text, size_t *len,
 	char *path = rooted_path(root, VERDICT_STORE_PATH);
 	if (!path)
 		return 0;
-	int r = -1;
-	int fd = open_ro(path, O_NONBLOCK);
-	if (fd < 0) {
-		if (fd == -ENOENT || fd == -ENOTDIR)
-			r = 0;
-		else
-			snprintf(why, cap, "%s: %s", path, strerror(-fd));
-		goto out;
-	}
-	/* like the config: root's file in root's directories, or nothing */
-	if (secure && !store_trusted(fd, path)) {
-		close(fd);
-		snprintf(why, cap, "%s: not root-owned or writable by others; ignored for a set-id program",
-			 path);
-		goto out;
-	}
-	/* On the heap, not on the stack nor in the bss: only a store costs it. */
-	const char *err = NULL;
-	size_t got = 0;
-	char *buf = read_bounded(fd, &got, &err);
-	close(fd);
-	if (!buf) {
-		snprintf(why, cap, "%s: %s", path, err);
-	} else {
-		diag("verdicts %s: %zu bytes", path, got);
-		*text = buf;
-		*len = got;
-		r = 1;
-	}
-out:
+	/* for a set-id program, like the config: root's file in root's
+	 * directories, or nothing */
+	int r = read_store_at(path, secure ? TRUST_ROOT : TRUST_ANY, 0, text, len, why, cap);
 	rooted_path_free(path, VERDICT_STORE_PATH);
 	return r;
 }
@@ -622,6 +726,60 @@ int verdict_load(const char *root, bool secure, const struct host *h,
 	return r;
 }
 
+char *verdict_user_store(char *const *envp, unsigned uid, bool *lasting)
+{
+	static const char runtime[] = "/cudaload/verdicts", cache[] = "/.cache/cudaload/verdicts";
+	const char *base = env_get(envp, "XDG_RUNTIME_DIR"), *tail = runtime;
+	struct stat st;
+	*lasting = false;
+	/* the runtime directory only as the XDG spec has it: the user's, 0700 */
+	if (!base || base[0] != '/' || stat(base, &st) != 0 || !S_ISDIR(st.st_mode) ||
+	    st.st_uid != uid || (st.st_mode & 0777) != 0700) {
+		base = env_get(envp, "HOME");
+		tail = cache;
+		*lasting = true;
+	}
+	if (!base || base[0] != '/')
+		return NULL;
+	size_t n = strlen(base);
+	while (n > 1 && base[n - 1] == '/')
+		n--;	/* HOME=/home/u/ */
+	if (n + strlen(tail) >= CL_PATH_MAX)
+		return NULL;
+	char *path = malloc(n + strlen(tail) + 1);
+	if (path) {
+		memcpy(path, base, n);
+		strcpy(path + (n == 1 ? 0 : n), tail);
+	}
+	return path;
+}
+
+int verdict_load_stores(const char *root, bool secure, char *const *envp, unsigned uid,
+			const struct host *h, struct candidates *c, struct verdict *system)
+{
+	for (size_t i = 0; i < c->n; i++)
+		memset(&c->v[i].verdict, 0, sizeof c->v[i].verdict);
+	int r = verdict_load(root, secure, h, c, system);
+	/* never for a set-id program, never on a Jetson, not for root (whose
+	 * own is the other store) */
+	if (secure || uid == 0 || h->platform == PLATFORM_TEGRA)
+		return r;
+	bool lasting;
+	char *path = verdict_user_store(envp, uid, &lasting), *text, why[320];
+	if (!path)
+		return r;
+	size_t len = 0;
+	int u = read_store_at(path, TRUST_OWNER, uid, &text, &len, why, sizeof why);
+	if (u < 0)
+		diag("verdicts %s; ignored", why);
+	if (u > 0) {
+		u = apply_store(text, len, root, h, VSOURCE_USER, lasting, path, c, system);
+		free(text);
+	}
+	free(path);
+	return r > 0 || u > 0 ? 1 : r < 0 || u < 0 ? -1 : 0;
+}
+
 enum verdict_store_state verdict_survey(const char *root, const struct host *h,
 					struct candidates *c, struct verdict *system,
 					char *why, size_t cap)
@@ -629,15 +787,17 @@ enum verdict_store_state verdict_survey(const char *root, const struct host *h,
 	char *text;
 	size_t len = 0;
 	struct verdict_store s;
+	const char *other;
 	memset(system, 0, sizeof *system);
 	int r = read_store(root, false, &text, &len, why, cap);
 	if (r <= 0)
 		return r == 0 ? VSTORE_NONE : VSTORE_DAMAGED;
 	enum verdict_store_state st = VSTORE_DAMAGED;
 	if (verdict_parse(text, len, &s, why, cap) == 0) {
-		st = s.host_key == verdict_host_key(h) ? VSTORE_APPLIES : VSTORE_OTHER_HOST;
+		st = s.host_key == verdict_host_key(h) && this_boot(root, &s, false, &other)
+			     ? VSTORE_APPLIES : VSTORE_OTHER_HOST;
 		*system = s.system;
-		match_entries(&s, root, st == VSTORE_OTHER_HOST, c);
+		match_entries(&s, root, st == VSTORE_OTHER_HOST, VSOURCE_ROOT, c);
 	}
 	free(text);
 	return st;

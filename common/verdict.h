@@ -23,6 +23,7 @@
  *
  *   cudaload-verdicts 2
  *   host <key> <text>
+ *   boot <id>                      (only in a store that outlives a boot)
  *   system <result> <step> <devices> <time>
  *   compat <result> <step> <devices> <time> <dev> <ino> <size> <mtime> <dir>
  *   ...
@@ -33,6 +34,10 @@
  *   list, the discrete GPUs seen (how many, each one's bus and model).  A
  *   store whose key differs from the current host's is ignored whole.
  *   <text> (to the end of the line) describes the host for people.
+ * - `boot`: the boot ID (VERDICT_BOOT_ID under the root, a lowercase UUID)
+ *   of the boot the verdicts were made in, for a store that outlives a
+ *   boot (a user's ~/.cache one, below): such a store needs it, and any
+ *   store that has it is ignored whole in another boot.
  * - `system`: the baseline, the system driver without any compat directory.
  * - `compat`: one line per verified candidate.  <dev> <ino> <size> are the
  *   decimal st_dev, st_ino and st_size of <dir>/libcuda.so.1 (links
@@ -70,6 +75,22 @@
  * not carried over: a cuInit that worked says nothing about the context and
  * the JIT, and a failing one is found again by the next --verify.
  *
+ * A user's own store.  `cudaload --verify` run by a user other than root
+ * verifies for that user, into the user's store (verdict_user_store):
+ * $XDG_RUNTIME_DIR/cudaload/verdicts when XDG_RUNTIME_DIR is set, absolute,
+ * and a directory the user owns with mode 0700 (a tmpfs emptied at logout
+ * and boot), else $HOME/.cache/cudaload/verdicts, which outlives a boot and
+ * so carries a boot line; the directories made 0700, the file 0600, the
+ * user's.  The same format.  That user's programs read it after root's
+ * (verdict_load_stores), never a set-id program, never on a Jetson (its
+ * tables need no word from the driver, and its starts no system call more),
+ * and only when the store and its directory belong to the real uid and
+ * nobody else may write them.  The two stores combine: a failing verdict
+ * in either refuses the package, a success in either lifts "needs the
+ * driver's word"; each verdict says which store it came from.  The user's
+ * store is named by the environment, not looked up under CUDALOAD_ROOT (as
+ * CUDALOAD_CONFIG); the boot ID is read under the root.
+ *
  * A failing compat verdict is the package's fault only where the system
  * driver got past the point where the package failed (verdict_past): the
  * system driver done, or failing at a later step or device.  Otherwise (the
@@ -103,6 +124,8 @@
 #define VERDICT_STORE_MAX (4096 + VERDICT_MAX_ENTRIES * VERDICT_LINE_ROOM)
 #define VERDICT_READ_FIRST 4096		/* the first read; a store this small costs no fstat */
 #define VERDICT_DEVICES_MAX 1024
+#define VERDICT_BOOT_ID "/proc/sys/kernel/random/boot_id"
+#define VERDICT_BOOT_ID_LEN 36
 
 enum verdict_kind {
 	VERDICT_NONE,		/* no verdict */
@@ -131,10 +154,17 @@ enum verdict_state {
 				 * decide() applies none but VSTATE_APPLIES */
 };
 
+/* Which store a verdict came from. */
+enum verdict_source {
+	VSOURCE_ROOT,		/* root's, VERDICT_STORE_PATH */
+	VSOURCE_USER,		/* this user's own (verdict_user_store) */
+};
+
 struct verdict {
 	unsigned char kind;	/* enum verdict_kind */
 	unsigned char state;	/* enum verdict_state (candidates only) */
 	unsigned char step;	/* enum verdict_step */
+	unsigned char source;	/* enum verdict_source */
 	short device;		/* the device of a device step, else -1 */
 	short devices;		/* how many the child saw (0 before counting) */
 	int code;
@@ -158,6 +188,7 @@ struct verdict_entry {
 /* A parsed store: the header; the entries stay in the text. */
 struct verdict_store {
 	uint64_t host_key;
+	char boot[VERDICT_BOOT_ID_LEN + 1];	/* "" without a boot line */
 	struct verdict system;
 	const char *text;
 	size_t len, entries;	/* entries: offset of the first compat line */
@@ -218,6 +249,26 @@ uint64_t verdict_host_key(const struct host *h);
  * the CUDALOAD_DEBUG trace). */
 int verdict_load(const char *root, bool secure, const struct host *h,
 		 struct candidates *c, struct verdict *system);
+
+/* The user's store (above) for uid, by envp's XDG_RUNTIME_DIR (checked
+ * with one stat) or HOME: a malloc'd path, *lasting when it outlives a boot
+ * (the ~/.cache one); NULL when neither gives one (HOME unset or relative)
+ * or out of memory. */
+char *verdict_user_store(char *const *envp, unsigned uid, bool *lasting);
+
+/* This boot's ID (VERDICT_BOOT_ID under root) into buf, at least
+ * VERDICT_BOOT_ID_LEN + 1 bytes: 0, or -1 when it cannot be read. */
+int verdict_boot_id(const char *root, char *buf, size_t cap);
+
+/* Both stores for a start: every candidate's verdict cleared, root's store
+ * read as verdict_load does, then, unless secure, on a Jetson or for root
+ * (uid 0), the user's store of the real uid, used only when it and its
+ * directory are that uid's and writable by nobody else.  A failing verdict
+ * in either applies; else a success in either; *system is root's baseline,
+ * or the user's without one.  1 when a store applied, 0 when there is none,
+ * -1 when one was ignored (the reason in the CUDALOAD_DEBUG trace). */
+int verdict_load_stores(const char *root, bool secure, char *const *envp, unsigned uid,
+			const struct host *h, struct candidates *c, struct verdict *system);
 
 /* What verdict_survey found in the store. */
 enum verdict_store_state {

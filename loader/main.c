@@ -59,7 +59,7 @@ IDENTITY_NOTE(IDENTITY_NOTE_TYPE);
 static const char usage[] =
 	"usage: cudaload [--policy auto|compat|system] [--] PROGRAM [ARGS...]\n"
 	"       cudaload --explain [--json] [--policy P] [PROGRAM]\n"
-	"       cudaload --verify [--json] [--timeout SECONDS] [PROGRAM...]   (as root)\n"
+	"       cudaload --verify [--json] [--timeout SECONDS] [PROGRAM...]\n"
 	"       cudaload --status [--json | --prometheus] [--textfile DIR] [--root DIR]\n"
 	"       cudaload --version | --help\n"
 	"Runs PROGRAM with the newest CUDA forward-compatibility driver valid for\n"
@@ -69,9 +69,11 @@ static const char usage[] =
 	"  --explain    print what was found and decided, run nothing\n"
 	"  --json       with --explain, --verify or --status: one JSON object\n"
 	"               (keys in cudaload(1))\n"
-	"  --verify     as root: use each compat package and the system driver in\n"
-	"               a child (cuInit, a context and a PTX module on every\n"
-	"               device), store the verdicts in /run/cudaload/verdicts;\n"
+	"  --verify     use each compat package and the system driver in a child\n"
+	"               (cuInit, a context and a PTX module on every device), store\n"
+	"               the verdicts: as root in /run/cudaload/verdicts, as\n"
+	"               another user in that user's own ($XDG_RUNTIME_DIR/cudaload\n"
+	"               or ~/.cache/cudaload), which its programs read after root's;\n"
 	"               also the packages each recorded program and PROGRAM reach\n"
 	"  --timeout S  with --verify: kill a child after S seconds (default 60)\n"
 	"  --status     the whole machine: host, compat packages and their\n"
@@ -571,17 +573,20 @@ int main(int argc, char **argv, char **envp)
 	if (s.secure)
 		secure_filter(s.root, &host, &cands);
 	/* Verdicts matter only when there is something to verify and the
-	 * policy leaves the choice to the device (docs/design.md). */
+	 * policy leaves the choice to the device (docs/design.md): root's
+	 * store, then this user's own (never set-id, never on a Jetson; the
+	 * real uid from the auxiliary vector, no system call). */
 	struct verdict system_verdict = { 0 };
+	unsigned uid = (unsigned)getauxval(AT_UID);
 	if (cands.n > 0 && (s.policy == POLICY_AUTO || o.explain))
-		verdict_load(s.root, s.secure, &host, &cands, &system_verdict);
+		verdict_load_stores(s.root, s.secure, envp, uid, &host, &cands, &system_verdict);
 	decide(&host, &cands, s.policy, t.cls, t.machine, &d);
 	/* What only the driver can judge is asked once, by the start that
 	 * would take it (firstuse.h); then the stores are read again. */
 	int ask[FIRST_USE_MAX], n_ask = o.explain ? 0
 				: first_use_pending(&s, &host, &cands, &d, ask, FIRST_USE_MAX);
 	if (n_ask && first_use_ask(self, envp, &cands, ask, n_ask)) {
-		verdict_load(s.root, s.secure, &host, &cands, &system_verdict);
+		verdict_load_stores(s.root, s.secure, envp, uid, &host, &cands, &system_verdict);
 		decide(&host, &cands, s.policy, t.cls, t.machine, &d);
 	}
 	for (size_t i = 0; i < cands.n; i++)

@@ -15,8 +15,11 @@
  * A crash is a verdict, a child that outlives the time limit is killed and
  * that is a verdict too; the verifier itself never depends on the child.
  *
+ * Run by root it writes root's store; run by any other user, that user's
+ * own (verdict.h), which that user's programs read after root's.
+ *
  * Exit status: 0 when it ran, whatever the verdicts; 100 on a usage error;
- * 111 when it could not run (not root, no store directory, cannot write).
+ * 111 when it could not run (no store directory, cannot write).
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -543,7 +546,7 @@ static void host_text(const struct host *h, char *buf, size_t cap)
 			*p = ' ';
 }
 
-static int write_store(const char *dir, const char *path, const char *text, size_t len)
+static int write_store(const char *dir, const char *path, const char *text, size_t len, mode_t mode)
 {
 	char tmp[CL_PATH_MAX];
 	if (snprintf(tmp, sizeof tmp, "%s/.verdicts.XXXXXX", dir) >= (int)sizeof tmp)
@@ -552,7 +555,7 @@ static int write_store(const char *dir, const char *path, const char *text, size
 	if (fd < 0)
 		return -errno;
 	int e = 0;
-	if (fchmod(fd, 0644) < 0 || write(fd, text, len) != (ssize_t)len || fsync(fd) < 0)
+	if (fchmod(fd, mode) < 0 || write(fd, text, len) != (ssize_t)len || fsync(fd) < 0)
 		e = errno ? errno : EIO;
 	if (close(fd) < 0 && !e)
 		e = errno;
@@ -561,6 +564,62 @@ static int write_store(const char *dir, const char *path, const char *text, size
 	if (e)
 		unlink(tmp);
 	return -e;
+}
+
+/* A directory of the user's store: made 0700 where missing; then it must
+ * be a directory of uid's that nobody else may write (what the loader asks
+ * of it).  0, or -1 having said why. */
+static int user_dir(const char *dir, uid_t uid)
+{
+	struct stat st;
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+		fprintf(stderr, "cudaload: --verify: %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != uid ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		fprintf(stderr, "cudaload: --verify: %s: not a directory of this user's that only this user may write\n",
+			dir);
+		return -1;
+	}
+	return 0;
+}
+
+/* The user's own store (verdict.h): its path and directory into path and
+ * dir (CL_PATH_MAX bytes each), the directories made, and for one that
+ * outlives a boot this boot's ID into boot ("" otherwise).  0, or -1 having
+ * said why. */
+static int user_store(const char *root, uid_t uid, char *dir, char *path, char *boot, size_t cap)
+{
+	bool lasting;
+	char *p = verdict_user_store(environ, (unsigned)uid, &lasting);
+	if (!p) {
+		fprintf(stderr, "cudaload: --verify: no store of this user's: XDG_RUNTIME_DIR is not this user's "
+				"0700 directory and HOME is not an absolute path\n");
+		return -1;
+	}
+	snprintf(path, CL_PATH_MAX, "%s", p);
+	snprintf(dir, CL_PATH_MAX, "%s", p);
+	free(p);
+	*strrchr(dir, '/') = '\0';
+	boot[0] = '\0';
+	if (lasting) {
+		/* ~/.cache first, as the XDG base directory spec makes it */
+		char *slash = strrchr(dir, '/');
+		*slash = '\0';
+		if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
+			fprintf(stderr, "cudaload: --verify: %s: %s\n", dir, strerror(errno));
+			return -1;
+		}
+		*slash = '/';
+		/* a store that outlives the boot names the boot it was made in */
+		if (verdict_boot_id(root, boot, cap) < 0) {
+			fprintf(stderr, "cudaload: --verify: %s: cannot be read, and %s outlives the boot\n",
+				VERDICT_BOOT_ID, path);
+			return -1;
+		}
+	}
+	return user_dir(dir, uid);
 }
 
 /* Every package a process may reach, so that its verdict is in the store
@@ -608,7 +667,8 @@ static void usage_exit(void)
 	fputs("usage: cudaload --verify [--json] [--timeout SECONDS] [PROGRAM...]\n"
 	      "Loads each compat candidate's libcuda.so.1 in a child process, calls cuInit,\n"
 	      "makes a context and loads a PTX module on every device, and stores the\n"
-	      "verdicts in " VERDICT_STORE_PATH " for every later exec.\n"
+	      "verdicts in " VERDICT_STORE_PATH " (root) or the user's own store\n"
+	      "($XDG_RUNTIME_DIR/cudaload, else ~/.cache/cudaload) for every later exec.\n"
 	      "Candidates: the configured packages, what this environment, ld.so.cache,\n"
 	      "each program cudaload-patch recorded and each PROGRAM reach.\n", stderr);
 	exit(EXIT_USAGE);
@@ -708,24 +768,28 @@ int main(int argc, char **argv)
 		names[i] = name;
 	}
 
-	/* The store: root-owned, under the root like the config. */
-	char run[CL_PATH_MAX], dir[CL_PATH_MAX], path[CL_PATH_MAX];
+	/* The store: root's, under the root like the config; for any other
+	 * user that user's own (verdict.h), named by the environment. */
+	char run[CL_PATH_MAX], dir[CL_PATH_MAX], path[CL_PATH_MAX], boot[VERDICT_BOOT_ID_LEN + 2] = "";
 	struct stat st;
-	if (path_join(run, sizeof run, s.root, "/run") < 0 ||
-	    path_join(dir, sizeof dir, s.root, VERDICT_STORE_DIR) < 0 ||
-	    path_join(path, sizeof path, s.root, VERDICT_STORE_PATH) < 0) {
+	uid_t uid = getuid();
+	bool user = uid != 0;
+	if (geteuid() != uid) {
+		fprintf(stderr, "cudaload: --verify: runs set-id: it must run as the user it verifies for\n");
+		return EXIT_CANNOT_RUN;
+	}
+	if (user) {
+		if (user_store(s.root, uid, dir, path, boot, sizeof boot) < 0)
+			return EXIT_CANNOT_RUN;
+	} else if (path_join(run, sizeof run, s.root, "/run") < 0 ||
+		   path_join(dir, sizeof dir, s.root, VERDICT_STORE_DIR) < 0 ||
+		   path_join(path, sizeof path, s.root, VERDICT_STORE_PATH) < 0) {
 		fprintf(stderr, "cudaload: --verify: CUDALOAD_ROOT too long\n");
 		return EXIT_CANNOT_RUN;
-	}
-	if (!s.root[0] && geteuid() != 0) {
-		fprintf(stderr, "cudaload: --verify: must run as root (it writes %s)\n", path);
-		return EXIT_CANNOT_RUN;
-	}
-	if (stat(run, &st) < 0 || !S_ISDIR(st.st_mode)) {
+	} else if (stat(run, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		fprintf(stderr, "cudaload: --verify: %s: no such directory for the store\n", run);
 		return EXIT_CANNOT_RUN;
-	}
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+	} else if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
 		fprintf(stderr, "cudaload: --verify: %s: %s\n", dir, strerror(errno));
 		return EXIT_CANNOT_RUN;
 	}
@@ -773,8 +837,9 @@ int main(int argc, char **argv)
 	run_child(&self, base_llp, timeout_s, &base);
 	free(base_llp);
 	pin_free(&pin);
-	int len = snprintf(text, VERDICT_STORE_MAX, VERDICT_MAGIC "\nhost %016llx %s\nsystem %s %s %d %lld\n",
+	int len = snprintf(text, VERDICT_STORE_MAX, VERDICT_MAGIC "\nhost %016llx %s\n%s%s%ssystem %s %s %d %lld\n",
 			   (unsigned long long)verdict_host_key(&h), hosttxt,
+			   boot[0] ? "boot " : "", boot, boot[0] ? "\n" : "",
 			   verdict_token(&base.v, tok, sizeof tok), verdict_step_token(&base.v, step, sizeof step),
 			   base.v.devices, base.v.when);
 	if (json) {
@@ -861,7 +926,7 @@ int main(int argc, char **argv)
 	if (!json && cands.n == 0)
 		printf("no compat candidates found\n");
 
-	int e = write_store(dir, path, text, (size_t)len);
+	int e = write_store(dir, path, text, (size_t)len, user ? 0600 : 0644);
 	if (json) {
 		fputs("],\"written\":", stdout);
 		fputs(e ? "false" : "true", stdout);

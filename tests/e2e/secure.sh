@@ -40,7 +40,7 @@ made_run=
 hardlinks=$(sysctl -n fs.protected_hardlinks 2>/dev/null || echo)
 cleanup() {
 	[ -z "$hardlinks" ] || sysctl -qw fs.protected_hardlinks="$hardlinks" 2>/dev/null
-	rm -rf "$T" "$CONF" /tmp/cudaload-evil
+	rm -rf "$T" "$CONF" /tmp/cudaload-evil /tmp/cudaload-test-home
 	[ -z "$made_run" ] || rm -rf /run/cudaload
 	userdel "$U" 2>/dev/null
 }
@@ -144,6 +144,28 @@ elif [ -d /run ]; then
 	rm -rf /run/cudaload
 	made_run=
 fi
+# A user's own store (common/verdict.h): the user's programs read it after
+# root's, a set-id program never.  A set-id copy of cudaload shows with
+# --explain what a start of it reads (the verdict lines say whose store).
+HU=/tmp/cudaload-test-home
+rm -rf "$HU"
+mkdir -p "$HU/run"
+chmod 700 "$HU/run"
+chown -R "$U" "$HU"
+printf 'compat = %s/cuda-*/compat\n' "$T" >"$CONF"	# policy auto: verdicts are read
+cp "$(dirname "$B/cudaload")/cudaload-verify" "$T/bin/cudaload-verify"
+cp "$T/bin/cudaload" "$T/bin/cudaload-suid"
+chmod 4755 "$T/bin/cudaload-suid"
+out=$(as_user HOME="$HU" XDG_RUNTIME_DIR="$HU/run" "$T/bin/cudaload" --verify --timeout 5)
+status "user store: the user verifies, without root" 0 $? "$out"
+has "user store: ... into the user's own store" "$out" "verdicts stored in $HU/run/cudaload/verdicts"
+out=$(as_user HOME="$HU" XDG_RUNTIME_DIR="$HU/run" "$T/bin/cudaload" --explain)
+contains "user store: the control: a start that is not set-id reads it" "$out" \
+	" ago (this user's store): cuInit returned 0 (CUDA_SUCCESS: works)"
+out=$(as_user HOME="$HU" XDG_RUNTIME_DIR="$HU/run" "$T/bin/cudaload-suid" --explain)
+contains "user store: the set-id cudaload explains" "$out" "candidate:    $T/cuda-12.9/compat"
+lacks "user store: ... and never reads the user's store" "$out" "this user's store"
+rm -rf "$HU" "$T/bin/cudaload-suid" "$T/bin/cudaload-verify"
 # A Nix store: root-owned, group-writable and sticky (root:nixbld 1775), the
 # compat package a root-owned entry in it, its version stated in the config.
 S=$T/store/0c8vb4q6s9k2-cuda_compat-12.2.34086978/compat

@@ -338,7 +338,7 @@ contains "context: ... and the decision says so" "$out" \
 out=$(under "$X" $DD "$CL" --explain --json)
 contains "context: json verdict with its step and devices" "$out" \
 	'"verdict":{"result":"cu=999","name":"CUDA_ERROR_UNKNOWN","what":"context: 999 (CUDA_ERROR_UNKNOWN: unknown error) on device 0 of 1","ok":false,'
-contains "context: ... step, device, devices" "$out" '"step":"context","device":0,"devices":1,"state":"applies"}'
+contains "context: ... step, device, devices" "$out" '"step":"context","device":0,"devices":1,"store":"root","state":"applies"}'
 contains "context: json baseline: every step" "$out" '"ok":true,'
 grep -q '^compat cu=999 context:0 1 ' "$X/run/cudaload/verdicts" && ok "context: stored with its step" ||
 	bad "context: stored with its step" "$(cat "$X/run/cudaload/verdicts")"
@@ -375,7 +375,7 @@ contains "busy: not held against the package" "$out" \
 	" ago: context: 46 (CUDA_ERROR_DEVICE_UNAVAILABLE: the GPU is busy or unavailable) on device 1 of 2; not applied: the system driver failed there too"
 contains "busy: the package is taken as the tables allow" "$out" "decision:     compat"
 out=$(under "$X" $DD "$CL" --explain --json)
-contains "busy: json state inconclusive" "$out" '"step":"context","device":1,"devices":2,"state":"inconclusive"}'
+contains "busy: json state inconclusive" "$out" '"step":"context","device":1,"devices":2,"store":"root","state":"inconclusive"}'
 # a failure on the free GPU, which the system driver passed, is the package's
 printf 'module 218 0\n' >>"$X/usr/local/cuda-12.9/compat/fake-cuinit"
 verify "$X" $DD
@@ -414,6 +414,154 @@ out=$(CUDALOAD_DEBUG=1 under "$X" $DD "$W/bin/probe-patched")
 contains "format 1: ignored, saying so" "$out" "verdicts: format 1, not this cudaload's 2: run cudaload --verify; ignored"
 contains "format 1: the tables decide" "$out" "version=12090"
 cp "$W/v2.store" "$X/run/cudaload/verdicts"
+
+# ---- the driver's word for every user: a store of the user's own ----------
+# cudaload --verify run by a user without root writes that user's store
+# ($XDG_RUNTIME_DIR/cudaload, else ~/.cache/cudaload with the boot ID), which
+# that user's programs read after root's (common/verdict.h).
+user_suite() {
+	if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null 2>&1; then
+		skip "a user's own store" "needs root and setpriv (to run as an unprivileged user)"
+		return
+	fi
+	NU=65534 OU=65533
+	H=$W/home
+	rm -rf "$H" "$H-other"
+	mkdir -p "$H/run" "$H-other"
+	chmod 700 "$H/run"
+	chown -R "$NU:$NU" "$H"
+	chown "$OU:$OU" "$H-other"
+	# as_user ROOT DRIVER_DIR CMD...: under, as the user; XDG=- leaves
+	# XDG_RUNTIME_DIR unset, UHOME and UID_ say another home and user
+	as_user() {
+		r=$1 dd=$2
+		shift 2
+		if [ "${XDG:-}" = - ]; then set -- env -u XDG_RUNTIME_DIR "$@"; else set -- env XDG_RUNTIME_DIR="${XDG:-$H/run}" "$@"; fi
+		setpriv --reuid="${UID_:-$NU}" --regid="${UID_:-$NU}" --clear-groups env CUDALOAD_ROOT="$r" \
+			CUDALOAD_CONFIG="$W/empty.conf" LD_LIBRARY_PATH="$r$dd" HOME="${UHOME:-$H}" "$@" 2>&1
+	}
+	X=$R/dgpu-context-fails
+	rm -f "$X/run/cudaload/verdicts"
+	out=$(as_user "$X" $DD "$W/bin/probe-patched")
+	contains "user: unverified, the tables take the package" "$out" "version=12090"
+	out=$(as_user "$X" $DD "$CL" --verify --timeout 3)
+	status "user: --verify runs without root" 0 $? "$out"
+	has "user: ... into the user's own store" "$out" "verdicts stored in $H/run/cudaload/verdicts"
+	[ ! -e "$X/run/cudaload/verdicts" ] && ok "user: ... and not into root's" || bad "user: root's store written"
+	status "user: its directory is the user's, 0700" "700 $NU" "$(stat -c '%a %u' "$H/run/cudaload")"
+	status "user: the store is the user's, 0600" "600 $NU" "$(stat -c '%a %u' "$H/run/cudaload/verdicts")"
+	out=$(as_user "$X" $DD "$W/bin/probe-patched")
+	contains "user: the user's programs apply it" "$out" "version=12040"
+	out=$(as_user "$X" $DD "$CL" --explain)
+	contains "user: explain says the verdict is from the user's store" "$out" \
+		" ago (this user's store): context: 999 (CUDA_ERROR_UNKNOWN: unknown error) on device 0 of 1"
+	out=$(as_user "$X" $DD "$CL" --explain --json)
+	contains "user: ... and in JSON" "$out" '"devices":1,"store":"user","state":"applies"}'
+	out=$(under "$X" $DD "$W/bin/probe-patched")
+	contains "user: root's programs do not read it" "$out" "version=12090"
+	out=$(UID_=$OU as_user "$X" $DD "$W/bin/probe-patched")
+	contains "user: nor another user's (XDG_RUNTIME_DIR not theirs)" "$out" "version=12090"
+	# a store that is not the user's own, or that others may write: ignored
+	mkdir -p "$H-other/.cache/cudaload"
+	cp "$H/run/cudaload/verdicts" "$H-other/.cache/cudaload/verdicts"
+	chown -R "$NU:$NU" "$H-other/.cache"
+	chmod 644 "$H-other/.cache/cudaload/verdicts"	# readable: owned by another is the point
+	chmod 755 "$H-other/.cache/cudaload"
+	out=$(CUDALOAD_DEBUG=1 UID_=$OU UHOME=$H-other XDG=- as_user "$X" $DD "$W/bin/probe-patched")
+	contains "user: a store owned by another user is ignored" "$out" "version=12090"
+	contains "user: ... saying so" "$out" \
+		"verdicts $H-other/.cache/cudaload/verdicts: it or its directory is not this user's, or others may write it; ignored"
+	chmod 620 "$H/run/cudaload/verdicts"
+	out=$(CUDALOAD_DEBUG=1 as_user "$X" $DD "$W/bin/probe-patched")
+	contains "user: a group-writable store is ignored" "$out" "version=12090"
+	contains "user: ... saying so" "$out" "it or its directory is not this user's, or others may write it; ignored"
+	chmod 600 "$H/run/cudaload/verdicts"
+	chmod 777 "$H/run/cudaload"
+	out=$(as_user "$X" $DD "$W/bin/probe-patched")
+	contains "user: a store in a directory others may write is ignored" "$out" "version=12090"
+	chmod 700 "$H/run/cudaload"
+	# a failing verdict in either store refuses; a success in either lifts
+	verify "$X" $DD
+	out=$(as_user "$X" $DD "$CL" --explain)
+	contains "user: both stores: root's verdict, where both fail" "$out" \
+		" ago: context: 999 (CUDA_ERROR_UNKNOWN"
+	cp "$X/usr/local/cuda-12.9/compat/fake-cuinit" "$W/ctx.fake"
+	printf 'cc 9.0\n' >"$X/usr/local/cuda-12.9/compat/fake-cuinit"
+	verify "$X" $DD
+	out=$(as_user "$X" $DD "$W/bin/probe-patched")
+	contains "user: root's store says it works, the user's (for the same file) that it fails: refused" "$out" "version=12040"
+	out=$(as_user "$X" $DD "$CL" --explain)
+	contains "user: ... the user's failure shown" "$out" " ago (this user's store): context: 999"
+	cp "$W/ctx.fake" "$X/usr/local/cuda-12.9/compat/fake-cuinit"
+	verify "$X" $DD
+	rm -rf "$H/run/cudaload"
+
+	# the workstation boards: only the driver can say, and a user may ask it
+	I=$R/igx-orin-dgpu ID=/usr/lib/aarch64-linux-gnu
+	rm -f "$I/run/cudaload/verdicts"
+	out=$(as_user "$I" $ID "$W/bin/probe-patched")
+	contains "workstation: unverified, a user gets the system driver" "$out" "version=12020"
+	as_user "$I" $ID "$CL" --verify --timeout 3 >/dev/null
+	out=$(as_user "$I" $ID "$W/bin/probe-patched")
+	contains "workstation: verified by the user to work, the user's programs take the package" "$out" "version=12040"
+	out=$(as_user "$I" $ID "$CL" --explain)
+	contains "workstation: ... on the driver's word from the user's store" "$out" \
+		" ago (this user's store): cuInit returned 0 (CUDA_SUCCESS: works), then a context and a PTX module on its device"
+	out=$(under "$I" $ID "$W/bin/probe-patched")
+	contains "workstation: ... not root's programs" "$out" "version=12020"
+	A=$R/dgpu-rtx-a6000-535-804
+	rm -rf "$A/run/cudaload/verdicts" "$H/run/cudaload"
+	as_user "$A" $DD "$CL" --verify --timeout 3 >/dev/null
+	out=$(as_user "$A" $DD "$CL" --explain)
+	contains "workstation 804: the user's verdict refuses it" "$out" \
+		" ago (this user's store): cuInit returned 804 (CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE"
+	contains "workstation 804: ... the system driver" "$out" "decision:     system"
+	rm -rf "$H/run/cudaload"
+
+	# no usable XDG_RUNTIME_DIR: ~/.cache, for this boot only
+	Y=$R/dgpu-jit-fails
+	rm -f "$Y/run/cudaload/verdicts"
+	out=$(XDG=- as_user "$Y" $DD "$CL" --verify --timeout 3)
+	status "cache: no boot ID under the root: --verify cannot tell this boot from the next" 111 $? "$out"
+	contains "cache: ... says so" "$out" "/proc/sys/kernel/random/boot_id: cannot be read"
+	mkdir -p "$Y/proc/sys/kernel/random"
+	printf '0c4f3e52-1b2a-4f6e-9d3c-7a8b9c0d1e2f\n' >"$Y/proc/sys/kernel/random/boot_id"
+	out=$(XDG=- as_user "$Y" $DD "$CL" --verify --timeout 3)
+	status "cache: --verify runs" 0 $? "$out"
+	has "cache: ... into ~/.cache" "$out" "verdicts stored in $H/.cache/cudaload/verdicts"
+	status "cache: its directory is the user's, 0700" "700 $NU" "$(stat -c '%a %u' "$H/.cache/cudaload")"
+	grep -qx 'boot 0c4f3e52-1b2a-4f6e-9d3c-7a8b9c0d1e2f' "$H/.cache/cudaload/verdicts" &&
+		ok "cache: keyed by the boot ID" || bad "cache: keyed by the boot ID" "$(cat "$H/.cache/cudaload/verdicts")"
+	out=$(XDG=- as_user "$Y" $DD "$W/bin/probe-patched")
+	contains "cache: the user's programs apply it" "$out" "version=12040"
+	chmod 755 "$H/run"
+	out=$(as_user "$Y" $DD "$W/bin/probe-patched")
+	contains "cache: an XDG_RUNTIME_DIR that is not 0700 is passed over for it" "$out" "version=12040"
+	chmod 700 "$H/run"
+	printf '9f9f9f9f-1b2a-4f6e-9d3c-7a8b9c0d1e2f\n' >"$Y/proc/sys/kernel/random/boot_id"
+	out=$(CUDALOAD_DEBUG=1 XDG=- as_user "$Y" $DD "$W/bin/probe-patched")
+	contains "cache: a store from another boot is ignored" "$out" "version=12090"
+	contains "cache: ... saying so" "$out" "verdicts $H/.cache/cudaload/verdicts: made in another boot; ignored"
+
+	# a Jetson reads no user's store: not a system call more
+	J=$W/roots/user-orin
+	rm -rf "$J"
+	cp -a "$R/orin-jp5-compat122" "$J"
+	rm -f "$J/run/cudaload/verdicts"
+	JD=/usr/lib/aarch64-linux-gnu/tegra
+	printf '804\n' >"$J/usr/local/cuda-12.2/compat/fake-cuinit"
+	out=$(as_user "$J" $JD "$CL" --verify --timeout 3)
+	contains "jetson: the user verifies" "$out" "/usr/local/cuda-12.2/compat: cuInit returned 804"
+	out=$(as_user "$J" $JD "$W/bin/probe-patched")
+	contains "jetson: the user's store is not read" "$out" "version=12020"
+	if command -v strace >/dev/null 2>&1; then
+		as_user "$J" $JD strace -f -o "$H/strace.out" "$W/bin/probe-patched" >/dev/null
+		n=$(grep -c "$H" "$H/strace.out")
+		status "jetson: nothing of the user's store is even looked at" 0 "$n" "$(grep "$H" "$H/strace.out")"
+	fi
+	rm -rf "$J"
+}
+user_suite
 
 # Started with standard descriptors closed (a service manager, a cron job
 # with >&-): its pipe must not take their numbers, nor the store fd 2.

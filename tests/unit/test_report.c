@@ -200,11 +200,21 @@ Test(report_happy, verdicts_and_their_age)
 	cr_assert(!n.trailing_comma, "valid JSON has no trailing comma: %s", out);
 	cr_assert(strstr(out, "\"verdict\":{\"result\":\"cu=804\",\"name\":\"CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE\"") != NULL, "%s", out);
 	cr_assert(strstr(out, "\"ok\":false,\"age_s\":180,\"step\":\"init\",\"device\":null,\"devices\":0,"
-			  "\"state\":\"applies\"}") != NULL, "%s", out);
+			  "\"store\":\"root\",\"state\":\"applies\"}") != NULL, "%s", out);
 	cr_assert(strstr(out, "\"system_verdict\":{\"result\":\"cu=0\"") != NULL, "%s", out);
-	cr_assert(strstr(out, "\"ok\":true,\"age_s\":180,\"step\":\"done\",\"device\":null,\"devices\":2}") != NULL,
+	cr_assert(strstr(out, "\"ok\":true,\"age_s\":180,\"step\":\"done\",\"device\":null,\"devices\":2,"
+			  "\"store\":\"root\"}") != NULL, "%s", out);
+	free(out);
+	/* a verdict from the user's own store says so */
+	v.verdict.source = VSOURCE_USER;
+	out = render(&r, false);
+	cr_assert(strstr(out, "              verified 3 min ago (this user's store): cuInit returned 804 ") != NULL,
 		  "%s", out);
 	free(out);
+	out = render(&r, true);
+	cr_assert(strstr(out, "\"store\":\"user\",\"state\":\"applies\"}") != NULL, "%s", out);
+	free(out);
+	v.verdict.source = VSOURCE_ROOT;
 	v.verdict.state = VSTATE_CHANGED;
 	out = render(&r, false);
 	cr_assert(strstr(out, "; ignored: libcuda.so.1 changed since\n") != NULL, "%s", out);

@@ -554,3 +554,277 @@ Test(verdict_sad, secure_mode_trusts_only_roots_store)
 	rm_rf(tree);
 	teardown(&f);
 }
+
+/* ---- a user's own store (verdict_load_stores) ------------------------------- */
+
+/* "compat RESULT STEP DEVICES 1700000005 <the file's identity> DIR\n" */
+static void entry(const struct fixture *f, const char *dir, const char *rsd, char *out, size_t cap)
+{
+	char path[4096];
+	struct stat st;
+	snprintf(path, sizeof path, "%s%s/libcuda.so.1", f->root, dir);
+	cr_assert_eq(stat(path, &st), 0);
+	snprintf(out, cap, "compat %s 1700000005 %llu %llu %llu %lld.%09ld %s\n", rsd,
+		 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino, (unsigned long long)st.st_size,
+		 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, dir);
+}
+
+/* The user's store: header (with boot when given), system line, one entry. */
+static void user_text(const struct fixture *f, const char *boot, const char *system, const char *line,
+		      char *out, size_t cap)
+{
+	snprintf(out, cap, "cudaload-verdicts 2\nhost %016llx dgpu\n%s%s%ssystem %s 1700000004\n%s",
+		 (unsigned long long)verdict_host_key(&f->h), boot ? "boot " : "", boot ? boot : "",
+		 boot ? "\n" : "", system, line);
+}
+
+/* A uid of a user, and the files made here given to it (root can). */
+static unsigned test_uid(void)
+{
+	return geteuid() ? (unsigned)geteuid() : 4242;
+}
+
+static void give(const char *path, unsigned uid)
+{
+	if (geteuid() == 0)
+		cr_assert_eq(chown(path, uid, uid), 0, "%s", path);
+}
+
+/* envp with XDG_RUNTIME_DIR=home/run (the user's, 0700) and HOME=home. */
+struct user_env {
+	char xdg[4200], home[4200], store[4200];
+	char *envp[3];
+};
+
+static void user_env(struct user_env *u, const char *home, unsigned uid)
+{
+	snprintf(u->home, sizeof u->home, "HOME=%s", home);
+	snprintf(u->xdg, sizeof u->xdg, "XDG_RUNTIME_DIR=%s/run", home);
+	snprintf(u->store, sizeof u->store, "%s/run/cudaload/verdicts", home);
+	u->envp[0] = u->xdg;
+	u->envp[1] = u->home;
+	u->envp[2] = NULL;
+	char path[4200];
+	snprintf(path, sizeof path, "%s/run/cudaload", home);
+	mkdirs(path);
+	give(path, uid);
+	snprintf(path, sizeof path, "%s/run", home);
+	cr_assert_eq(chmod(path, 0700), 0);
+	give(path, uid);
+}
+
+static void put_user_store(struct user_env *u, const char *text, unsigned uid)
+{
+	FILE *s = fopen(u->store, "w");
+	cr_assert(s != NULL);
+	fputs(text, s);
+	fclose(s);
+	chmod(u->store, 0600);
+	give(u->store, uid);
+}
+
+Test(verdict_user, the_users_store_is_read_after_roots)
+{
+	struct fixture f;
+	struct verdict sys;
+	struct user_env u;
+	char line[4200], text[8400], home[4200];
+	unsigned uid = test_uid();
+	setup(&f, "cu=0 done 2");
+	snprintf(home, sizeof home, "%s/home", f.root);
+	user_env(&u, home, uid);
+	entry(&f, "/usr/local/cuda-13.0/compat", "cu=999 context:1 2", line, sizeof line);
+	user_text(&f, NULL, "cu=0 done 2", line, text, sizeof text);
+	put_user_store(&u, text, uid);
+
+	/* no root store: the user's alone, its baseline too */
+	cr_assert_eq(verdict_load_stores(f.root, false, u.envp, uid, &f.h, &f.c, &sys), 1);
+	cr_assert_eq(f.v[1].verdict.state, VSTATE_APPLIES);
+	cr_assert_eq(f.v[1].verdict.source, VSOURCE_USER);
+	cr_assert_eq(f.v[1].verdict.step, VSTEP_CONTEXT);
+	cr_assert_eq(sys.source, VSOURCE_USER);
+	cr_assert(verdict_ok(&sys));
+	cr_assert_eq(f.v[0].verdict.kind, VERDICT_NONE);
+
+	/* root's store too: both apply, each from its own */
+	put_text(f.root, VERDICT_STORE_PATH, f.text);
+	cr_assert_eq(verdict_load_stores(f.root, false, u.envp, uid, &f.h, &f.c, &sys), 1);
+	cr_assert_eq(f.v[0].verdict.code, 804);
+	cr_assert_eq(f.v[0].verdict.source, VSOURCE_ROOT);
+	cr_assert_eq(f.v[1].verdict.code, 999);
+	cr_assert_eq(f.v[1].verdict.source, VSOURCE_USER);
+	cr_assert_eq(sys.source, VSOURCE_ROOT, "root's baseline where there is one");
+
+	/* never for a set-id program, on a Jetson, or for root */
+	verdict_load_stores(f.root, true, u.envp, uid, &f.h, &f.c, &sys);	/* root's: as its owner allows */
+	cr_assert_eq(f.v[1].verdict.kind, VERDICT_NONE, "secure: the user's store is not read");
+	struct host tegra = f.h;
+	tegra.platform = PLATFORM_TEGRA;
+	verdict_load_stores(f.root, false, u.envp, uid, &tegra, &f.c, &sys);
+	cr_assert_eq(f.v[1].verdict.kind, VERDICT_NONE, "Jetson: not read");
+	cr_assert_eq(verdict_load_stores(f.root, false, u.envp, 0, &f.h, &f.c, &sys), 1);
+	cr_assert_eq(f.v[1].verdict.kind, VERDICT_NONE, "root: its store is the other one");
+	teardown(&f);
+}
+
+/* root's store: its system line and one entry */
+static void root_text(const struct fixture *f, const char *system, const char *line, char *out, size_t cap)
+{
+	snprintf(out, cap, "cudaload-verdicts 2\nhost %016llx dgpu\nsystem %s 1700000000\n%s",
+		 (unsigned long long)verdict_host_key(&f->h), system, line);
+}
+
+/* A failing verdict in either store refuses; a success in either lifts. */
+Test(verdict_user, a_failure_in_either_store_wins)
+{
+	static const struct {
+		const char *root_sys, *root, *user, *why;
+		int code;
+		unsigned char source, state;
+	} cases[] = {
+		{ "cu=0 done 2", "cu=804 init 0", "cu=0 done 2", "root's failure over the user's success",
+		  804, VSOURCE_ROOT, VSTATE_APPLIES },
+		{ "cu=0 done 2", "cu=0 done 2", "cu=218 module:0 2", "the user's failure over root's success",
+		  218, VSOURCE_USER, VSTATE_APPLIES },
+		{ "cu=100 init 0", "cu=804 init 0", "cu=0 done 2",
+		  "the user's success over root's inconclusive failure", 0, VSOURCE_USER, VSTATE_APPLIES },
+		{ "cu=0 done 2", "cu=999 context:0 2", "cu=999 context:0 2", "the same: root's stays",
+		  999, VSOURCE_ROOT, VSTATE_APPLIES },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct fixture f;
+		struct verdict sys;
+		struct user_env u;
+		char line[4200], text[8400], home[4200];
+		unsigned uid = test_uid();
+		setup(&f, "cu=0 done 2");
+		snprintf(home, sizeof home, "%s/home", f.root);
+		user_env(&u, home, uid);
+		entry(&f, "/usr/local/cuda-12.9/compat", cases[i].root, line, sizeof line);
+		root_text(&f, cases[i].root_sys, line, text, sizeof text);
+		put_text(f.root, VERDICT_STORE_PATH, text);
+		entry(&f, "/usr/local/cuda-12.9/compat", cases[i].user, line, sizeof line);
+		user_text(&f, NULL, "cu=0 done 2", line, text, sizeof text);
+		put_user_store(&u, text, uid);
+		cr_assert_eq(verdict_load_stores(f.root, false, u.envp, uid, &f.h, &f.c, &sys), 1);
+		cr_assert_eq(f.v[0].verdict.code, cases[i].code, "%s", cases[i].why);
+		cr_assert_eq(f.v[0].verdict.source, cases[i].source, "%s", cases[i].why);
+		cr_assert_eq(f.v[0].verdict.state, cases[i].state, "%s", cases[i].why);
+		teardown(&f);
+	}
+}
+
+/* Only a store and directory of the real uid's that nobody else may write. */
+Test(verdict_user, a_store_not_the_users_own_is_ignored)
+{
+	struct fixture f;
+	struct verdict sys;
+	struct user_env u;
+	char line[4200], text[8400], home[4200], dir[4200];
+	unsigned uid = test_uid();
+	setup(&f, "cu=0 done 2");
+	snprintf(home, sizeof home, "%s/home", f.root);
+	user_env(&u, home, uid);
+	snprintf(dir, sizeof dir, "%s/run/cudaload", home);
+	entry(&f, "/usr/local/cuda-12.9/compat", "cu=999 context:0 1", line, sizeof line);
+	user_text(&f, NULL, "cu=0 done 1", line, text, sizeof text);
+	put_user_store(&u, text, uid);
+	cr_assert_eq(verdict_load_stores(f.root, false, u.envp, uid, &f.h, &f.c, &sys), 1, "the control");
+	cr_assert_eq(f.v[0].verdict.code, 999);
+
+	chmod(u.store, 0620);
+	cr_assert_eq(verdict_load_stores(f.root, false, u.envp, uid, &f.h, &f.c, &sys), -1, "group-writable");
+	cr_assert_eq(f.v[0].verdict.kind, VERDICT_NONE);
+	chmod(u.store, 0600);
+	chmod(dir, 0777);
+	cr_assert_eq(verdict_load_stores(f.root, false, u.envp, uid, &f.h, &f.c, &sys), -1, "its directory writable by others");
+	chmod(dir, 0700);
+	cr_assert_eq(verdict_load_stores(f.root, false, u.envp, uid, &f.h, &f.c, &sys), 1);
+	cr_assert_eq(verdict_load_stores(f.root, false, u.envp, uid + 1, &f.h, &f.c, &sys), 0,
+		     "another user's: not even its XDG_RUNTIME_DIR is that user's, and HOME has no store");
+	if (geteuid() == 0) {
+		cr_assert_eq(chown(u.store, uid + 1, uid + 1), 0);
+		cr_assert_eq(verdict_load_stores(f.root, false, u.envp, uid, &f.h, &f.c, &sys), -1, "owned by another user");
+		cr_assert_eq(f.v[0].verdict.kind, VERDICT_NONE);
+		cr_assert_eq(chown(u.store, uid, uid), 0);
+		cr_assert_eq(chown(dir, uid + 1, uid + 1), 0);
+		cr_assert_eq(verdict_load_stores(f.root, false, u.envp, uid, &f.h, &f.c, &sys), -1, "in another user's directory");
+		cr_assert_eq(chown(dir, uid, uid), 0);
+	}
+	teardown(&f);
+}
+
+/* XDG_RUNTIME_DIR only when it is the user's 0700 directory; else the
+ * ~/.cache store, which outlives a boot: keyed by the boot ID as well. */
+Test(verdict_user, the_cache_store_is_for_one_boot)
+{
+	struct fixture f;
+	struct verdict sys;
+	struct user_env u;
+	char line[4200], text[8400], home[4200], path[4200];
+	unsigned uid = test_uid();
+	bool lasting;
+	setup(&f, "cu=0 done 2");
+	snprintf(home, sizeof home, "%s/home", f.root);
+	user_env(&u, home, uid);
+	char *p = verdict_user_store(u.envp, uid, &lasting);
+	cr_assert_str_eq(p, u.store);
+	cr_assert(!lasting);
+	free(p);
+	snprintf(path, sizeof path, "%s/run", home);
+	chmod(path, 0755);
+	p = verdict_user_store(u.envp, uid, &lasting);
+	snprintf(path, sizeof path, "%s/.cache/cudaload/verdicts", home);
+	cr_assert_str_eq(p, path, "XDG_RUNTIME_DIR not 0700: the cache");
+	cr_assert(lasting);
+	free(p);
+	char *rel[] = { "HOME=home", NULL }, *none[] = { NULL }, *slash[] = { "HOME=/home/u/", NULL };
+	cr_assert_null(verdict_user_store(rel, uid, &lasting), "a relative HOME");
+	cr_assert_null(verdict_user_store(none, uid, &lasting));
+	p = verdict_user_store(slash, uid, &lasting);
+	cr_assert_str_eq(p, "/home/u/.cache/cudaload/verdicts");
+	free(p);
+
+	/* the store there, made in this boot, another, or none said */
+	static const char boot[] = "0c4f3e52-1b2a-4f6e-9d3c-7a8b9c0d1e2f";
+	put_text(f.root, VERDICT_BOOT_ID, "0c4f3e52-1b2a-4f6e-9d3c-7a8b9c0d1e2f\n");
+	snprintf(path, sizeof path, "%s/.cache/cudaload", home);
+	mkdirs(path);
+	give(path, uid);
+	snprintf(u.store, sizeof u.store, "%s/.cache/cudaload/verdicts", home);
+	entry(&f, "/usr/local/cuda-12.9/compat", "cu=999 context:0 1", line, sizeof line);
+	user_text(&f, boot, "cu=0 done 1", line, text, sizeof text);
+	put_user_store(&u, text, uid);
+	cr_assert_eq(verdict_load_stores(f.root, false, u.envp, uid, &f.h, &f.c, &sys), 1);
+	cr_assert_eq(f.v[0].verdict.code, 999);
+	put_text(f.root, VERDICT_BOOT_ID, "9f9f9f9f-1b2a-4f6e-9d3c-7a8b9c0d1e2f\n");
+	cr_assert_eq(verdict_load_stores(f.root, false, u.envp, uid, &f.h, &f.c, &sys), -1, "another boot");
+	cr_assert_eq(f.v[0].verdict.kind, VERDICT_NONE);
+	user_text(&f, NULL, "cu=0 done 1", line, text, sizeof text);
+	put_user_store(&u, text, uid);
+	cr_assert_eq(verdict_load_stores(f.root, false, u.envp, uid, &f.h, &f.c, &sys), -1, "no boot said");
+	snprintf(path, sizeof path, "%s" VERDICT_BOOT_ID, f.root);
+	unlink(path);
+	user_text(&f, boot, "cu=0 done 1", line, text, sizeof text);
+	put_user_store(&u, text, uid);
+	cr_assert_eq(verdict_load_stores(f.root, false, u.envp, uid, &f.h, &f.c, &sys), -1, "no boot ID to compare with");
+	teardown(&f);
+}
+
+Test(verdict_sad, boot_lines)
+{
+	struct verdict_store s;
+	char why[160];
+	cr_assert_eq(parse("cudaload-verdicts 2\nhost 0123456789abcdef\nboot 0c4f3e52-1b2a-4f6e-9d3c-7a8b9c0d1e2f\n"
+			   "system cu=0 done 1 1\ncompat cu=0 done 1 1 2 3 4 5.000000000 /x\n", &s, why), 0, "%s", why);
+	cr_assert_str_eq(s.boot, "0c4f3e52-1b2a-4f6e-9d3c-7a8b9c0d1e2f");
+	cr_assert_eq(parse("cudaload-verdicts 2\nhost 0123456789abcdef\nboot 0c4f3e52\nsystem cu=0 done 1 1\n", &s, why), -1);
+	cr_assert(strstr(why, "line 3: boot ID is not 36 characters") != NULL, "%s", why);
+	cr_assert_eq(parse("cudaload-verdicts 2\nhost 0123456789abcdef\nboot 0C4F3E52-1B2A-4F6E-9D3C-7A8B9C0D1E2F\n"
+			   "system cu=0 done 1 1\n", &s, why), -1);
+	cr_assert_eq(parse("cudaload-verdicts 2\nhost 0123456789abcdef\nboot 0c4f3e52-1b2a-4f6e-9d3c-7a8b9c0d1e2f\n"
+			   "compat cu=0 done 1 1 2 3 4 5.000000000 /x\n", &s, why), -1);
+	cr_assert(strstr(why, "line 4: expected 'system") != NULL, "%s", why);
+	cr_assert_eq(parse("cudaload-verdicts 2\nhost 0123456789abcdef\nsystem cu=0 done 1 1\n"
+			   "boot 0c4f3e52-1b2a-4f6e-9d3c-7a8b9c0d1e2f\n", &s, why), -1, "boot only before system");
+}

@@ -102,7 +102,11 @@
  * open; a store of up to VERDICT_READ_FIRST bytes costs the open, one read
  * and a close (a larger one an fstat and a read more: only a regular file
  * smaller than VERDICT_STORE_MAX is read), plus one stat per candidate that
- * has an entry.  Buffers are on the heap, taken only when a store is there.
+ * has an entry.  A user's store adds, for a user other than root on a dGPU
+ * host, a stat of XDG_RUNTIME_DIR (when set) and its open; a store there
+ * costs an fstat and a stat of its directory (the owner check) more, one
+ * in ~/.cache the boot ID's open and read.  Buffers are on the heap, taken
+ * only when a store is there.
  */
 #ifndef CUDALOAD_VERDICT_H
 #define CUDALOAD_VERDICT_H

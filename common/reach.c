@@ -207,6 +207,7 @@ struct ctx {
 	struct candidates *c;
 	int rc;
 	char dir[DIR_MAX];
+	char path[DIR_MAX], up[DIR_MAX], lex[DIR_MAX];	/* package_dir's */
 };
 
 /* Is dir one of the places the system driver lives: a host driver
@@ -291,6 +292,120 @@ static void consider(struct ctx *x, const char *dir, const char *origin)
 		system_found(x);
 }
 
+/* stat(2) of dir/libcuda.so.1 under the root, the link followed, into st;
+ * false when it is not there. */
+static bool lib_stat(struct ctx *x, const char *dir, struct stat *st)
+{
+	size_t dl = strlen(dir);
+	if (dl + sizeof "/libcuda.so.1" > sizeof x->path)
+		return false;
+	memcpy(x->path, dir, dl);
+	memcpy(x->path + dl, "/libcuda.so.1", sizeof "/libcuda.so.1");
+	return rooted_stat(x->r->root, x->path, st) == 0;
+}
+
+/* An absolute path without "." and ".." components or repeated slashes, in
+ * place: a name, which may not be the same directory (package_dir checks). */
+static void lexical(char *path)
+{
+	char *w = path;
+	for (const char *p = path; *p;) {
+		while (*p == '/')
+			p++;
+		size_t n = strcspn(p, "/");
+		if (n == 0 || (n == 1 && p[0] == '.')) {
+			p += n;
+		} else if (n == 2 && p[0] == '.' && p[1] == '.') {
+			while (w > path && *--w != '/')
+				;
+			p += n;
+		} else {
+			*w++ = '/';
+			memmove(w, p, n);	/* w never runs ahead of p */
+			w += n;
+			p += n;
+		}
+	}
+	if (w == path)
+		*w++ = '/';
+	*w = '\0';
+}
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* The package a directory that names a libcuda.so.1 stands for.  Its
+ * libcuda.so.1 may be a link into another directory: conda-forge's newer
+ * activation links $PREFIX/lib/libcuda.so.1 to ../cuda-compat/libcuda.so.1,
+ * and people make directories of links for LD_LIBRARY_PATH.  The package is
+ * the directory whose own libcuda.so.1 is that same file: its versioned
+ * file name and its JIT compiler lie there, and whatever names reach it, it
+ * is one candidate (compat_add knows a directory by its identity).  x->dir
+ * becomes that directory, named without ".." when that name is the same
+ * directory (it is not where a component before the ".." is a link).
+ * Cost: a readlink (consider_named calls it for a new candidate only); a
+ * few stat calls more for each link into another directory, at most 8. */
+static void package_dir(struct ctx *x)
+{
+	struct stat want, st;
+	bool have_want = false;
+	for (int hop = 0; hop < 8; hop++) {
+		size_t dl = strlen(x->dir);
+		if (dl + sizeof "/libcuda.so.1" > sizeof x->path)
+			return;
+		memcpy(x->path, x->dir, dl);
+		memcpy(x->path + dl, "/libcuda.so.1", sizeof "/libcuda.so.1");
+		char *full = rooted_path(x->r->root, x->path);
+		ssize_t n = full ? readlink(full, x->up, sizeof x->up) : -1;
+		rooted_path_free(full, x->path);
+		if (n <= 0 || (size_t)n >= sizeof x->up)
+			return;	/* no link (EINVAL), or a target too long to follow */
+		x->up[n] = '\0';
+		char *slash = strrchr(x->up, '/');
+		if (!slash)
+			return;	/* a file of the same directory */
+		/* the target's directory: absolute, or from the link's own */
+		size_t tl = (size_t)(slash - x->up), at = x->up[0] == '/' ? 0 : dl + 1;
+		if (at + tl >= sizeof x->up)
+			return;
+		memmove(x->up + at, x->up, tl);
+		if (at) {
+			memcpy(x->up, x->dir, dl);
+			x->up[dl] = '/';
+		}
+		x->up[at + tl] = '\0';
+		if (!have_want && !(have_want = lib_stat(x, x->dir, &want)))
+			return;
+		memcpy(x->lex, x->up, at + tl + 1);
+		lexical(x->lex);
+		if (lib_stat(x, x->lex, &st) && same_file(&st, &want))
+			memcpy(x->dir, x->lex, strlen(x->lex) + 1);
+		else if (lib_stat(x, x->up, &st) && same_file(&st, &want))
+			memcpy(x->dir, x->up, at + tl + 1);
+		else
+			return;	/* a link to a file its directory does not call libcuda.so.1 */
+	}
+}
+
+/* A directory that names a libcuda.so.1 for ld.so (x->dir): a candidate
+ * unless it is the system driver's, and the package it stands for in its
+ * place.  Followed only when it is a new candidate: one known by this name
+ * or as the same directory costs nothing more. */
+static void consider_named(struct ctx *x, const char *origin)
+{
+	size_t n = x->c->n;
+	consider(x, x->dir, origin);
+	if (x->c->n != n + 1)
+		return;
+	package_dir(x);
+	if (strcmp(x->dir, x->c->v[n].dir) == 0)
+		return;
+	compat_truncate(x->c, n);	/* the link's directory gives way */
+	consider(x, x->dir, origin);
+}
+
 /* Does ROOT/dir/name exist?  One system call. */
 static bool holds(const struct ctx *x, const char *dir, size_t dl, const char *name)
 {
@@ -316,8 +431,11 @@ static void search_path(struct ctx *x, const char *list, const char *origin, boo
 	for (const char *p = list; p && *p;) {
 		size_t n = strcspn(p, ":;");
 		size_t dl = reach_path_entry(p, n, prog, ol, x->dir, sizeof x->dir);
-		if (dl && holds(x, x->dir, dl, "libcuda.so.1"))
-			consider(x, x->dir, origin);
+		if (dl && holds(x, x->dir, dl, "libcuda.so.1")) {
+			consider_named(x, origin);
+			/* x->dir may have become the package: the entry again */
+			reach_path_entry(p, n, prog, ol, x->dir, sizeof x->dir);
+		}
 		if (dl && toolkit && holds(x, x->dir, dl, "libcudart.so")) {
 			char *up = strrchr(x->dir, '/');
 			if (up && (strcmp(up, "/lib64") == 0 || strcmp(up, "/lib") == 0) &&
@@ -341,7 +459,7 @@ static void cache_entry(const char *path, void *arg)
 		return;
 	memcpy(x->dir, path, dl);
 	x->dir[dl] = '\0';
-	consider(x, x->dir, "ld.so.cache");
+	consider_named(x, "ld.so.cache");
 }
 
 /* PREFIX/cuda-compat for a program in PREFIX/bin; the prefix into x->dir. */
@@ -431,7 +549,7 @@ int reach_discover(const struct reach *r, struct host *h, struct candidates *c)
 	struct ctx *x = malloc(sizeof *x);
 	if (!x)
 		return -1;
-	*x = (struct ctx){ r, h, c, 0, "" };
+	*x = (struct ctx){ .r = r, .h = h, .c = c };
 	size_t first = c->n;
 	/* the program's own environment, then another one's */
 	bool own = own_env(x);

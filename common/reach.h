@@ -22,6 +22,10 @@
  * - NGC's compat/lib.real in place of a compat/ without libcuda.so.1 (the
  *   image's start-up script links compat/lib to it, or not).
  *
+ * A search-path or cache directory whose libcuda.so.1 links into another
+ * directory (an environment's lib/ linked to its cuda-compat/) stands for
+ * the package there: one package, one candidate, whatever names reach it.
+ *
  * A directory whose libcuda is the system driver is no candidate: a host
  * driver or library directory, or one whose libcuda.so.1 is
  * libcuda.so.<the kernel module's version> (Apptainer's /.singularity.d/libs,

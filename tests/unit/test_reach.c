@@ -134,6 +134,76 @@ Test(reach_happy, ngc_lib_real)
 	fx_close(&f);
 }
 
+/* symlink(target, root + at), in place of what is there */
+static void put_link(const char *root, const char *target, const char *at)
+{
+	char path[4200];
+	snprintf(path, sizeof path, "%s%s", root, at);
+	unlink(path);
+	char *slash = strrchr(path, '/');
+	*slash = '\0';
+	mkdirs(path);
+	*slash = '/';
+	cr_assert_eq(symlink(target, path), 0, "%s", path);
+}
+
+/* A directory whose libcuda.so.1 links into another one (conda-forge's
+ * newer activation: $PREFIX/lib/libcuda.so.1 -> ../cuda-compat/libcuda.so.1)
+ * stands for the package there: one candidate, whichever name comes first. */
+Test(reach_happy, link_directories)
+{
+	struct fx f;
+	fx_open(&f);
+	put_libs(f.root, (const char *const[]){ "/opt/conda/envs/torch/cuda-compat", "libcuda.so.570.124.06",
+						"/usr/lib/x86_64-linux-gnu", "libcuda.so.535.216.01",
+						"/opt/other", "libcuda.so.575.57.08", NULL });
+	put_text(f.root, "/opt/conda/envs/torch/conda-meta/history", "");
+	put_text(f.root, "/opt/conda/envs/torch/lib/libz.so.1", "");
+	put_link(f.root, "../cuda-compat/libcuda.so.1", "/opt/conda/envs/torch/lib/libcuda.so.1");
+	/* the environment's python: its own package, and LD_LIBRARY_PATH's
+	 * $PREFIX/lib is the same one */
+	struct reach r = at(f.root, "/opt/conda/envs/torch/bin/python");
+	r.llp = "/opt/conda/envs/torch/lib";
+	reaches_one(&r, &f.h, &f.c, "/opt/conda/envs/torch/cuda-compat", "environment");
+	compat_free(&f.c);
+	/* a program outside it: the package, found by the link, read whole */
+	r.program = "/usr/bin/app";
+	reaches_one(&r, &f.h, &f.c, "/opt/conda/envs/torch/cuda-compat", "LD_LIBRARY_PATH");
+	cr_assert(f.c.v[0].has_lib_driver);
+	cr_assert_eq(f.c.v[0].lib_driver.major, 570);
+	compat_free(&f.c);
+	/* the same through the RUNPATH and ld.so.cache's name of it */
+	r.llp = NULL;
+	r.runpath = "/opt/conda/envs/torch/lib:/opt/conda/envs/torch/cuda-compat";
+	reaches_one(&r, &f.h, &f.c, "/opt/conda/envs/torch/cuda-compat", "RUNPATH");
+	compat_free(&f.c);
+	r.runpath = NULL;
+	/* a link to the environment's lib: the name with ".." is the one that
+	 * is the same directory; a link to a link, followed (relative links:
+	 * the kernel would follow an absolute one out of the scratch root) */
+	put_link(f.root, "conda/envs/torch/lib", "/opt/envlib");
+	put_link(f.root, "../envlib/libcuda.so.1", "/opt/links/libcuda.so.1");
+	r.llp = "/opt/links";
+	reaches_one(&r, &f.h, &f.c, "/opt/envlib/../cuda-compat", "LD_LIBRARY_PATH");
+	cr_assert_eq(f.c.v[0].lib_driver.major, 570);
+	compat_free(&f.c);
+	/* a link to a file that is not its directory's libcuda.so.1: the
+	 * link's own directory, as before */
+	put_link(f.root, "../other/libcuda.so.575.57.08", "/opt/odd/libcuda.so.1");
+	put_lib(f.root, "/opt/other2", "libcuda.so.1", &plain);
+	put_link(f.root, "../other2/libcuda.so.1", "/opt/other/libcuda.so.1");
+	r.llp = "/opt/odd";
+	reaches_one(&r, &f.h, &f.c, "/opt/odd", "LD_LIBRARY_PATH");
+	compat_free(&f.c);
+	/* a link to the system driver's file: no candidate, no driver dir */
+	put_link(f.root, "../../usr/lib/x86_64-linux-gnu/libcuda.so.1", "/opt/sys/libcuda.so.1");
+	r.llp = "/opt/sys";
+	cr_assert_eq(reach_discover(&r, &f.h, &f.c), 0);
+	cr_assert_eq(f.c.n, 0);
+	cr_assert_eq(f.h.n_driver_dirs, 0);
+	fx_close(&f);
+}
+
 /* The toolkit whose libcudart the RUNPATH reaches, and CUDA_HOME's; a
  * DT_RPATH counts for nothing beside a RUNPATH. */
 Test(reach_happy, toolkits)

@@ -74,10 +74,23 @@ static bool in_load(const ElfW(Phdr) *ph, size_t phnum, uintptr_t vaddr, uintptr
 	return false;
 }
 
+/* Is the string at name (avail bytes readable there) a CUDA runtime's
+ * soname ("libcudart.so.12", "libcudart.so.11.0") that fits
+ * REACH_CUDART_MAX? */
+static bool cudart_name(const char *name, size_t avail)
+{
+	static const char prefix[] = "libcudart.so.";
+	size_t l = strnlen(name, avail < REACH_CUDART_MAX ? avail : REACH_CUDART_MAX);
+	return l < avail && l < REACH_CUDART_MAX && l > sizeof prefix - 1 &&
+	       strncmp(name, prefix, sizeof prefix - 1) == 0;
+}
+
 int reach_paths_from_memory(const void *phdr, size_t phnum, size_t phent, const char **rpath,
-			    const char **runpath)
+			    const char **runpath, const char **cudart)
 {
 	*rpath = *runpath = NULL;
+	if (cudart)
+		*cudart = NULL;
 	if (!phdr || phent != sizeof(ElfW(Phdr)))
 		return -1;
 	const ElfW(Phdr) *ph = phdr, *dynph = NULL;
@@ -103,15 +116,17 @@ int reach_paths_from_memory(const void *phdr, size_t phnum, size_t phent, const 
 	const ElfW(Dyn) *dyn = (const ElfW(Dyn) *)(bias + dynph->p_vaddr);
 	size_t ndyn = dynph->p_memsz / sizeof *dyn;
 	uintptr_t strtab = 0, strsz = 0, rp = UINTPTR_MAX, rn = UINTPTR_MAX;
+	bool needed = false;
 	for (size_t i = 0; i < ndyn && dyn[i].d_tag != DT_NULL; i++) {
 		switch (dyn[i].d_tag) {
 		case DT_STRTAB: strtab = dyn[i].d_un.d_ptr; break;
 		case DT_STRSZ: strsz = dyn[i].d_un.d_val; break;
 		case DT_RPATH: rp = dyn[i].d_un.d_val; break;
 		case DT_RUNPATH: rn = dyn[i].d_un.d_val; break;
+		case DT_NEEDED: needed = true; break;
 		}
 	}
-	if (rp == UINTPTR_MAX && rn == UINTPTR_MAX)
+	if (rp == UINTPTR_MAX && rn == UINTPTR_MAX && (!needed || !cudart))
 		return 0;
 	if (!strsz || !in_load(ph, phnum, strtab, strsz))
 		return -1;
@@ -120,11 +135,40 @@ int reach_paths_from_memory(const void *phdr, size_t phnum, size_t phent, const 
 		*rpath = strs + rp;
 	if (rn != UINTPTR_MAX && rn < strsz && memchr(strs + rn, '\0', strsz - rn))
 		*runpath = strs + rn;
+	/* the CUDA runtime the program needs: the toolkit it uses (search_path) */
+	for (size_t i = 0; cudart && needed && i < ndyn && dyn[i].d_tag != DT_NULL; i++) {
+		uintptr_t v = dyn[i].d_un.d_val;
+		if (dyn[i].d_tag == DT_NEEDED && v < strsz && cudart_name(strs + v, strsz - v)) {
+			*cudart = strs + v;
+			break;
+		}
+	}
 	return 0;
 }
 
-int reach_paths_from_file(const char *program, char *rpath, char *runpath, size_t cap)
+/* The first libcudart.so.N among the file's DT_NEEDED names into cudart
+ * (REACH_CUDART_MAX bytes), or "". */
+#define NEEDED_MAX 4096
+static void cudart_from_file(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n,
+			     char *cudart)
 {
+	char *names = malloc(NEEDED_MAX);
+	unsigned count;
+	cudart[0] = '\0';
+	if (names && elfread_needed(ef, phs, n, names, NEEDED_MAX, &count) == 0)
+		for (const char *p = names; *p; p += strlen(p) + 1)
+			if (cudart_name(p, strlen(p) + 1)) {
+				memcpy(cudart, p, strlen(p) + 1);
+				break;
+			}
+	free(names);
+}
+
+int reach_paths_from_file(const char *program, char *rpath, char *runpath, char *cudart,
+			  size_t cap)
+{
+	if (cudart)
+		cudart[0] = '\0';
 	int fd = open_ro(program, 0);
 	if (fd < 0)
 		return -1;
@@ -134,8 +178,11 @@ int reach_paths_from_file(const char *program, char *rpath, char *runpath, size_
 	unsigned n = 0;
 	int r = -1;
 	if (phs && elfread_open_fd(&ef, fd, why, sizeof why) == 0) {
-		if (elfread_read_phdrs(&ef, phs, ELF_MAX_PHDRS, &n, why, sizeof why) == 0)
+		if (elfread_read_phdrs(&ef, phs, ELF_MAX_PHDRS, &n, why, sizeof why) == 0) {
 			r = elfread_search_paths(&ef, phs, n, rpath, runpath, cap) < 0 ? -1 : 0;
+			if (r == 0 && cudart)
+				cudart_from_file(&ef, phs, n, cudart);
+		}
 		elfread_release(&ef);
 	}
 	free(phs);
@@ -147,10 +194,12 @@ int reach_discover_program(const char *root, int machine, const char *path, stru
 			   struct candidates *c)
 {
 	struct reach r = { .root = root, .machine = machine, .program = path };
-	char *full = rooted_path(root, path), *paths = malloc(2 * 1024);
-	if (full && paths && reach_paths_from_file(full, paths, paths + 1024, 1024) == 0) {
+	char *full = rooted_path(root, path), *paths = malloc(2 * 1024 + REACH_CUDART_MAX);
+	if (full && paths &&
+	    reach_paths_from_file(full, paths, paths + 1024, paths + 2048, 1024) == 0) {
 		r.rpath = paths;
 		r.runpath = paths + 1024;
+		r.cudart = paths[2048] ? paths + 2048 : NULL;
 	}
 	int rc = full && paths ? reach_discover(&r, h, c) : -1;
 	rooted_path_free(full, path);
@@ -423,9 +472,12 @@ static bool holds(const struct ctx *x, const char *dir, size_t dl, const char *n
 }
 
 /* Each entry of a search path: a candidate where it gives a libcuda.so.1;
- * with toolkit, also the compat/ of a toolkit whose libcudart it gives. */
+ * with toolkit, also the compat/ of a toolkit whose libcudart it gives: the
+ * libcudart.so.N the program needs, which a runtime install (no development
+ * link) has too, else libcudart.so.  One access each. */
 static void search_path(struct ctx *x, const char *list, const char *origin, bool toolkit)
 {
+	const char *rt = x->r->cudart ? x->r->cudart : "libcudart.so";
 	const char *prog = x->r->program, *slash = prog ? strrchr(prog, '/') : NULL;
 	size_t ol = slash ? (size_t)(slash - prog) : 0;
 	for (const char *p = list; p && *p;) {
@@ -436,7 +488,7 @@ static void search_path(struct ctx *x, const char *list, const char *origin, boo
 			/* x->dir may have become the package: the entry again */
 			reach_path_entry(p, n, prog, ol, x->dir, sizeof x->dir);
 		}
-		if (dl && toolkit && holds(x, x->dir, dl, "libcudart.so")) {
+		if (dl && toolkit && holds(x, x->dir, dl, rt)) {
 			char *up = strrchr(x->dir, '/');
 			if (up && (strcmp(up, "/lib64") == 0 || strcmp(up, "/lib") == 0) &&
 			    (size_t)(up - x->dir) + sizeof "/compat" <= sizeof x->dir) {

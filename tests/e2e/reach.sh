@@ -35,12 +35,16 @@ lib libcuda-system.so libcuda.so.1 fakecuda.c -DFAKE_CUDA_VERSION=12020 &&
 	lib ptxjit.so libnvidia-ptxjitcompiler.so.1 holdlib.c &&
 	lib bundle.so libbundle.so.1 holdlib.c &&
 	lib via.so libvia.so.1 holdvia.c -ldl &&
+	lib cudart.so libcudart.so.12 fakecudart.c &&
 	cc -O1 -o "$L/mknote" "$here/mknote.c" ||
 	{ bad "build the test libraries"; finish; exit; }
-cp "$L/via.so" "$L/link/libvia.so" && cp "$L/bundle.so" "$L/link/libbundle.so"
-prog() { # prog NAME RUNPATH
-	$TCC -O1 -o "$L/$1" "$here/holdprobe.c" -L"$L/link" -lvia -lbundle -ldl \
-		-Wl,--enable-new-dtags,-rpath,"$2"
+cp "$L/via.so" "$L/link/libvia.so" && cp "$L/bundle.so" "$L/link/libbundle.so" &&
+	cp "$L/cudart.so" "$L/link/libcudart.so"
+prog() { # prog NAME RUNPATH [MORE LIBRARIES]
+	n=$1 rp=$2
+	shift 2
+	$TCC -O1 -o "$L/$n" "$here/holdprobe.c" -L"$L/link" -lvia -lbundle "$@" -ldl \
+		-Wl,--enable-new-dtags,-rpath,"$rp"
 }
 spack=/opt/spack/opt/spack/linux-x86_64/gcc-12.2.0/cuda-12.8.0-q3x7nv2kjz
 # conda's programs have RUNPATH $ORIGIN/../lib; a chroot has no /proc for
@@ -48,7 +52,9 @@ spack=/opt/spack/opt/spack/linux-x86_64/gcc-12.2.0/cuda-12.8.0-q3x7nv2kjz
 prog python-torch /opt/conda/envs/torch/lib && prog python-jax /opt/conda/envs/jax/lib &&
 	prog python-user /opt/conda/envs/user/lib && prog python-linked /opt/conda/envs/linked/lib &&
 	prog app /opt/app/lib &&
-	prog spack-app "/opt/app/lib:$spack/lib64" ||
+	prog spack-app "/opt/app/lib:$spack/lib64" &&
+	prog rt-app "/opt/app/lib:$spack/lib64" -Wl,--no-as-needed -lcudart &&
+	prog rt-llp-app /opt/app/lib -Wl,--no-as-needed -lcudart ||
 	{ bad "build the test programs"; finish; exit; }
 
 # install R PROGRAM AT: the program, patched to start cudaload
@@ -326,6 +332,26 @@ if mkhost spack-535 spack; then
 	check spack-535 "nothing names the toolkit" /usr/bin/app $sys
 else
 	bad "spack-535: build the host"
+fi
+
+# ---- a runtime install of the toolkit: lib64/libcudart.so.12 alone ----
+# NVIDIA's packages put libcudart.so.12 in cuda-cudart-12-8 and the
+# libcudart.so development link in cuda-cudart-dev-12-8; a runtime install
+# (an HPC module built without the -dev parts, a container's runtime image)
+# has no link.  The toolkit is the one whose libcudart.so.12 the program
+# needs, through its RUNPATH or LD_LIBRARY_PATH.
+if mkhost runtime-535 spack; then
+	mkdir -p "$W/runtime-535$spack/lib64"
+	cp "$L/cudart.so" "$W/runtime-535$spack/lib64/libcudart.so.12"
+	install_prog "$W/runtime-535" rt-app /opt/app/bin/app
+	install_prog "$W/runtime-535" rt-llp-app /usr/bin/app
+	finish_host "$W/runtime-535"
+	check runtime-535 "RUNPATH to a runtime install's lib64" /opt/app/bin/app $spack/compat
+	explain runtime-535 /opt/app/bin/app "              found: the toolkit whose libcudart the program reaches"
+	check runtime-535 "LD_LIBRARY_PATH names a runtime install's lib64" /usr/bin/app $spack/compat \
+		LD_LIBRARY_PATH=$spack/lib64
+else
+	bad "runtime-535: build the host"
 fi
 
 # ---- vLLM-style: ld.so.cache names the compat directory ----

@@ -233,6 +233,40 @@ Test(reach_happy, toolkits)
 	fx_close(&f);
 }
 
+/* An HPC runtime install: lib64/libcudart.so.12 and no libcudart.so
+ * development link.  The program that needs that runtime finds the toolkit
+ * through its RUNPATH or LD_LIBRARY_PATH; one that needs none goes by the
+ * development link, as before. */
+Test(reach_happy, runtime_installs)
+{
+	struct fx f;
+	char dir[256];
+	const char *hpc = "/sw/cuda/12.8.1";
+	fx_open(&f);
+	snprintf(dir, sizeof dir, "%s/compat", hpc);
+	put_lib(f.root, dir, "libcuda.so.570.124.06", &plain);
+	snprintf(dir, sizeof dir, "%s/lib64/libcudart.so.12", hpc);
+	put_text(f.root, dir, "");
+	struct reach r = at(f.root, "/opt/app/bin/app");
+	snprintf(dir, sizeof dir, "/opt/app/lib:%s/lib64", hpc);
+	r.runpath = dir;
+	r.cudart = "libcudart.so.12";
+	reaches_one(&r, &f.h, &f.c, "/sw/cuda/12.8.1/compat", "toolkit");
+	compat_free(&f.c);
+	r.runpath = NULL;
+	r.llp = dir;
+	reaches_one(&r, &f.h, &f.c, "/sw/cuda/12.8.1/compat", "toolkit");
+	compat_free(&f.c);
+	/* another runtime, or none: not this toolkit's */
+	r.cudart = "libcudart.so.13";
+	cr_assert_eq(reach_discover(&r, &f.h, &f.c), 0);
+	cr_assert_eq(f.c.n, 0);
+	r.cudart = NULL;
+	cr_assert_eq(reach_discover(&r, &f.h, &f.c), 0);
+	cr_assert_eq(f.c.n, 0);
+	fx_close(&f);
+}
+
 /* A program image as the kernel maps it: program headers at 0x40, the
  * dynamic section at 0x200, the string table at 0x300, one PT_LOAD over
  * all of it; the link addresses are offsets, the bias the buffer. */
@@ -261,13 +295,41 @@ Test(reach_happy, paths_from_memory)
 	struct image im;
 	const char *rp, *rn;
 	image(&im, true);
-	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn), 0);
+	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn, NULL), 0);
 	cr_assert_str_eq(rn, "/opt/app/lib:$ORIGIN");
 	cr_assert_str_eq(rp, "/rp");
 	image(&im, false);
-	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn), 0);
+	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn, NULL), 0);
 	cr_assert_null(rn);
 	cr_assert_str_eq(rp, "/rp");
+}
+
+/* The CUDA runtime the program needs, from its DT_NEEDED names. */
+Test(reach_happy, cudart_from_memory)
+{
+	struct image im;
+	const char *rp, *rn, *rt;
+	for (int named = 0; named < 3; named++) {
+		image(&im, true);
+		ElfW(Dyn) *d = (ElfW(Dyn) *)(im.b + 0x200);
+		static const char *const names[] = { "libcudart.so", "libcudart.so.12", "libcudart.so.11.0" };
+		memcpy(im.b + 0x300 + 26, "libm.so.6\0", 10);
+		memcpy(im.b + 0x300 + 36, names[named], strlen(names[named]) + 1);
+		d[1].d_un.d_val = 64;
+		d[4] = (ElfW(Dyn)){ .d_tag = DT_NEEDED, .d_un.d_val = 26 };
+		d[5] = (ElfW(Dyn)){ .d_tag = DT_NEEDED, .d_un.d_val = 36 };
+		im.ph[2].p_memsz = 7 * sizeof *d;
+		cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn, &rt), 0);
+		cr_assert_str_eq(rn, "/opt/app/lib:$ORIGIN");
+		if (named)
+			cr_assert_str_eq(rt, names[named]);
+		else
+			cr_assert_null(rt, "the development link is no soname a program needs");
+		/* a name that runs past the string table is none */
+		d[1].d_un.d_val = 36 + 8;
+		cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn, &rt), 0);
+		cr_assert_null(rt);
+	}
 }
 
 Test(reach_sad, paths_from_memory)
@@ -276,17 +338,17 @@ Test(reach_sad, paths_from_memory)
 	const char *rp, *rn;
 	image(&im, true);
 	im.ph[0].p_type = PT_NULL;	/* no PT_PHDR: the bias is unknown */
-	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn), -1);
+	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn, NULL), -1);
 	image(&im, true);
 	im.ph[2].p_vaddr = 0x3f8;	/* the dynamic section past the mapping */
-	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn), -1);
+	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn, NULL), -1);
 	image(&im, true);
 	((ElfW(Dyn) *)(im.b + 0x200))[1].d_un.d_val = 0x200;	/* strings past it */
-	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn), -1);
+	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn, NULL), -1);
 	image(&im, true);
 	((ElfW(Dyn) *)(im.b + 0x200))[2].d_un.d_val = 39;	/* no NUL before the end */
 	memset(im.b + 0x300 + 21, 'x', 19);
-	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn), 0);
+	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn, NULL), 0);
 	cr_assert_null(rn);
-	cr_assert_eq(reach_paths_from_memory(im.ph, 3, 7, &rp, &rn), -1);	/* another phent */
+	cr_assert_eq(reach_paths_from_memory(im.ph, 3, 7, &rp, &rn, NULL), -1);	/* another phent */
 }

@@ -267,12 +267,14 @@ static void reach_more(const struct settings *s, const struct target *t, bool as
 		else if (fn && fn[0] == '/' && !s->secure)
 			r.program = fn;
 		reach_paths_from_memory(start_program.phdr, start_program.phnum, start_program.phent,
-					&r.rpath, &r.runpath);
+					&r.rpath, &r.runpath, &r.cudart);
 	} else if (t->path) {
 		r.program = t->path[0] == '/' ? t->path : (name = realpath(t->path, NULL));
-		if ((paths = malloc(2 * 1024)) && reach_paths_from_file(t->path, paths, paths + 1024, 1024) == 0) {
+		if ((paths = malloc(2 * 1024 + REACH_CUDART_MAX)) &&
+		    reach_paths_from_file(t->path, paths, paths + 1024, paths + 2048, 1024) == 0) {
 			r.rpath = paths;
 			r.runpath = paths + 1024;
+			r.cudart = paths[2048] ? paths + 2048 : NULL;
 		}
 	}
 	if (!s->secure) {

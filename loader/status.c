@@ -26,6 +26,7 @@
 #include "../common/report.h"
 #include "../common/tables.h"
 #include "../common/target.h"
+#include "../common/utf8.h"
 #include "../common/verdict.h"
 #include "imagewalk.h"
 #include "pick.h"
@@ -358,94 +359,94 @@ static void print_text(FILE *f, const struct machine *m)
 {
 	const struct host *h = &m->host;
 	char v[16], age[40], what[160];
-	fprintf(f, "host:         %s", platform_name(h->platform));
+	utf8_printf(f, "host:         %s", platform_name(h->platform));
 	if (h->soc[0]) {
 		const char *name = tables_soc_name(h->soc);
-		fprintf(f, " %s%s%s%s", h->soc, name ? " (" : "", name ? name : "", name ? ")" : "");
+		utf8_printf(f, " %s%s%s%s", h->soc, name ? " (" : "", name ? name : "", name ? ")" : "");
 	}
 	if (h->l4t_str[0])
-		fprintf(f, ", L4T %s", h->l4t_str);
+		utf8_printf(f, ", L4T %s", h->l4t_str);
 	if (h->driver_str[0])
-		fprintf(f, ", driver %s", h->driver_str);
+		utf8_printf(f, ", driver %s", h->driver_str);
 	for (int i = 0; i < h->n_gpus && i < MAX_GPUS; i++) {
 		int last = tables_arch_last_branch(h->gpus[i].arch);
-		fprintf(f, "%s%s (%s", i ? ", " : ", GPU ", h->gpus[i].model,
+		utf8_printf(f, "%s%s (%s", i ? ", " : ", GPU ", h->gpus[i].model,
 			tables_arch_name(h->gpus[i].arch));
 		if (last)
-			fprintf(f, ", to R%d", last);
+			utf8_printf(f, ", to R%d", last);
 		fputc(')', f);
 	}
-	fprintf(f, ", host CUDA %s\n", h->cuda ? cuda_format(h->cuda, v, sizeof v) : "unknown");
+	utf8_printf(f, ", host CUDA %s\n", h->cuda ? cuda_format(h->cuda, v, sizeof v) : "unknown");
 	if (h->problem[0])
-		fprintf(f, "              %s\n", h->problem);
-	fprintf(f, "tables:       NVIDIA's, CUDA %s edition, checked %s\n",
+		utf8_printf(f, "              %s\n", h->problem);
+	utf8_printf(f, "tables:       NVIDIA's, CUDA %s edition, checked %s\n",
 		cuda_format(tables_edition, v, sizeof v), tables_checked);
-	fprintf(f, "policy:       %s (%s)\n", policy_name(m->s->policy), m->s->policy_from);
-	fprintf(f, "verdicts:     %s%s%s\n", store_words(m), m->store == VSTORE_DAMAGED ? ": " : "",
+	utf8_printf(f, "policy:       %s (%s)\n", policy_name(m->s->policy), m->s->policy_from);
+	utf8_printf(f, "verdicts:     %s%s%s\n", store_words(m), m->store == VSTORE_DAMAGED ? ": " : "",
 		m->store == VSTORE_DAMAGED ? m->store_why : "");
 	if (m->store != VSTORE_NONE && m->store != VSTORE_DAMAGED && m->system.kind != VERDICT_NONE)
-		fprintf(f, "system:       verified %s ago: %s\n",
+		utf8_printf(f, "system:       verified %s ago: %s\n",
 			verdict_age(m->system.when, m->now, age, sizeof age),
 			verdict_describe(&m->system, what, sizeof what));
 	if (!m->cands.n)
-		fprintf(f, "packages:     none\n");
+		utf8_printf(f, "packages:     none\n");
 	for (size_t i = 0; i < m->cands.n; i++) {
 		const struct candidate *c = &m->cands.v[i];
-		fprintf(f, "package:      %s\n", c->dir);
-		fprintf(f, "              CUDA %s%s%s%s, %s: %s\n",
+		utf8_printf(f, "package:      %s\n", c->dir);
+		utf8_printf(f, "              CUDA %s%s%s%s, %s: %s\n",
 			c->cuda ? cuda_format(c->cuda, v, sizeof v) : "unknown",
 			c->cuda_from ? " (from " : "", c->cuda_from ? c->cuda_from : "",
 			c->cuda_from ? ")" : "", c->usable ? "usable" : "refused", c->reason);
 		if (c->verdict.kind != VERDICT_NONE || m->store != VSTORE_NONE)
 			report_verdict_text(f, "              ", &c->verdict, m->now);
 		if (m->stale[i])
-			fprintf(f, "              stale: %s (run cudaload --verify)\n", m->stale[i]);
+			utf8_printf(f, "              stale: %s (run cudaload --verify)\n", m->stale[i]);
 	}
 	const char *mname = elfread_machine_name(m->elf_machine);
 	if (m->own.use_compat)
-		fprintf(f, "pin:          %s (%s): the chosen package's directory\n",
+		utf8_printf(f, "pin:          %s (%s): the chosen package's directory\n",
 			m->cands.v[m->own.chosen].dir, mname ? mname : "?");
 	else if (m->own_pin.dir)
-		fprintf(f, "pin:          %s (%s): %s\n", m->own_pin.dir, mname ? mname : "?",
+		utf8_printf(f, "pin:          %s (%s): %s\n", m->own_pin.dir, mname ? mname : "?",
 			m->own_pin.links ? "links to the system driver's files" : "the system driver's own directory");
 	else
-		fprintf(f, "pin:          none (%s): %s\n", mname ? mname : "?",
+		utf8_printf(f, "pin:          none (%s): %s\n", mname ? mname : "?",
 			m->own_pin_needed ? m->own_pin.why : "not needed: no compat package for this machine");
 
 	if (m->record_skipped)
-		fprintf(f, "record:       %s: %d line%s skipped (%s)\n", PATCHLIST_FILE, m->record_skipped,
+		utf8_printf(f, "record:       %s: %d line%s skipped (%s)\n", PATCHLIST_FILE, m->record_skipped,
 			m->record_skipped == 1 ? "" : "s", m->record_why);
 	if (m->walked) {
-		fprintf(f, "programs:     %zu patched, found in", m->n_progs);
+		utf8_printf(f, "programs:     %zu patched, found in", m->n_progs);
 		for (int d = 0; d < IMAGEWALK_N_DIRS; d++)
-			fprintf(f, "%s %s", d ? "," : "", imagewalk_dirs[d]);
-		fprintf(f, " (the image keeps no %s)\n", PATCHLIST_FILE);
+			utf8_printf(f, "%s %s", d ? "," : "", imagewalk_dirs[d]);
+		utf8_printf(f, " (the image keeps no %s)\n", PATCHLIST_FILE);
 	} else if (!m->n_progs) {
-		fprintf(f, "programs:     none recorded in %s\n", PATCHLIST_FILE);
+		utf8_printf(f, "programs:     none recorded in %s\n", PATCHLIST_FILE);
 	}
 	for (size_t i = 0; i < m->n_progs; i++) {
 		const struct prog *p = &m->progs[i];
-		fprintf(f, "program:      %s: %s\n", p->path, pstate_names[p->state]);
+		utf8_printf(f, "program:      %s: %s\n", p->path, pstate_names[p->state]);
 		if (p->state == P_HELD || p->state == P_NOT_HELD)
-			fprintf(f, "              %s%s, libcuda %s\n", p->compat ? "compat " : "system driver",
+			utf8_printf(f, "              %s%s, libcuda %s\n", p->compat ? "compat " : "system driver",
 				p->compat ? p->compat_dir : "", p->libcuda ? p->libcuda : "unknown");
 		if (p->why)
-			fprintf(f, "              %s\n", p->why);
+			utf8_printf(f, "              %s\n", p->why);
 	}
 	int st = exit_status(m);
-	fprintf(f, "status:       %s", st == STATUS_HOLDS ? "holds" : st == STATUS_DOES_NOT_HOLD
+	utf8_printf(f, "status:       %s", st == STATUS_HOLDS ? "holds" : st == STATUS_DOES_NOT_HOLD
 								? "does not hold" : "cannot be told");
 	if (m->record_unreadable)
-		fprintf(f, ": %s", m->record_why);
+		utf8_printf(f, ": %s", m->record_why);
 	else if (!m->n_progs)
-		fprintf(f, ": %s", m->walked ? "no patched program found" : "no program recorded");
+		utf8_printf(f, ": %s", m->walked ? "no patched program found" : "no program recorded");
 	else
-		fprintf(f, ": %d of %zu program%s held", m->counts[P_HELD], m->n_progs,
+		utf8_printf(f, ": %d of %zu program%s held", m->counts[P_HELD], m->n_progs,
 			m->n_progs == 1 ? "" : "s");
 	for (int k = P_NOT_HELD; k < P_N; k++)
 		if (m->counts[k])
-			fprintf(f, ", %d %s", m->counts[k], pstate_names[k]);
-	fprintf(f, "%s\n", m->any_stale ? "; verdicts stale (run cudaload --verify)"
+			utf8_printf(f, ", %d %s", m->counts[k], pstate_names[k]);
+	utf8_printf(f, "%s\n", m->any_stale ? "; verdicts stale (run cudaload --verify)"
 			   : m->store == VSTORE_APPLIES ? "; verdicts fresh" : "");
 }
 
@@ -544,18 +545,13 @@ static void print_json(FILE *f, const struct machine *m)
 
 /* ---- node_exporter's textfile format ------------------------------------ */
 
-/* A label value: backslash, double quote and newline escaped. */
+/* A label value: the printable form (utf8.h), so the file is UTF-8 and a
+ * name cannot end its line, with backslash and double quote escaped. */
 static void prom_value(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (; s && *s; s++) {
-		if (*s == '\\' || *s == '"')
-			fputc('\\', f);
-		if (*s == '\n')
-			fputs("\\n", f);
-		else
-			fputc(*s, f);
-	}
+	if (s)
+		utf8_quoted(f, s, strlen(s));
 	fputc('"', f);
 }
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -644,34 +645,132 @@ static void print_prometheus(FILE *f, const struct machine *m)
 	}
 }
 
+/* ---- the textfile ------------------------------------------------------- */
+
+/* The temporary's name: STATUS_TEMP_PREFIX and 16 random hex digits, so
+ * that no one can know it in advance and plant something there. */
+#define STATUS_TEMP_PREFIX "." STATUS_TEXTFILE "."
+#define STATUS_TEMP_TRIES 16
+
+static void temp_name(char *name, size_t cap, int try)
+{
+	unsigned long long r;
+	if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+		/* no getrandom (before Linux 3.17): a name not known in advance
+		 * is then only harder to plant, and O_EXCL still holds */
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		r = ((unsigned long long)ts.tv_nsec << 20) ^ (unsigned long long)ts.tv_sec ^
+		    ((unsigned long long)getpid() << 40) ^ (unsigned long long)try;
+	}
+	snprintf(name, cap, STATUS_TEMP_PREFIX "%016llx", r);
+}
+
+/* The metrics into fd, a file of this user's that nothing else names (no
+ * link: nlink is want_links), with mode 0644 and on disk.  0, or -1. */
+static int fill(const struct machine *m, int fd, nlink_t want_links)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -1;
+	if (!S_ISREG(st.st_mode) || st.st_nlink != want_links || st.st_uid != geteuid()) {
+		errno = EEXIST;	/* not the file this run created */
+		return -1;
+	}
+	int dup_fd = dup(fd);	/* fclose closes it; fd stays for linkat */
+	FILE *f = dup_fd >= 0 ? fdopen(dup_fd, "w") : NULL;
+	if (!f) {
+		if (dup_fd >= 0)
+			close(dup_fd);
+		return -1;
+	}
+	print_prometheus(f, m);
+	int r = fflush(f) == 0 && fchmod(fd, 0644) == 0 && fsync(fd) == 0 ? 0 : -1;
+	return fclose(f) == 0 ? r : -1;
+}
+
+/* An unnamed file in dfd (O_TMPFILE), filled, then linked in as name:
+ * nothing that stands in the directory is ever opened.  0; -1 when the
+ * kernel or the file system has no O_TMPFILE or it cannot be linked
+ * without /proc (the caller then creates by name). */
+static int write_unnamed(const struct machine *m, int dfd, char *name, size_t cap)
+{
+	int fd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	int r = fill(m, fd, 0);
+	for (int i = 0; r == 0 && i < STATUS_TEMP_TRIES; i++) {
+		temp_name(name, cap, i);
+		/* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH (root's); else /proc */
+		r = linkat(fd, "", dfd, name, AT_EMPTY_PATH);
+		if (r < 0 && errno != EEXIST) {
+			char proc[40];
+			snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+			r = linkat(AT_FDCWD, proc, dfd, name, AT_SYMLINK_FOLLOW);
+		}
+		if (r == 0 || errno != EEXIST)
+			break;
+	}
+	close(fd);
+	return r;
+}
+
+/* A new file created by name, exclusively: O_EXCL fails on anything
+ * already there (a FIFO, a link); O_NOFOLLOW and O_NONBLOCK as well, should
+ * a file system not honour it, and fill() checks that it is a plain file of
+ * this user's with one link.  0, or -1. */
+static int write_named(const struct machine *m, int dfd, char *name, size_t cap)
+{
+	int fd = -1;
+	for (int i = 0; fd < 0 && i < STATUS_TEMP_TRIES; i++) {
+		temp_name(name, cap, i);
+		fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+		if (fd < 0 && errno != EEXIST)
+			return -1;
+	}
+	if (fd < 0)
+		return -1;
+	int r = fill(m, fd, 1);
+	int e = errno;
+	close(fd);
+	if (r < 0) {
+		unlinkat(dfd, name, 0);
+		errno = e;
+	}
+	return r;
+}
+
 /* DIR/cudaload.prom, whole or not at all: node_exporter may read it at any
- * moment, so it is written beside and renamed over.  0, or -1 said. */
+ * moment, so it is written beside and renamed over.  Root writes it into a
+ * directory that is often the exporter's user's: the temporary is created
+ * exclusively under a name no one knows in advance, and every step goes
+ * through the directory's descriptor, so nothing found there (a FIFO, a
+ * link to a file of root's) is opened.  A directory anyone may write to
+ * without the sticky bit is refused: there anyone could rename over the
+ * file.  0, or -1 said. */
 static int write_textfile(const struct machine *m, const char *dir)
 {
-	char *tmp = NULL, *dst = NULL;
-	int r = -1;
-	if (asprintf(&tmp, "%s/.%s.%d", dir, STATUS_TEXTFILE, (int)getpid()) < 0)
-		tmp = NULL;
-	if (asprintf(&dst, "%s/%s", dir, STATUS_TEXTFILE) < 0)
-		dst = NULL;
-	int fd = tmp && dst ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644) : -1;
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (f) {
-		print_prometheus(f, m);
-		r = fflush(f) == 0 && fchmod(fd, 0644) == 0 && fsync(fd) == 0 ? 0 : -1;
-		r = fclose(f) == 0 ? r : -1;
-		r = r == 0 ? rename(tmp, dst) : r;
-	} else if (fd >= 0) {
-		close(fd);
+	const char *why = NULL;
+	char name[sizeof STATUS_TEMP_PREFIX + 16];
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct stat st;
+	if (dfd < 0 || fstat(dfd, &st) < 0) {
+		why = strerror(errno);
+	} else if ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX)) {
+		why = "anyone may write there and it is not sticky: not written (chmod +t, or a "
+		      "directory only the exporter's user writes)";
+	} else if (write_unnamed(m, dfd, name, sizeof name) < 0 &&
+		   write_named(m, dfd, name, sizeof name) < 0) {
+		why = strerror(errno);
+	} else if (renameat(dfd, name, dfd, STATUS_TEXTFILE) < 0) {
+		why = strerror(errno);
+		unlinkat(dfd, name, 0);
 	}
-	if (r < 0) {
-		fprintf(stderr, "cudaload: --textfile: %s: %s\n", dst ? dst : dir, strerror(errno));
-		if (fd >= 0)
-			unlink(tmp);
-	}
-	free(dst);
-	free(tmp);
-	return r;
+	if (why)
+		fprintf(stderr, "cudaload: --textfile: %s/%s: %s\n", dir, STATUS_TEXTFILE, why);
+	if (dfd >= 0)
+		close(dfd);
+	return why ? -1 : 0;
 }
 
 int status_run(struct settings *s, const char *self, const struct status_options *o)

@@ -138,6 +138,67 @@ status "unit: no directory, no file" "" "$(ls -A "$W/unit")"
 env -i CUDALOAD_ROOT="$W/empty" CUDALOAD_CONFIG="$W/empty.conf" CUDALOAD_TEXTFILE_DIR="$W/unit" sh -c "$post"
 contains "unit: CUDALOAD_TEXTFILE_DIR gets the metrics" "$(cat "$W/unit/cudaload.prom" 2>&1)" "cudaload_status_exit 0"
 
+# ---- the textfile, where others can write (issue 36) ----
+# Root writes it into a directory that is often the exporter's user's: what
+# stands at a temporary's name must never be opened.  The name was
+# .cudaload.prom.PID: a FIFO there blocked root's run forever, a hard link
+# there to a file of root's (0600) had that file truncated, filled and made
+# 0644.  Each is planted at the PID the run will have (sh's, kept through
+# exec); the hard link is root's own (fs.protected_hardlinks stays as it is).
+E="env -i CUDALOAD_ROOT=$W/empty CUDALOAD_CONFIG=$W/empty.conf $B/cudaload"
+T=$W/tf-hostile
+mkdir -p "$T"
+printf 'secret\n' >"$W/secret"
+chmod 600 "$W/secret"
+# plant fifo | plant link FILE: a FIFO, or a hard link to FILE, at the
+# temporary name of the PID this run gets; then --status --textfile into $T
+plant() {
+	# shellcheck disable=SC2016
+	timeout 20 sh -c 'if [ "$2" = fifo ]; then mkfifo "$1/.cudaload.prom.$$"; else ln "$3" "$1/.cudaload.prom.$$"; fi ||
+		exit 99; exec env -i CUDALOAD_ROOT="$4" CUDALOAD_CONFIG="$5" "$6" --status --textfile "$1"' \
+		sh "$T" "$1" "${2:-}" "$W/empty" "$W/empty.conf" "$B/cudaload" >/dev/null
+}
+plant fifo
+status "textfile: a FIFO at the old temporary's name: done, not blocked" 0 "$?"
+status "textfile: the FIFO is left as it was" 1 "$(find "$T" -name '.cudaload.prom.*' -type p | wc -l)"
+plant link "$W/secret"
+status "textfile: a hard link there to a file of root's: done" 0 "$?"
+status "textfile: the linked file of root's keeps its text" secret "$(cat "$W/secret")"
+status "textfile: and its mode and links" "600 2" "$(stat -c '%a %h' "$W/secret")"
+contains "textfile: the metrics are written" "$(cat "$T/cudaload.prom" 2>&1)" "cudaload_holds 1"
+status "textfile: a plain file of one link, 0644" "regular file 1 644" "$(stat -c '%F %h %a' "$T/cudaload.prom")"
+status "textfile: no temporary of its own left" 2 "$(find "$T" -name '.cudaload.prom.*' | wc -l)"
+# a directory anyone may write to, not sticky: anyone could rename over
+# the file; refused.  Sticky (as /tmp): written.  Not a directory: refused.
+mkdir -p "$W/tf-open"
+chmod 777 "$W/tf-open"
+out=$($E --status --textfile "$W/tf-open" 2>&1 >/dev/null)
+status "textfile: a directory anyone may write, not sticky: refused" 2 "$?"
+contains "textfile: says why" "$out" "anyone may write there and it is not sticky"
+status "textfile: nothing written there" "" "$(ls -A "$W/tf-open")"
+chmod 1777 "$W/tf-open"
+$E --status --textfile "$W/tf-open" >/dev/null
+status "textfile: sticky: written" "0 cudaload.prom" "$? $(ls -A "$W/tf-open")"
+out=$($E --status --textfile "$W/secret" 2>&1 >/dev/null)
+status "textfile: not a directory: refused" 2 "$?"
+contains "textfile: not a directory: says so" "$out" "$W/secret/cudaload.prom: Not a directory"
+status "textfile: not a directory: the file untouched" "secret 600" "$(cat "$W/secret") $(stat -c %a "$W/secret")"
+# without O_TMPFILE's link (no /proc, a file system without it): created by
+# name with O_EXCL, as strace shows
+if command -v strace >/dev/null 2>&1 && strace -f -qq -o /dev/null true 2>/dev/null; then
+	rm -f "$W/tf/cudaload.prom"
+	# shellcheck disable=SC2086
+	strace -f -qq -o "$W/tf.strace" -e trace=openat,linkat -e inject=linkat:error=EPERM \
+		$E --status --textfile "$W/tf" >/dev/null 2>&1
+	status "textfile, no linkat: exit" 0 "$?"
+	status "textfile, no linkat: created by name, exclusively" 1 \
+		"$(grep -c 'openat([0-9]*, "\.cudaload\.prom\.[0-9a-f]*", O_WRONLY|O_CREAT|O_EXCL|.*O_NOFOLLOW' "$W/tf.strace")"
+	contains "textfile, no linkat: written" "$(cat "$W/tf/cudaload.prom" 2>&1)" "cudaload_holds 1"
+	status "textfile, no linkat: no temporary left" "cudaload.prom" "$(ls -A "$W/tf")"
+else
+	skip "textfile without linkat" "no strace, or it cannot trace here"
+fi
+
 # ---- names that are not UTF-8 or hold control characters (issue 36) ----
 # Program paths from the record and a package directory with bytes \xff\xfe,
 # ESC, CR, BEL and a backslash: raw, they made the textfile invalid UTF-8

@@ -52,6 +52,7 @@
 #include "../common/probe.h"
 #include "../common/reach.h"
 #include "../common/secure.h"
+#include "../common/utf8.h"
 #include "../common/verdict.h"
 #include "ptx.h"
 
@@ -530,7 +531,7 @@ static void outcome_text(const char *what_for, const struct outcome *o, const ch
 				      o->ptx[i].guessed ? " (a capability not in cudaload's table: its newest PTX)" : "");
 	if (o->version >= 0 && n < sizeof extra)
 		snprintf(extra + n, sizeof extra - n, "]");
-	printf("%s: %s%s: %s\n", what_for, describe(o, what, sizeof what), extra, meaning);
+	utf8_printf(stdout, "%s: %s%s: %s\n", what_for, describe(o, what, sizeof what), extra, meaning);
 }
 
 /* ---- the store ---------------------------------------------------------------- */
@@ -994,7 +995,7 @@ int main(int argc, char **argv)
 		outcome_json(&base);
 		fputs(",\"candidates\":[", stdout);
 	} else {
-		printf("host: %s\n", hosttxt);
+		utf8_printf(stdout, "host: %s\n", hosttxt);
 		outcome_text("system driver", &base, verdict_ok(&base.v) ? "the baseline"
 			     : "the system driver fails too: a package failing there or before is not held against it");
 	}
@@ -1038,7 +1039,7 @@ int main(int argc, char **argv)
 				json_str(stdout, skip);
 				putchar('}');
 			} else {
-				printf("%s: not verified: %s\n", c->dir, skip);
+				utf8_printf(stdout, "%s: not verified: %s\n", c->dir, skip);
 			}
 			continue;
 		}

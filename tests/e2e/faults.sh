@@ -184,7 +184,8 @@ status "vanishing compat dir: 150 starts, none failed ($compat_runs compat, $sys
 
 # ---- a compat directory named with bytes that are not UTF-8 and controls -----
 # --explain --json stays valid JSON (UTF-8), the text shows the bytes, never
-# sends them to the terminal.
+# sends them to the terminal: both give the name's printable form
+# (common/utf8.h), \xNN for each such byte.
 hostile=$(printf '/usr/local/cuda-\377\033[31mred\nx/compat')
 mkdir -p "$R$hostile"
 cp -a "$R/usr/local/cuda-12.2/compat/." "$R$hostile/"
@@ -192,12 +193,12 @@ out=$(run "$F/bin/cudaload" --explain --json)
 if command -v python3 >/dev/null 2>&1; then
 	got=$(printf '%s' "$out" | python3 -c 'import json, sys
 d = json.loads(sys.stdin.buffer.read().decode("utf-8"))
-print([c["dir"] for c in d["candidates"] if "red" in c["dir"]][0].encode("unicode_escape").decode())' 2>&1)
-	status "hostile dir name: --explain --json is valid UTF-8 JSON" '/usr/local/cuda-\ufffd\x1b[31mred\nx/compat' "$got" "$out"
+print([c["dir"] for c in d["candidates"] if "red" in c["dir"]][0])' 2>&1)
+	status "hostile dir name: --explain --json is valid UTF-8 JSON" '/usr/local/cuda-\xff\x1b[31mred\x0ax/compat' "$got" "$out"
 else
 	skip "hostile dir name: JSON validity" "no python3 to parse it"
 fi
-contains "hostile dir name: json escapes" "$out" '"dir":"/usr/local/cuda-\ufffd\u001b[31mred\nx/compat"'
+contains "hostile dir name: json escapes" "$out" '"dir":"/usr/local/cuda-\\xff\\x1b[31mred\\x0ax/compat"'
 out=$(run "$F/bin/cudaload" --explain)
 has "hostile dir name: text shows the bytes" "$out" 'candidate:    /usr/local/cuda-\xff\x1b[31mred\x0ax/compat'
 if printf '%s' "$out" | tr -d '\n' | LC_ALL=C grep -q '[[:cntrl:]]'; then

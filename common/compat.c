@@ -312,7 +312,7 @@ static void missed(struct candidates *out, const char *entry, const char *origin
 
 int compat_add(const char *root, const char *dir, const char *origin, struct candidates *out)
 {
-	if (out->full)
+	if (out->full && out->n >= COMPAT_MAX_CANDIDATES)
 		return 0;	/* said already; a pattern may match thousands more */
 	for (size_t i = 0; i < out->n; i++)
 		if (strcmp(out->v[i].dir, dir) == 0)

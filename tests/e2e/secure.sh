@@ -122,7 +122,8 @@ has "held file: argv[0] is the program's own" "$out" "arg[0]=$T/bin/probe-suid"
 printf '#!/usr/bin/python3\nimport os, sys\nos.closerange(3, 4096)\nos.execv(sys.argv[1], sys.argv[1:])\n' >"$T/bin/closefds"
 chmod 755 "$T/bin/closefds"
 held=63
-[ "$(ulimit -n)" != unlimited ] && [ "$(ulimit -n)" -le 63 ] && held=3
+nofile=$(/usr/bin/python3 -c 'import resource; print(resource.getrlimit(resource.RLIMIT_NOFILE)[0])')
+[ "$nofile" -ge 0 ] && [ "$nofile" -le 63 ] && held=3
 out=$(as_user PROBE_FDS=1 "$T/bin/closefds" "$T/bin/plain-suid")
 has "descriptors: the control, unpatched, has none beyond 0-2" "$out" "fds=0 1 2"
 out=$(as_user PROBE_FDS=1 "$T/bin/closefds" "$T/bin/probe-suid")
@@ -273,6 +274,7 @@ caps() { # caps ARCH CC CUDALOAD
 }
 caps "$(uname -m)" "$CC" "$B/cudaload"
 if [ "$(uname -m)" = x86_64 ]; then
+	foreign_why=
 	. "$here/foreign.sh"
 	if foreign_ready aarch64 "$B/aarch64/cudaload" aarch64-linux-gnu-gcc; then
 		caps aarch64 aarch64-linux-gnu-gcc "$B/aarch64/cudaload"

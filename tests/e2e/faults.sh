@@ -29,6 +29,7 @@ cp "$F/bin/cudaprobe" "$F/bin/probe"
 "$B/cudaload-patch" --interp "$F/bin/cudaload" "$F/bin/probe" >/dev/null
 $CC -O1 -o "$F/libs/mknote" "$here/mknote.c"
 $CC -O1 -o "$F/bin/bigargs" "$here/bigargs.c"
+$CC -O1 -o "$F/libs/maxrss" "$here/maxrss.c"
 R=$F/root
 sh "$here/mkroot.sh" "$top/tests/fixtures/orin-jp5-compat122.profile" "$R" "$F/libs"
 chmod -R a+rX "$F"
@@ -376,4 +377,44 @@ out=$(timeout 60 env CUDALOAD_ROOT="$many" CUDALOAD_CONFIG="$F/empty.conf" LD_LI
 status "10,000 candidates: runs" 0 $? "$(printf '%s' "$out" | head -5)"
 has "10,000 candidates: the real one still wins" "$out" "libcuda=$many/usr/local/cuda-12.2/compat/libcuda.so.1 version=12020"
 echo "     (10,000 candidates took $(( $(date +%s) - start )) s)"
+
+# 40,000 leftover directories (issue 36 row 11): only 256 candidates were
+# kept, but the listing was not bounded: 130 MB resident and 1.7-4.4 s a
+# start.  The entries read are (COMPAT_MAX_ENTRIES, cudaload(1) Bounds), so
+# memory and system calls stay near a plain start's; said once.
+i=10000
+while [ $i -lt 40000 ]; do echo "cuda-x$i/compat"; i=$((i + 1)); done | (cd "$many/usr/local" && xargs mkdir -p)
+# usage PROGRAM: its exit status and most memory resident (KiB, getrusage)
+usage() {
+	timeout 60 "$F/libs/maxrss" env CUDALOAD_ROOT="$many" CUDALOAD_CONFIG="$F/empty.conf" \
+		LD_LIBRARY_PATH="$many$DD" "$@"
+}
+start=$(date +%s)
+# shellcheck disable=SC2046
+set -- $(usage "$F/bin/probe")
+echo "     (40,000 directories: a start took $(( $(date +%s) - start )) s, $2 KiB resident)"
+# shellcheck disable=SC2046
+set -- "$1" "$2" $(usage "$F/bin/cudaprobe")
+status "40,000 directories: runs" 0 "$1"
+if [ "$2" -le $(($4 + 8192)) ]; then
+	ok "40,000 directories: at most 8 MiB more resident than without cudaload ($2 KiB, $4 without)"
+else
+	bad "40,000 directories: at most 8 MiB more resident than without cudaload ($2 KiB, $4 without)"
+fi
+if command -v strace >/dev/null 2>&1; then
+	strace -f -c -o "$F/strace.txt" env CUDALOAD_ROOT="$many" CUDALOAD_CONFIG="$F/empty.conf" \
+		LD_LIBRARY_PATH="$many$DD" "$F/bin/probe" >/dev/null 2>&1
+	calls=$(awk '$NF == "total" { print $4 }' "$F/strace.txt")
+	# 256 candidates, a few calls each, and the program's own: was 290,000
+	if [ -n "$calls" ] && [ "$calls" -le 5000 ]; then
+		ok "40,000 directories: at most 5,000 system calls a start ($calls)"
+	else
+		bad "40,000 directories: at most 5,000 system calls a start (${calls:-none counted})" "$(tail -5 "$F/strace.txt")"
+	fi
+else
+	skip "40,000 directories: system calls" "no strace"
+fi
+out=$(timeout 60 env CUDALOAD_ROOT="$many" CUDALOAD_CONFIG="$F/empty.conf" "$F/bin/cudaload" --explain 2>&1)
+n=$(printf '%s\n' "$out" | grep -c 'stopped after reading 16384 directory entries: the rest is not looked at')
+status "40,000 directories: the bound is said once in --explain" 1 "$n" "$(printf '%s\n' "$out" | grep 'compat path')"
 finish

@@ -290,7 +290,7 @@ static void reach_more(const struct settings *s, const struct target *t, bool as
 		 * environment.  Without /proc, the name it was started by. */
 		const char *fn = (const char *)getauxval(AT_EXECFN);
 		if ((name = malloc(CL_PATH_MAX)) && exe_name(name))
-			r.program = name;
+			r.program = name = realloc(name, strlen(name) + 1);	/* the rest given back */
 		else if (fn && fn[0] == '/' && !s->secure)
 			r.program = fn;
 		reach_paths_from_memory(start_program.phdr, start_program.phnum, start_program.phent,

@@ -115,6 +115,43 @@ out=$(run "$CL" --verify --timeout 3)
 contains "a group-writable libcuda: not loaded" "$out" "not verified: someone other than root can change it"
 chmod g-w "$R/usr/local/cuda-13.1/compat/libcuda.so.1"
 
+# ---- issue 36 row 1: a user plants a libcuda in a conda environment the user
+# can write, where a program root verifies for lives; root's --verify must not
+# run it (its constructor would run as root)
+if [ "$(id -u)" -eq 0 ]; then
+	fresh planted dgpu-unknown-arch-535
+	E=$R/opt/env
+	mkdir -p "$E/bin" "$E/conda-meta" "$E/cuda-compat"
+	cp "$W/bin/cudaprobe" "$E/bin/app"
+	mark=$W/planted-ran
+	rm -f "$mark"
+	cat >"$W/planted.c" <<'CEOF'
+#include <stdio.h>
+#include <unistd.h>
+__attribute__((constructor)) static void planted(void)
+{
+	FILE *f = fopen(MARK, "w");
+	if (f) {
+		fprintf(f, "uid %d\n", (int)getuid());
+		fclose(f);
+	}
+}
+int cuInit(unsigned flags);
+int cuInit(unsigned flags) { (void)flags; return 0; }
+CEOF
+	$TCC -shared -fPIC -Wl,-soname,libcuda.so.1 -DMARK="\"$mark\"" -o "$E/cuda-compat/libcuda.so.590.44.01" "$W/planted.c"
+	ln -s libcuda.so.590.44.01 "$E/cuda-compat/libcuda.so.1"
+	: >"$E/cuda-compat/libnvidia-ptxjitcompiler.so.1"
+	chown -R 65534:65534 "$E"
+	out=$(run "$CL" --verify --timeout 3 /opt/env/bin/app)
+	contains "a user's conda environment: root's --verify finds its package" "$out" "/opt/env/cuda-compat"
+	contains "... and does not load it" "$out" \
+		"/opt/env/cuda-compat: not verified: someone other than root can change it, and loading it would run their code as root"
+	[ ! -e "$mark" ] && ok "... its code never ran as root" || bad "the planted library ran: $(cat "$mark")"
+else
+	skip "a planted library and root's --verify" "needs root"
+fi
+
 # ---- many starts at once (torchrun's ranks): one asks, all agree ------------------
 fresh together dgpu-unknown-arch-535
 i=0

@@ -81,6 +81,7 @@ struct machine {
 	size_t n_progs;
 	int counts[P_N];
 	bool oom;
+	bool image;			/* --root: every path shown as the image's */
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -98,6 +99,35 @@ static char *text(struct machine *m, const char *fmt, ...)
 }
 
 /* ---- reading ---------------------------------------------------------- */
+
+const char *status_check_root(const char *root)
+{
+	struct stat st;
+	if (stat(root, &st) != 0)
+		return strerror(errno);
+	if (!S_ISDIR(st.st_mode))
+		return "not a directory";
+	char *usr = rooted_path(root, "/usr");
+	bool image = usr && stat(usr, &st) == 0 && S_ISDIR(st.st_mode);
+	rooted_path_free(usr, "/usr");
+	return !usr ? "out of memory" : image ? NULL : "no usr/ in it: not a system image";
+}
+
+void status_unprefix(const char *root, char *s)
+{
+	size_t n = root_len(root);
+	if (!s || !n)
+		return;
+	char *w = s;
+	for (const char *r = s; *r;) {
+		bool at_start = r == s || strchr(": (=", r[-1]);
+		if (at_start && strncmp(r, root, n) == 0 && r[n] == '/')
+			r += n;	/* the image's own path follows */
+		else
+			*w++ = *r++;
+	}
+	*w = '\0';
+}
 
 /* What the program's PT_INTERP is under the root: -ELOOP a cudaload, 0 a
  * real loader (the patch is gone), else -errno with why. */
@@ -227,6 +257,15 @@ static void judge(struct machine *m, const struct patchlist_entry *e, struct pro
 		p->why = text(m, "a compat package for %s is installed and the system driver has no pin (%s)",
 			      p->machine ? p->machine : "its machine", pin.why);
 	}
+	if (m->image) {
+		status_unprefix(m->root, p->ldso);
+		status_unprefix(m->root, p->library_path);
+		status_unprefix(m->root, p->pin);
+		status_unprefix(m->root, p->libcuda);
+		status_unprefix(m->root, p->why);
+		for (int i = 0; i < p->n_lines; i++)
+			status_unprefix(m->root, p->lines[i]);
+	}
 	compat_truncate(&m->cands, n_cands);
 	m->host.n_driver_dirs = n_dirs;
 	m->host.n_reached_dirs = n_reached;
@@ -330,6 +369,8 @@ static void judge_own(struct machine *m)
 	m->own_pin_needed = !m->own.use_compat && pin_needed(&m->cands, m->cls, m->elf_machine);
 	if (m->own_pin_needed)
 		pin_system(m->root, m->self, &m->host, &m->cands, m->elf_machine, false, &m->own_pin);
+	if (m->image)
+		status_unprefix(m->root, m->own_pin.dir);
 }
 
 static int exit_status(const struct machine *m)
@@ -782,6 +823,7 @@ int status_run(struct settings *s, const char *self, const struct status_options
 	}
 	m->s = s;
 	m->root = s->root;
+	m->image = o->image;
 	m->self = self;
 	m->now = (long long)time(NULL);
 	m->cls = __ehdr_start.e_ident[EI_CLASS];

@@ -287,6 +287,27 @@ has "names: a label escaped" "$(cat "$W/names.prom")" \
 	'cudaload_program{path="/opt/we\"ird\\\\name",state="missing",driver="none"} 1'
 $NE --verify --timeout 5 >"$W/names.verify" 2>&1
 status "names: --verify" "" "$(names_check verify <"$W/names.verify" 2>&1)"
+# --root is a view of an image: a typo, a file or a directory without usr/
+# is exit 2 with the reason, never a green; --verify takes none
+NR="env -i CUDALOAD_CONFIG=$W/empty.conf $B/cudaload"
+for r in "$W/no-such-image" "$W/empty.conf" "$W/libs"; do
+	for m in --status "--status --json" "--status --prometheus" "--explain /usr/bin/probe"; do
+		out=$($NR --root "$r" $m 2>&1)
+		status "--root $(basename "$r"), $m: exit" 2 "$?" "$out"
+		has "--root $(basename "$r"), $m: the reason" "$out" \
+			"cudaload: --root $r: $(case $r in */no-such-image) echo "No such file or directory" ;;
+				*/empty.conf) echo "not a directory" ;; *) echo "no usr/ in it: not a system image" ;; esac)"
+	done
+done
+for v in "--verify --root $W/empty" "--root $W/empty --verify" "--verify --timeout 5 --root=$W/empty"; do
+	out=$($NR $v 2>&1)
+	status "$v: refused" 100 "$?" "$out"
+	has "$v: why" "$out" \
+		"cudaload: --verify takes no --root: it would load an image's libraries as root and judge them by this host's driver"
+done
+out=$($NR --explain --root "$W/empty" probe 2>&1)
+status "--explain --root, a bare name: refused" 100 "$?" "$out"
+
 # --explain of a program named with an escape sequence, and of one named
 # with the characters of its printable form: told apart, on one line each
 cp "$L/probe" "$W/names-bin/a$(printf '\033')[2Jb"
@@ -360,6 +381,28 @@ if sh "$here/mkroot.sh" "$top/tests/fixtures/orin-jp5-compat124.profile" "$R" "$
 	orin_package "orin r36" 1 1
 	has "orin r36: metric program" "$prom" 'cudaload_program{path="/opt/app/bin/probe",state="held",driver="compat"} 1'
 	orin_program "orin r36"
+	# --root: the same image, every path its own (CUDALOAD_ROOT, the test
+	# seam, keeps the prefix on what is handed to ld.so)
+	json=$($NR --status --json --root "$R")
+	status "orin r36 --root: exit" 1 "$?"
+	lacks "orin r36 --root: no path carries the mount point" "$json" "$R"
+	status "orin r36 --root: ldso" "$ldso" "$(prog /opt/app/bin/probe ldso)"
+	status "orin r36 --root: library_path" "$pkg:/usr/lib/aarch64-linux-gnu/nvidia" \
+		"$(prog /opt/app/bin/probe library_path)"
+	status "orin r36 --root: libcuda" "$pkg/libcuda.so.1.1" "$(prog /opt/app/bin/probe libcuda)"
+	ejson=$($NR --explain --json --root "$R" /opt/app/bin/probe)
+	status "orin r36 --explain --root: exit" 0 "$?"
+	lacks "orin r36 --explain --root: no path carries the mount point" "$ejson" "$R"
+	explained "orin r36 --root" /opt/app/bin/probe "$ejson"
+	json=$(printf '%s' "$ejson")
+	status "orin r36 --explain --root: program" /opt/app/bin/probe "$(jq "d['program']")"
+	status "orin r36 --explain --root: ldso" "$ldso" "$(jq "d['ldso']")"
+	etxt=$($NR --explain --root "$R" /opt/app/bin/probe)
+	lacks "orin r36 --explain --root: text without the mount point" "$etxt" "$R"
+	has "orin r36 --explain --root: text library path" "$etxt" \
+		"library path: $pkg:/usr/lib/aarch64-linux-gnu/nvidia"
+	prom=$($NR --status --prometheus --root "$R")
+	lacks "orin r36 --root: metrics without the mount point" "$prom" "$R"
 	$O "$B/cudaload" --verify --timeout 5 >>"$W/orin-verify.log" 2>&1
 	snap $O "$B/cudaload"
 	exits "orin r36 verified" 0

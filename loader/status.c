@@ -478,18 +478,45 @@ static void print_text(FILE *f, const struct machine *m)
 	int st = exit_status(m);
 	utf8_printf(f, "status:       %s", st == STATUS_HOLDS ? "holds" : st == STATUS_DOES_NOT_HOLD
 								? "does not hold" : "cannot be told");
-	if (m->record_unreadable)
-		utf8_printf(f, ": %s", m->record_why);
-	else if (!m->n_progs)
+	if (m->record_unreadable) {
+		utf8_printf(f, ": %s\n", m->record_why);
+		return;
+	}
+	if (st == STATUS_DOES_NOT_HOLD) {
+		/* what does not hold first, each with its next step; the held
+		 * count after it, never as the reason ("does not hold: 1 of 1
+		 * program held" read as a contradiction) */
+		const char *sep = ": ";
+		for (int k = P_NOT_HELD; k < P_N; k++)
+			if (m->counts[k]) {
+				utf8_printf(f, "%s%d %s", sep, m->counts[k], pstate_names[k]);
+				sep = ", ";
+			}
+		if (sep[0] == ',')
+			utf8_printf(f, " (each program above says why)");
+		int n_stale = 0;
+		const char *why = NULL;
+		for (size_t i = 0; i < m->cands.n; i++)
+			if (m->stale[i]) {
+				utf8_printf(f, "%s%s", n_stale ? ", " : sep[0] == ',' ? "; the verdict on "
+									   : ": the verdict on ",
+					m->cands.v[i].dir);
+				why = why ? why : m->stale[i];
+				n_stale++;
+			}
+		if (n_stale)
+			utf8_printf(f, " %s stale (%s): run cudaload --verify", n_stale == 1 ? "is" : "are", why);
+		utf8_printf(f, "; held: %d of %zu program%s%s\n", m->counts[P_HELD], m->n_progs,
+			m->n_progs == 1 ? "" : "s",
+			!n_stale && m->store == VSTORE_APPLIES ? "; verdicts fresh" : "");
+		return;
+	}
+	if (!m->n_progs)
 		utf8_printf(f, ": %s", m->walked ? "no patched program found" : "no program recorded");
 	else
 		utf8_printf(f, ": %d of %zu program%s held", m->counts[P_HELD], m->n_progs,
 			m->n_progs == 1 ? "" : "s");
-	for (int k = P_NOT_HELD; k < P_N; k++)
-		if (m->counts[k])
-			utf8_printf(f, ", %d %s", m->counts[k], pstate_names[k]);
-	utf8_printf(f, "%s\n", m->any_stale ? "; verdicts stale (run cudaload --verify)"
-			   : m->store == VSTORE_APPLIES ? "; verdicts fresh" : "");
+	utf8_printf(f, "%s\n", m->store == VSTORE_APPLIES ? "; verdicts fresh" : "");
 }
 
 /* ---- JSON (keys in cudaload(1)) ----------------------------------------- */

@@ -375,7 +375,8 @@ if sh "$here/mkroot.sh" "$top/tests/fixtures/orin-jp5-compat124.profile" "$R" "$
 	has "orin r36: takes the package" "$txt" \
 		"              compat /usr/local/cuda-12.4/compat, libcuda /usr/local/cuda-12.4/compat/libcuda.so.1.1"
 	has "orin r36: the last line" "$(printf '%s\n' "$txt" | tail -n1)" \
-		"status:       does not hold: 1 of 1 program held; verdicts stale (run cudaload --verify)"
+		"status:       does not hold: the verdict on $pkg is stale (made on another driver or GPU): run cudaload --verify; held: 1 of 1 program"
+	lacks "orin r36: no held count as the reason" "$txt" "does not hold: 1 of 1"
 	status "orin r36: JSON store" other_host "$(jq "d['verdicts']['store']")"
 	status "orin r36: JSON decision" compat "$(prog /opt/app/bin/probe decision)"
 	orin_package "orin r36" 1 1
@@ -558,7 +559,7 @@ if sh "$here/mkroot.sh" "$W/dc.profile" "$R" "$L" >/dev/null; then
 	has "dc 580: why" "$txt" \
 		"              the program's DT_RPATH /usr/local/cuda-13.0/compat gives its libcuda.so.1 first"
 	has "dc 580: the last line" "$(printf '%s\n' "$txt" | tail -n1)" \
-		"status:       does not hold: 1 of 2 programs held, 1 not_held; verdicts stale (run cudaload --verify)"
+		"status:       does not hold: 1 not_held (each program above says why); the verdict on /usr/local/cuda-13.0/compat is stale (made on another driver or GPU): run cudaload --verify; held: 1 of 2 programs"
 	counts "dc 580" 1 1 0 0 0
 	status "dc 580: JSON stale" True "$(jq "d['verdicts']['stale']")"
 	has "dc 580: metric stale" "$prom" 'cudaload_verdict_stale{package="/usr/local/cuda-13.0/compat"} 1'
@@ -607,7 +608,7 @@ EOF
 	verify
 	snap $C
 	has "dc 580 verified: verdicts fresh" "$(printf '%s\n' "$txt" | tail -n1)" \
-		"status:       does not hold: 1 of 2 programs held, 1 not_held; verdicts fresh"
+		"status:       does not hold: 1 not_held (each program above says why); held: 1 of 2 programs; verdicts fresh"
 	cp "$L/probe" "$R/opt/app/bin/probe-lost"
 	printf '/usr/bin/cudaload\t/opt/app/bin/%s\n' probe-lost probe-gone 'we"ird\name' >>"$R/var/lib/cudaload/patched"
 	rm -rf "$R/usr/lib/cudaload/pin"

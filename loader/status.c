@@ -629,16 +629,22 @@ static void prom_head(FILE *f, const char *name, const char *help)
 	fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
 }
 
+static const char prom_verdict_names[4][32] = { "cudaload_verdict_age_seconds", "cudaload_verdict_ok",
+						"cudaload_verdict_stale", "cudaload_package_verified" };
+
+/* which: 0 age, 1 ok, 2 stale, 3 verified.  A package without a verdict
+ * has no age, ok or stale sample unless it is stale (new since the last
+ * --verify): a 0 there would read as a fresh verdict; verified says 0. */
 static void prom_verdict(FILE *f, const struct machine *m, const char *package,
 			 const struct verdict *v, bool stale, int which)
 {
-	if (which < 2 && v->kind == VERDICT_NONE)
+	bool have = v->kind != VERDICT_NONE;
+	if ((which < 2 && !have) || (which == 2 && !have && !stale))
 		return;
-	fputs(which == 0 ? "cudaload_verdict_age_seconds{package=" : which == 1 ? "cudaload_verdict_ok{package="
-				 : "cudaload_verdict_stale{package=", f);
+	fprintf(f, "%s{package=", prom_verdict_names[which]);
 	prom_value(f, package);
 	fprintf(f, "} %lld\n", which == 0 ? m->now - v->when : which == 1 ? (long long)verdict_ok(v)
-											: (long long)stale);
+				 : which == 2 ? (long long)stale : (long long)have);
 }
 
 static void print_prometheus(FILE *f, const struct machine *m)
@@ -652,8 +658,9 @@ static void print_prometheus(FILE *f, const struct machine *m)
 	prom_head(f, "cudaload_status_exit", "The exit status of cudaload --status: 0 holds, 1 does not, "
 					     "2 cannot be told.");
 	fprintf(f, "cudaload_status_exit %d\n", st);
-	prom_head(f, "cudaload_status_time_seconds", "When the status was taken, seconds since the epoch.");
-	fprintf(f, "cudaload_status_time_seconds %lld\n", m->now);
+	prom_head(f, "cudaload_status_timestamp_seconds", "When the status was taken, seconds since the "
+							  "epoch (the textfile's age: time() minus this).");
+	fprintf(f, "cudaload_status_timestamp_seconds %lld\n", m->now);
 	prom_head(f, "cudaload_host_info", "The host: platform, kernel driver, L4T release, host CUDA, "
 					   "edition of NVIDIA's tables.");
 	fputs("cudaload_host_info{platform=", f);
@@ -671,12 +678,12 @@ static void print_prometheus(FILE *f, const struct machine *m)
 					  "not_held, unpatched, missing, broken.");
 	for (int k = 0; k < P_N; k++)
 		fprintf(f, "cudaload_programs{state=\"%s\"} %d\n", pstate_names[k], m->counts[k]);
-	prom_head(f, "cudaload_program", "Each recorded program: its state and the driver it loads "
-					 "(compat, system, or none when it is not judged).");
+	prom_head(f, "cudaload_program_info", "Each recorded program: its state and the driver it loads "
+					      "(compat, system, or none when it is not judged).");
 	for (size_t i = 0; i < m->n_progs; i++) {
 		const struct prog *p = &m->progs[i];
 		bool judged = p->state == P_HELD || p->state == P_NOT_HELD;
-		fputs("cudaload_program{path=", f);
+		fputs("cudaload_program_info{path=", f);
 		prom_value(f, p->path);
 		fprintf(f, ",state=\"%s\",driver=\"%s\"} 1\n", pstate_names[p->state],
 			!judged ? "none" : p->compat ? "compat" : "system");
@@ -691,22 +698,19 @@ static void print_prometheus(FILE *f, const struct machine *m)
 		prom_value(f, c->cuda ? cuda_format(c->cuda, v, sizeof v) : "");
 		fprintf(f, "} %d\n", c->usable);
 	}
-	static const struct {
-		char name[32], help[160];
-	} names[] = {
-		{ "cudaload_verdict_age_seconds", "Age of each stored verdict; package=\"system\" "
-						  "is the system driver's." },
-		{ "cudaload_verdict_ok", "1 when the driver passed every step: cuInit, a context and "
-					 "a PTX module on each device." },
-		{ "cudaload_verdict_stale", "1 when the verdict is stale: made on another driver or GPU, "
-					    "its libcuda changed, or the package is new since the last "
-					    "cudaload --verify." },
+	static const char help[4][160] = {
+		"Age of each stored verdict; package=\"system\" is the system driver's.",
+		"1 when the driver passed every step: cuInit, a context and a PTX module on each device.",
+		"1 when the verdict is stale: made on another driver or GPU, its libcuda changed, or the "
+		"package is new since the last cudaload --verify.",
+		"1 when a verdict is stored for the package (fresh or stale), 0 when it is unverified.",
 	};
 	bool have_system = m->store == VSTORE_APPLIES || m->store == VSTORE_OTHER_HOST;
-	for (int w = 0; w < 3; w++) {
-		prom_head(f, names[w].name, names[w].help);
-		if (have_system || (w == 2 && m->store != VSTORE_NONE))
-			prom_verdict(f, m, "system", &m->system,
+	struct verdict none = { 0 };
+	for (int w = 0; w < 4; w++) {
+		prom_head(f, prom_verdict_names[w], help[w]);
+		if (have_system || (w == 2 && m->store != VSTORE_NONE) || w == 3)
+			prom_verdict(f, m, "system", have_system ? &m->system : &none,
 				     m->store == VSTORE_OTHER_HOST || m->store == VSTORE_DAMAGED, w);
 		for (size_t i = 0; i < m->cands.n; i++)
 			prom_verdict(f, m, m->cands.v[i].dir, &m->cands.v[i].verdict, m->stale[i] != NULL, w);

@@ -45,6 +45,8 @@ $CC -O1 -o "$L/mknote" "$here/mknote.c" &&
 	{ bad "build the test programs"; finish; exit; }
 ldso=$(readelf -l "$L/probe" | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
 
+py3=/usr/bin/python3
+[ -x "$py3" ] || py3=python3
 # jq PYTHON-EXPR: evaluated with d = the JSON in $json
 jq() { printf '%s' "$json" | python3 -c "import json, sys; d = json.load(sys.stdin); print($1)"; }
 # prog PATH KEY: that program's KEY in $json
@@ -78,6 +80,42 @@ counts() {
 		has "$n: $s programs (metric)" "$prom" "cudaload_programs{state=\"$s\"} $1"
 		shift
 	done
+}
+# prom_lint NAME: $prom by the conventions, as Prometheus' own parser reads
+# it: the families cudaload(1) names, every one a gauge, info-style ones
+# (labels, value 1) ending in _info, units in names; and promtool where
+# installed
+prom_lint() {
+	if ! "$py3" -c 'import prometheus_client' 2>/dev/null; then
+		skip "$1: metrics through Prometheus' parser" "no python3-prometheus-client (scripts/deps.sh installs it)"
+	else
+		out=$(printf '%s\n' "$prom" | "$py3" -c '
+import sys
+from prometheus_client.parser import text_string_to_metric_families
+want = {"cudaload_holds", "cudaload_status_exit", "cudaload_status_timestamp_seconds",
+        "cudaload_host_info", "cudaload_programs", "cudaload_program_info",
+        "cudaload_package_usable", "cudaload_verdict_age_seconds", "cudaload_verdict_ok",
+        "cudaload_verdict_stale", "cudaload_package_verified"}
+fams = list(text_string_to_metric_families(sys.stdin.read()))
+got = {f.name for f in fams}
+if got != want:
+    print("families: extra %r, missing %r" % (sorted(got - want), sorted(want - got)))
+for f in fams:
+    if f.type != "gauge":
+        print("%s: %s, not a gauge" % (f.name, f.type))
+    if f.name.endswith("_info") and any(s.value != 1 for s in f.samples):
+        print("%s: an info metric with a value other than 1" % f.name)
+    if f.name.endswith(("_time", "_age")):
+        print("%s: a time without its unit" % f.name)
+' 2>&1)
+		status "$1: metrics by the conventions (prometheus_client)" "" "$out"
+	fi
+	if command -v promtool >/dev/null 2>&1; then
+		out=$(printf '%s\n' "$prom" | promtool check metrics 2>&1)
+		status "$1: promtool check metrics" 0 "$?" "$out"
+	else
+		skip "$1: promtool check metrics" "promtool comes only with Debian's prometheus package, not installed"
+	fi
 }
 # explained NAME PROGRAM EXPLAIN_JSON: --status says for PROGRAM what
 # --explain says: the decision, the package, the file, the pin, the search
@@ -123,6 +161,7 @@ status "empty: JSON holds" True "$(jq "d['holds']")"
 status "empty: JSON packages" "[]" "$(jq "d['packages']")"
 status "empty: JSON store" none "$(jq "d['verdicts']['store']")"
 counts "empty" 0 0 0 0 0
+prom_lint "empty"
 env -i CUDALOAD_ROOT="$W/empty" CUDALOAD_CONFIG="$W/empty.conf" "$B/cudaload" --status --textfile "$W/tf" >/dev/null
 status "empty: --textfile exit" 0 "$?"
 has "empty: --textfile wrote the metrics" "$(cat "$W/tf/cudaload.prom" 2>&1)" "cudaload_holds 1"
@@ -251,7 +290,7 @@ elif kind == "prom":
     got, pkgs = [], []
     for fam in text_string_to_metric_families(text):
         for s in fam.samples:
-            if s.name == "cudaload_program":
+            if s.name == "cudaload_program_info":
                 got.append(unprint(s.labels["path"]))
             if s.name == "cudaload_package_usable":
                 pkgs.append(unprint(s.labels["package"]))
@@ -263,8 +302,6 @@ if got != names:
 if pkgs != [package]:
     sys.exit("packages: %r, want %r" % (pkgs, [package]))
 EOF
-py3=/usr/bin/python3
-[ -x "$py3" ] || py3=python3
 names_check() { "$py3" "$W/names_check.py" "$1"; }
 $NE --status >"$W/names.txt"
 status "names: --status text" "" "$(names_check text <"$W/names.txt" 2>&1)"
@@ -284,7 +321,7 @@ else
 	skip "names: the metrics through Prometheus' parser" "no python3-prometheus-client (scripts/deps.sh installs it)"
 fi
 has "names: a label escaped" "$(cat "$W/names.prom")" \
-	'cudaload_program{path="/opt/we\"ird\\\\name",state="missing",driver="none"} 1'
+	'cudaload_program_info{path="/opt/we\"ird\\\\name",state="missing",driver="none"} 1'
 $NE --verify --timeout 5 >"$W/names.verify" 2>&1
 status "names: --verify" "" "$(names_check verify <"$W/names.verify" 2>&1)"
 # --root is a view of an image: a typo, a file or a directory without usr/
@@ -331,8 +368,15 @@ if sh "$here/mkroot.sh" "$top/tests/fixtures/orin-jp5-compat124.profile" "$R" "$
 	"$B/cudaload-patch" --no-record --interp /usr/bin/cudaload --machine "$(uname -m)" "$R/opt/app/bin/probe" >/dev/null 2>&1
 	printf '/usr/bin/cudaload\t/opt/app/bin/probe\n' >"$R/var/lib/cudaload/patched"
 	O="env -i CUDALOAD_ROOT=$R CUDALOAD_CONFIG=$W/empty.conf"
-	$O "$B/cudaload" --verify --timeout 5 >"$W/orin-verify.log" 2>&1
 	tegra=/usr/lib/aarch64-linux-gnu/tegra pkg=/usr/local/cuda-12.4/compat
+	# no verdict store yet: the package is unverified, never a fresh verdict
+	snap $O "$B/cudaload"
+	has "orin unverified: metric verified" "$prom" "cudaload_package_verified{package=\"$pkg\"} 0"
+	has "orin unverified: system verified" "$prom" 'cudaload_package_verified{package="system"} 0'
+	lacks "orin unverified: no stale sample reads as fresh" "$prom" "cudaload_verdict_stale{package=\"$pkg\"}"
+	lacks "orin unverified: no age" "$prom" "cudaload_verdict_age_seconds{package=\"$pkg\"}"
+	prom_lint "orin unverified"
+	$O "$B/cudaload" --verify --timeout 5 >"$W/orin-verify.log" 2>&1
 	# orin_program STATE: the program in --status is what --explain says,
 	# and what it loads when run through cudaload (the root's files)
 	orin_program() {
@@ -359,6 +403,8 @@ if sh "$here/mkroot.sh" "$top/tests/fixtures/orin-jp5-compat124.profile" "$R" "$
 	counts "orin r35" 1 0 0 0 0
 	status "orin r35: JSON decision" system "$(prog /opt/app/bin/probe decision)"
 	orin_package "orin r35" 0 0
+	has "orin r35: metric verified" "$prom" "cudaload_package_verified{package=\"$pkg\"} 1"
+	prom_lint "orin r35"
 	contains "orin r35: metric age" "$prom" 'cudaload_verdict_age_seconds{package="/usr/local/cuda-12.4/compat"} '
 	orin_program "orin r35"
 
@@ -380,7 +426,8 @@ if sh "$here/mkroot.sh" "$top/tests/fixtures/orin-jp5-compat124.profile" "$R" "$
 	status "orin r36: JSON store" other_host "$(jq "d['verdicts']['store']")"
 	status "orin r36: JSON decision" compat "$(prog /opt/app/bin/probe decision)"
 	orin_package "orin r36" 1 1
-	has "orin r36: metric program" "$prom" 'cudaload_program{path="/opt/app/bin/probe",state="held",driver="compat"} 1'
+	prom_lint "orin r36"
+	has "orin r36: metric program" "$prom" 'cudaload_program_info{path="/opt/app/bin/probe",state="held",driver="compat"} 1'
 	orin_program "orin r36"
 	# --root: the same image, every path its own (CUDALOAD_ROOT, the test
 	# seam, keeps the prefix on what is handed to ld.so)
@@ -624,9 +671,9 @@ EOF
 	has "dc after: the pin line" "$txt" \
 		"pin:          none (x86_64): no pin directory /usr/bin/../lib/cudaload/pin$sys"
 	counts "dc after" 0 2 1 2 0
-	has "dc after: metric program" "$prom" 'cudaload_program{path="/opt/app/bin/probe-lost",state="unpatched",driver="none"} 1'
+	has "dc after: metric program" "$prom" 'cudaload_program_info{path="/opt/app/bin/probe-lost",state="unpatched",driver="none"} 1'
 	# (the printable form: the backslash doubled, then escaped for the format)
-	has "dc after: a label escaped" "$prom" 'cudaload_program{path="/opt/app/bin/we\"ird\\\\name",state="missing",driver="none"} 1'
+	has "dc after: a label escaped" "$prom" 'cudaload_program_info{path="/opt/app/bin/we\"ird\\\\name",state="missing",driver="none"} 1'
 	status "dc after: the JSON gives the name's printable form" 'we"ird\\name' "$(jq "d['programs'][4]['path'].split('/')[-1]")"
 	judged "dc after" probe probe-rpath
 	json=$("$B/cudaload" --status --json --root "$R")

@@ -176,6 +176,41 @@ env -i CUDALOAD_ROOT="$W/empty" CUDALOAD_CONFIG="$W/empty.conf" sh -c "$post"
 status "unit: no directory, no file" "" "$(ls -A "$W/unit")"
 env -i CUDALOAD_ROOT="$W/empty" CUDALOAD_CONFIG="$W/empty.conf" CUDALOAD_TEXTFILE_DIR="$W/unit" sh -c "$post"
 contains "unit: CUDALOAD_TEXTFILE_DIR gets the metrics" "$(cat "$W/unit/cudaload.prom" 2>&1)" "cudaload_status_exit 0"
+# the timer's service, as systemd hands its ExecStart to the shell: the
+# same file, refreshed; exit 1 (does not hold) is no failure of the unit
+sunit=$top/etc/cudaload-status.service timer=$top/etc/cudaload-status.timer
+run=$(sed -n "s|^ExecStart=/bin/sh -c '\(.*\)'\$|\1|p" "$sunit" | sed -e "s|@BINDIR@|$B|" -e 's/\$\$/$/g')
+rm -rf "$W/unit" && mkdir -p "$W/unit"
+out=$(env -i CUDALOAD_ROOT="$W/empty" CUDALOAD_CONFIG="$W/empty.conf" sh -c "$run" 2>&1)
+status "timer's unit: no directory, exit 0" 0 "$?" "$out"
+has "timer's unit: no directory, says so" "$out" \
+	"cudaload: no CUDALOAD_TEXTFILE_DIR (systemctl edit cudaload-status.service): no metrics written"
+status "timer's unit: no directory, no file" "" "$(ls -A "$W/unit")"
+env -i CUDALOAD_ROOT="$W/empty" CUDALOAD_CONFIG="$W/empty.conf" CUDALOAD_TEXTFILE_DIR="$W/unit" sh -c "$run"
+status "timer's unit: exit" 0 "$?"
+contains "timer's unit: CUDALOAD_TEXTFILE_DIR gets the metrics" "$(cat "$W/unit/cudaload.prom" 2>&1)" "cudaload_status_exit 0"
+status "timer's unit: exit 1 is a success" "SuccessExitStatus=1" "$(grep -x 'SuccessExitStatus=1' "$sunit")"
+status "timer's unit: oneshot" "Type=oneshot" "$(grep -x 'Type=oneshot' "$sunit")"
+# the timer: the service of its own name (no Unit=), at boot and every 5
+# minutes (the README's alert on the file's age allows 15), for timers.target
+lacks "timer: runs the service of its name" "$(cat "$timer")" "Unit="
+status "timer: every 5 minutes" "OnUnitActiveSec=5min" "$(grep -x 'OnUnitActiveSec=.*' "$timer")"
+status "timer: after boot" "OnBootSec=1min" "$(grep -x 'OnBootSec=.*' "$timer")"
+status "timer: wanted by timers.target" "WantedBy=timers.target" "$(grep -x 'WantedBy=.*' "$timer")"
+contains "README: the file-age alert fits the timer" "$(cat "$top/README.md")" \
+	"time() - cudaload_status_timestamp_seconds > 15 * 60"
+if command -v systemd-analyze >/dev/null 2>&1; then
+	mkdir -p "$W/units"
+	for u in cudaload-verify.service cudaload-status.service cudaload-status.timer; do
+		sed "s|@BINDIR@|$B|" "$top/etc/$u" >"$W/units/$u"
+	done
+	out=$(cd "$W/units" && SYSTEMD_LOG_LEVEL=warning systemd-analyze verify --man=no \
+		./cudaload-status.timer ./cudaload-status.service ./cudaload-verify.service 2>&1)
+	status "systemd-analyze verify: the units" 0 "$?" "$out"
+	lacks "systemd-analyze verify: no complaint about them" "$out" "cudaload-"
+else
+	skip "systemd-analyze verify: the units" "no systemd-analyze (the systemd package)"
+fi
 
 # ---- the textfile, where others can write (issue 36) ----
 # Root writes it into a directory that is often the exporter's user's: what

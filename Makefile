@@ -324,6 +324,9 @@ install: $(INSTALL_CUDALOAD) $(INSTALL_PATCH) $(INSTALL_VERIFY) $(INSTALL_A64)
 	chmod 755 $(DESTDIR)$(DATADIR)/cudaload/patch-image.sh
 	install -m 755 scripts/mkpin.sh $(DESTDIR)$(DATADIR)/cudaload/mkpin.sh
 	install -m 644 etc/cudaload.conf $(DESTDIR)$(DATADIR)/cudaload/cudaload.conf
+	install -d $(DESTDIR)$(DATADIR)/cudaload/schema
+	install -m 644 share/schema/explain.schema.json share/schema/status.schema.json \
+		share/schema/verify.schema.json $(DESTDIR)$(DATADIR)/cudaload/schema/
 	@# an existing config is the admin's: never overwritten
 	test -e $(DESTDIR)$(SYSCONFDIR)/cudaload.conf || \
 		install -m 644 etc/cudaload.conf $(DESTDIR)$(SYSCONFDIR)/cudaload.conf

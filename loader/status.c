@@ -34,8 +34,6 @@
 
 extern const ElfW(Ehdr) __ehdr_start;
 
-/* Version of the --status --json layout; raised when a key changes meaning. */
-#define STATUS_SCHEMA 1
 
 enum pstate { P_HELD, P_NOT_HELD, P_UNPATCHED, P_MISSING, P_BROKEN, P_N };
 /* Tables of characters, not of pointers: a pointer here would be one more
@@ -526,7 +524,7 @@ static void print_json(FILE *f, const struct machine *m)
 	const struct host *h = &m->host;
 	char v[16];
 	static const char store_names[][11] = { "none", "applies", "other_host", "damaged" };
-	fprintf(f, "{\"schema\":%d,\"time\":%lld,\"host\":{\"platform\":", STATUS_SCHEMA, m->now);
+	fprintf(f, "{\"schema\":%d,\"time\":%lld,\"host\":{\"platform\":", JSON_SCHEMA, m->now);
 	json_str(f, platform_name(h->platform));
 	json_kstr(f, "soc", h->soc[0] ? h->soc : NULL);
 	json_kstr(f, "l4t", h->l4t_str[0] ? h->l4t_str : NULL);

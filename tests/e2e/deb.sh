@@ -30,6 +30,7 @@ for prefix in /usr /usr/local; do
 	[ -f "$D$conf" ] && ok "PREFIX=$prefix: config in $conf" || bad "PREFIX=$prefix: no $conf" "$(cd "$D" && find . | sort)"
 	for f in bin/cudaload bin/cudaload-patch share/man/man1/cudaload.1 share/man/man1/cudaload-patch.1 \
 		share/man/man5/cudaload.conf.5 share/bash-completion/completions/cudaload share/cudaload/patch-image.sh \
+		share/cudaload/schema/status.schema.json \
 		libexec/cudaload/cudaload-verify; do
 		[ -e "$D$prefix/$f" ] || bad "PREFIX=$prefix: $prefix/$f missing"
 	done
@@ -80,6 +81,8 @@ for a in $arches; do
 		"- /usr/share/bash-completion/completions/cudaload" "l /usr/share/bash-completion/completions/cudaload-patch" \
 		"- /usr/share/doc/cudaload/copyright" "- /usr/share/doc/cudaload/changelog.gz" \
 		"- /usr/share/cudaload/patch-image.sh" "d /var/lib/cudaload/" \
+		"- /usr/share/cudaload/schema/explain.schema.json" "- /usr/share/cudaload/schema/status.schema.json" \
+		"- /usr/share/cudaload/schema/verify.schema.json" \
 		"- /usr/libexec/cudaload/cudaload-verify" "- /usr/lib/systemd/system/cudaload-verify.service" \
 		"- /usr/lib/systemd/system/cudaload-status.service" "- /usr/lib/systemd/system/cudaload-status.timer"; do
 		printf '%s\n' "$list" | grep -qxF -- "$want" || bad "$a: no ${want#? }" "$list"

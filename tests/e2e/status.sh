@@ -62,12 +62,22 @@ snap() {
 	prom=$("$@" --status --prometheus 2>&1)
 	prc=$?
 }
+# valid NAME KIND JSON: JSON (of --KIND --json) is what share/schema/ says
+valid() {
+	if ! "$py3" -c 'import jsonschema' 2>/dev/null; then
+		skip "$1: --$2 --json against its schema" "no python3-jsonschema (scripts/deps.sh installs it)"
+		return
+	fi
+	out=$(printf '%s\n' "$3" | "$py3" "$here/schema.py" "$top/share/schema/$2.schema.json" 2>&1)
+	status "$1: --$2 --json against its schema" "" "$out"
+}
 # exits NAME WANT: the three ways agree on the exit status, and JSON says it
 exits() {
 	status "$1: exit status" "$2" "$rc" "$txt"
 	status "$1: exit status with --json" "$2" "$jrc"
 	status "$1: exit status with --prometheus" "$2" "$prc"
 	status "$1: JSON exit" "$2" "$(jq "d['exit']")" "$json"
+	valid "$1" status "$json"
 	has "$1: metric cudaload_status_exit" "$prom" "cudaload_status_exit $2"
 	has "$1: metric cudaload_holds" "$prom" "cudaload_holds $([ "$2" = 0 ] && echo 1 || echo 0)"
 }
@@ -121,6 +131,7 @@ for f in fams:
 # --explain says: the decision, the package, the file, the pin, the search
 # list and what else names a driver.
 explained() {
+	valid "$1: $2" explain "$3"
 	diff=$(python3 - "$json" "$3" "$2" <<'EOF'
 import json, sys
 s, e, path = json.loads(sys.argv[1]), json.loads(sys.argv[2]), sys.argv[3]
@@ -358,6 +369,25 @@ fi
 has "names: a label escaped" "$(cat "$W/names.prom")" \
 	'cudaload_program_info{path="/opt/we\"ird\\\\name",state="missing",driver="none"} 1'
 $NE --verify --timeout 5 >"$W/names.verify" 2>&1
+valid "names" verify "$($NE --verify --json --timeout 5 2>&1)"
+valid "names" explain "$($NE --explain --json 2>&1)"
+# the three schemas: one version, the shared definitions alike
+out=$("$py3" - "$top/share/schema" <<'EOF'
+import json, sys
+d = {k: json.load(open("%s/%s.schema.json" % (sys.argv[1], k))) for k in ("explain", "status", "verify")}
+for k, s in d.items():
+    if s["properties"]["schema"] != {"const": 3, "description": "One version for --explain, --status and --verify --json."}:
+        print("%s: schema %r" % (k, s["properties"]["schema"]))
+    if s.get("$schema") != "https://json-schema.org/draft/2020-12/schema":
+        print("%s: not draft 2020-12" % k)
+for n in ("verdict", "candidate_verdict", "candidate"):
+    if d["explain"]["$defs"][n] != d["status"]["$defs"][n]:
+        print("status and explain differ on %s" % n)
+if "cuda_from" in json.dumps(d):
+    print("cuda_from is still there")
+EOF
+)
+status "schemas: one version, shared definitions alike, no duplicate key" "" "$out"
 status "names: --verify" "" "$(names_check verify <"$W/names.verify" 2>&1)"
 # --root is a view of an image: a typo, a file or a directory without usr/
 # is exit 2 with the reason, never a green; --verify takes none
@@ -411,7 +441,8 @@ if sh "$here/mkroot.sh" "$top/tests/fixtures/orin-jp5-compat124.profile" "$R" "$
 	lacks "orin unverified: no stale sample reads as fresh" "$prom" "cudaload_verdict_stale{package=\"$pkg\"}"
 	lacks "orin unverified: no age" "$prom" "cudaload_verdict_age_seconds{package=\"$pkg\"}"
 	prom_lint "orin unverified"
-	$O "$B/cudaload" --verify --timeout 5 >"$W/orin-verify.log" 2>&1
+	vjson=$($O "$B/cudaload" --verify --json --timeout 5 2>>"$W/orin-verify.log")
+	valid "orin" verify "$vjson"
 	# orin_program STATE: the program in --status is what --explain says,
 	# and what it loads when run through cudaload (the root's files)
 	orin_program() {

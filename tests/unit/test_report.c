@@ -63,7 +63,7 @@ Test(report_happy, json_is_valid_and_complete)
 		"\"usable\":true", "\"decision\":\"compat\"", "\"compat_dir\":\"/usr/local/cuda-12.2/compat\"",
 		"\"reason\":\"compat CUDA 12.2\"", "\"ldso\":\"/lib/ld-linux-aarch64.so.1\"",
 		"\"library_path\":\"/usr/local/cuda-12.2/compat\"", "\"mode\":\"chain\"",
-		"\"model\":\"Jetson \\\"AGX\\\" Orin\\\\x0a\"", "{\"schema\":2,", "\"cuda_source\":\"directory\"",
+		"\"model\":\"Jetson \\\"AGX\\\" Orin\\\\x0a\"", "{\"schema\":3,", "\"cuda_source\":\"directory\"",
 		"\"gpu\":{\"problem\":", "\"config_warnings\":[]", "\"tables\":{\"cuda\":\"13.4\"",
 		"\"compat_searched\":[\"/usr/local/cuda-*/compat\",",
 	};

@@ -443,13 +443,18 @@ static const char *explained_mode(const struct settings *s, const struct target 
 	return mode_name(s->mode);
 }
 
-/* --explain --root: every path shown as the image's own (the program, its
- * loader, the search list, the pin, the libcuda, what else names one).
+/* --explain --root: every path shown as the image's own (the config, the
+ * program, its loader, the search list, the pin, the libcuda, what else
+ * names one).
  * Apart from main, like explained_mode. */
 __attribute__((noinline))
-static void image_paths(const char *root, struct target *t, struct ldso_info *l, char *problem,
-			char *llp, struct pin *pin, char *libcuda, char **rivals, int n_rivals)
+static void image_paths(const char *root, struct settings *s, struct target *t,
+			struct ldso_info *l, char *problem, char *llp, struct pin *pin, char *libcuda,
+			char **rivals, int n_rivals)
 {
+	status_unprefix(root, s->config_path);
+	for (int i = 0; i < s->n_warnings; i++)
+		status_unprefix(root, s->warnings[i]);
 	char *p = t->path ? strdup(t->path) : NULL, *lp = l->path ? strdup(l->path) : NULL;
 	status_unprefix(root, p);
 	status_unprefix(root, lp);
@@ -746,7 +751,7 @@ int main(int argc, char **argv, char **envp)
 		const char *mode = explained_mode(&s, &t, configured_mode, have_program, is_static,
 						  patched, &mode_why);
 		if (o.root)
-			image_paths(o.root, &t, &ldso, ldso_problem, llp, &pin, libcuda, rivals, n_rivals);
+			image_paths(o.root, &s, &t, &ldso, ldso_problem, llp, &pin, libcuda, rivals, n_rivals);
 		struct report r = { &s, &host, &cands, &d, have_program ? t.path : NULL,
 				    have_program && !is_static ? &ldso : NULL,
 				    ldso_status ? ldso_problem : NULL, llp, &system_verdict,

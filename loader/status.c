@@ -853,6 +853,8 @@ int status_run(struct settings *s, const char *self, const struct status_options
 	m->s = s;
 	m->root = s->root;
 	m->image = o->image;
+	if (m->image)
+		status_unprefix(m->root, s->config_path);
 	m->self = self;
 	m->now = (long long)time(NULL);
 	m->cls = __ehdr_start.e_ident[EI_CLASS];

@@ -511,6 +511,11 @@ if sh "$here/mkroot.sh" "$top/tests/fixtures/orin-jp5-compat124.profile" "$R" "$
 	json=$(printf '%s' "$ejson")
 	status "orin r36 --explain --root: program" /opt/app/bin/probe "$(jq "d['program']")"
 	status "orin r36 --explain --root: ldso" "$ldso" "$(jq "d['ldso']")"
+	# the image's own config, named as the image names it
+	printf 'policy = auto\n' >"$R/etc/cudaload.conf"
+	etxt=$(env -i "$B/cudaload" --explain --root "$R" /opt/app/bin/probe)
+	has "orin r36 --explain --root: the image's config" "$etxt" "config:       /etc/cudaload.conf"
+	rm "$R/etc/cudaload.conf"
 	etxt=$($NR --explain --root "$R" /opt/app/bin/probe)
 	lacks "orin r36 --explain --root: text without the mount point" "$etxt" "$R"
 	has "orin r36 --explain --root: text library path" "$etxt" \

@@ -34,7 +34,6 @@
 
 extern const ElfW(Ehdr) __ehdr_start;
 
-
 enum pstate { P_HELD, P_NOT_HELD, P_UNPATCHED, P_MISSING, P_BROKEN, P_N };
 /* Tables of characters, not of pointers: a pointer here would be one more
  * relocation that every start applies, for a command that seldom runs. */

@@ -310,8 +310,10 @@ install: $(INSTALL_CUDALOAD) $(INSTALL_PATCH) $(INSTALL_VERIFY) $(INSTALL_A64)
 	install -m 755 $(INSTALL_VERIFY) $(DESTDIR)$(VERIFYDIR)/cudaload-verify
 	$(STRIP) --strip-all --remove-section=.comment $(DESTDIR)$(BINDIR)/cudaload \
 		$(DESTDIR)$(BINDIR)/cudaload-patch $(DESTDIR)$(VERIFYDIR)/cudaload-verify
-	sed 's|@BINDIR@|$(BINDIR)|' etc/cudaload-verify.service >$(DESTDIR)$(SYSTEMD_UNIT_DIR)/cudaload-verify.service
-	chmod 644 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/cudaload-verify.service
+	for u in cudaload-verify.service cudaload-status.service; do \
+		sed 's|@BINDIR@|$(BINDIR)|' etc/$$u >$(DESTDIR)$(SYSTEMD_UNIT_DIR)/$$u && \
+		chmod 644 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/$$u || exit 1; done
+	install -m 644 etc/cudaload-status.timer $(DESTDIR)$(SYSTEMD_UNIT_DIR)/
 	$(if $(INSTALL_A64),install -d $(DESTDIR)$(LIBDIR)/cudaload/aarch64)
 	$(if $(INSTALL_A64),install -m 755 $(INSTALL_A64) $(DESTDIR)$(LIBDIR)/cudaload/aarch64/cudaload)
 	$(if $(INSTALL_A64),aarch64-linux-gnu-strip --strip-all --remove-section=.comment \
@@ -322,6 +324,9 @@ install: $(INSTALL_CUDALOAD) $(INSTALL_PATCH) $(INSTALL_VERIFY) $(INSTALL_A64)
 	chmod 755 $(DESTDIR)$(DATADIR)/cudaload/patch-image.sh
 	install -m 755 scripts/mkpin.sh $(DESTDIR)$(DATADIR)/cudaload/mkpin.sh
 	install -m 644 etc/cudaload.conf $(DESTDIR)$(DATADIR)/cudaload/cudaload.conf
+	install -d $(DESTDIR)$(DATADIR)/cudaload/schema
+	install -m 644 share/schema/explain.schema.json share/schema/status.schema.json \
+		share/schema/verify.schema.json $(DESTDIR)$(DATADIR)/cudaload/schema/
 	@# an existing config is the admin's: never overwritten
 	test -e $(DESTDIR)$(SYSCONFDIR)/cudaload.conf || \
 		install -m 644 etc/cudaload.conf $(DESTDIR)$(SYSCONFDIR)/cudaload.conf
@@ -341,7 +346,9 @@ uninstall:
 		$(DESTDIR)$(DATADIR)/bash-completion/completions/cudaload \
 		$(DESTDIR)$(DATADIR)/bash-completion/completions/cudaload-patch \
 		$(DESTDIR)$(SYSCONFDIR)/apt/apt.conf.d/80cudaload \
-		$(DESTDIR)$(SYSTEMD_UNIT_DIR)/cudaload-verify.service
+		$(DESTDIR)$(SYSTEMD_UNIT_DIR)/cudaload-verify.service \
+		$(DESTDIR)$(SYSTEMD_UNIT_DIR)/cudaload-status.service \
+		$(DESTDIR)$(SYSTEMD_UNIT_DIR)/cudaload-status.timer
 	rm -rf $(DESTDIR)$(DATADIR)/cudaload $(DESTDIR)$(LIBDIR)/cudaload $(DESTDIR)$(VERIFYDIR) \
 		$(DESTDIR)$(PINDIR)
 	@if cmp -s etc/cudaload.conf $(DESTDIR)$(SYSCONFDIR)/cudaload.conf; then \

@@ -51,3 +51,16 @@ void json_kbool(FILE *f, const char *key, bool b)
 	json_key(f, key);
 	fputs(b ? "true" : "false", f);
 }
+
+void json_ktoken(FILE *f, const char *key, const char *words)
+{
+	json_key(f, key);
+	if (!words) {
+		fputs("null", f);
+		return;
+	}
+	fputc('"', f);
+	for (const char *c = words; *c; c++)
+		fputc(*c == ' ' ? '_' : *c, f);	/* the words are ours: plain ASCII */
+	fputc('"', f);
+}

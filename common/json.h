@@ -14,6 +14,12 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+/* The "schema" of every JSON object cudaload prints (--explain --json,
+ * --status --json, --verify --json): one version for the three, raised when
+ * a key is renamed, removed or changes meaning; share/schema/ holds the JSON
+ * Schema of each (docs/design.md §7).  3: the first shared one. */
+#define JSON_SCHEMA 3
+
 void json_str(FILE *f, const char *s);
 void json_strs(FILE *f, char *const *v, int n);	/* an array of strings */
 void json_ints(FILE *f, const int *v, int n);	/* an array of numbers */
@@ -21,5 +27,7 @@ void json_ints(FILE *f, const int *v, int n);	/* an array of numbers */
 void json_key(FILE *f, const char *key);
 void json_kstr(FILE *f, const char *key, const char *s);
 void json_kbool(FILE *f, const char *key, bool b);
+/* A token made of words ("version file" as version_file): NULL writes null. */
+void json_ktoken(FILE *f, const char *key, const char *words);
 
 #endif

@@ -179,8 +179,7 @@ static void json_candidate(FILE *f, const struct report *r, const struct candida
 	fputs("{\"dir\":", f);
 	json_str(f, c->dir);
 	json_kstr(f, "cuda", cuda_or_null(c->cuda, v, sizeof v));
-	json_kstr(f, "cuda_source", c->cuda_from);
-	json_kstr(f, "cuda_from", c->cuda_from);	/* the earlier name of cuda_source */
+	json_ktoken(f, "cuda_source", c->cuda_from);
 	json_kstr(f, "driver", c->has_lib_driver ? driver_format(&c->lib_driver, dv, sizeof dv) : NULL);
 	note_list(f, "note_drivers", c->has_note && c->note.has_drivers, c->note.drivers,
 		  c->note.n_drivers);
@@ -219,7 +218,7 @@ void report_json(FILE *f, const struct report *r)
 	const struct settings *st = r->settings;
 	char v[16];
 
-	fprintf(f, "{\"schema\":%d,\"platform\":", REPORT_SCHEMA);
+	fprintf(f, "{\"schema\":%d,\"platform\":", JSON_SCHEMA);
 	json_str(f, platform_name(h->platform));
 	json_kstr(f, "soc", or_null(h->soc));
 	json_kstr(f, "model", or_null(h->model));

@@ -36,9 +36,6 @@ struct report {
 	int n_rivals;
 };
 
-/* Version of the JSON layout; raised when a key changes meaning. */
-#define REPORT_SCHEMA 2
-
 void report_text(FILE *f, const struct report *r);
 void report_json(FILE *f, const struct report *r);
 

@@ -58,7 +58,7 @@ IDENTITY_NOTE(IDENTITY_NOTE_TYPE);
 
 static const char usage[] =
 	"usage: cudaload [--policy auto|compat|system] [--] PROGRAM [ARGS...]\n"
-	"       cudaload --explain [--json] [--policy P] [PROGRAM]\n"
+	"       cudaload --explain [--json] [--policy P] [--root DIR] [PROGRAM]\n"
 	"       cudaload --verify [--json] [--timeout SECONDS] [PROGRAM...]\n"
 	"       cudaload --status [--json | --prometheus] [--textfile DIR] [--root DIR]\n"
 	"       cudaload --version | --help\n"
@@ -82,7 +82,8 @@ static const char usage[] =
 	"               (or a verdict is stale), 2 the status cannot be told\n"
 	"  --prometheus with --status: node_exporter's textfile format\n"
 	"  --textfile D with --status: also write D/cudaload.prom, atomically\n"
-	"  --root DIR   with --status: the machine or image under DIR\n"
+	"  --root DIR   with --status or --explain: the image under DIR, its\n"
+	"               paths as its own, nothing run (PROGRAM: its path there)\n"
 	"  --version    print the version\n"
 	"  --help       print this\n"
 	"As a program's interpreter (cudaload-patch) cudaload reads no option.\n"
@@ -120,6 +121,12 @@ static void parse_options(int argc, char **argv, struct settings *s, struct opti
 			o->explain = true;
 		} else if (strcmp(a, "--verify") == 0) {
 			o->verify = true;	/* the rest is the verifier's */
+			for (int k = i + 1; !o->root && k < argc && strcmp(argv[k], "--") != 0; k++)
+				if (strncmp(argv[k], "--root", 6) == 0 && (!argv[k][6] || argv[k][6] == '='))
+					o->root = argv[k];
+			if (o->root)
+				die(EXIT_USAGE, "--verify takes no --root: it would load an image's libraries "
+						"as root and judge them by this host's driver");
 			return;
 		} else if (strcmp(a, "--json") == 0) {
 			o->json = true;
@@ -163,8 +170,12 @@ static void parse_options(int argc, char **argv, struct settings *s, struct opti
 		o->so.json = o->json;
 		return;
 	}
-	if (o->so.prometheus || o->so.textfile_dir || o->root)
-		die(EXIT_USAGE, "--prometheus, --textfile and --root go with --status");
+	if (o->so.prometheus || o->so.textfile_dir)
+		die(EXIT_USAGE, "--prometheus and --textfile go with --status");
+	if (o->root && !o->explain)
+		die(EXIT_USAGE, "--root goes with --status or --explain");
+	if (o->root && i < argc && argv[i][0] != '/')
+		die(EXIT_USAGE, "--explain --root: %s: name the program by its path in the image", argv[i]);
 	if (o->json && !o->explain)
 		die(EXIT_USAGE, "--json goes with --explain or --status");
 	if (!o->explain && i >= argc) {
@@ -432,6 +443,31 @@ static const char *explained_mode(const struct settings *s, const struct target 
 	return mode_name(s->mode);
 }
 
+/* --explain --root: every path shown as the image's own (the config, the
+ * program, its loader, the search list, the pin, the libcuda, what else
+ * names one).
+ * Apart from main, like explained_mode. */
+__attribute__((noinline))
+static void image_paths(const char *root, struct settings *s, struct target *t,
+			struct ldso_info *l, char *problem, char *llp, struct pin *pin, char *libcuda,
+			char **rivals, int n_rivals)
+{
+	status_unprefix(root, s->config_path);
+	for (int i = 0; i < s->n_warnings; i++)
+		status_unprefix(root, s->warnings[i]);
+	char *p = t->path ? strdup(t->path) : NULL, *lp = l->path ? strdup(l->path) : NULL;
+	status_unprefix(root, p);
+	status_unprefix(root, lp);
+	t->path = p ? p : t->path;
+	l->path = lp ? lp : l->path;
+	status_unprefix(root, problem);
+	status_unprefix(root, llp);
+	status_unprefix(root, pin->dir);
+	status_unprefix(root, libcuda);
+	for (int i = 0; i < n_rivals; i++)
+		status_unprefix(root, rivals[i]);
+}
+
 static void trace_command(char *const *av)
 {
 	if (!diag_on)
@@ -501,10 +537,15 @@ int main(int argc, char **argv, char **envp)
 					   : o.first < argc ? argv[o.first] : "cudaload");
 	if (o.verify)
 		run_verifier(argc, argv, envp);
+	if (o.root) {
+		const char *problem = status_check_root(o.root);
+		if (problem)
+			die(STATUS_UNREADABLE, "--root %s: %s", o.root, problem);
+		s.root = o.root;	/* a view of the image: its paths, its ld.so, nothing run */
+		o.so.image = true;
+	}
 	if (o.status) {
 		const char *self = path_from_kernel();
-		if (o.root)
-			s.root = o.root;
 		settings_load_config(&s, envp, self);
 		return status_run(&s, self, &o.so);
 	}
@@ -539,6 +580,8 @@ int main(int argc, char **argv, char **envp)
 	} else {
 		self = path_from_kernel();
 		if (o.first < argc) {
+			if (o.root && !(argv[o.first] = rooted_path(o.root, argv[o.first])))
+				die(EXIT_CANNOT_EXEC, "out of memory");
 			int r = target_from_command(&t, argc - o.first, argv + o.first,
 						    getenv("PATH"), why, sizeof why);
 			if (r < 0)
@@ -707,6 +750,8 @@ int main(int argc, char **argv, char **envp)
 		const char *mode_why = NULL;
 		const char *mode = explained_mode(&s, &t, configured_mode, have_program, is_static,
 						  patched, &mode_why);
+		if (o.root)
+			image_paths(o.root, &s, &t, &ldso, ldso_problem, llp, &pin, libcuda, rivals, n_rivals);
 		struct report r = { &s, &host, &cands, &d, have_program ? t.path : NULL,
 				    have_program && !is_static ? &ldso : NULL,
 				    ldso_status ? ldso_problem : NULL, llp, &system_verdict,

@@ -34,9 +34,6 @@
 
 extern const ElfW(Ehdr) __ehdr_start;
 
-/* Version of the --status --json layout; raised when a key changes meaning. */
-#define STATUS_SCHEMA 1
-
 enum pstate { P_HELD, P_NOT_HELD, P_UNPATCHED, P_MISSING, P_BROKEN, P_N };
 /* Tables of characters, not of pointers: a pointer here would be one more
  * relocation that every start applies, for a command that seldom runs. */
@@ -81,6 +78,7 @@ struct machine {
 	size_t n_progs;
 	int counts[P_N];
 	bool oom;
+	bool image;			/* --root: every path shown as the image's */
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -98,6 +96,35 @@ static char *text(struct machine *m, const char *fmt, ...)
 }
 
 /* ---- reading ---------------------------------------------------------- */
+
+const char *status_check_root(const char *root)
+{
+	struct stat st;
+	if (stat(root, &st) != 0)
+		return strerror(errno);
+	if (!S_ISDIR(st.st_mode))
+		return "not a directory";
+	char *usr = rooted_path(root, "/usr");
+	bool image = usr && stat(usr, &st) == 0 && S_ISDIR(st.st_mode);
+	rooted_path_free(usr, "/usr");
+	return !usr ? "out of memory" : image ? NULL : "no usr/ in it: not a system image";
+}
+
+void status_unprefix(const char *root, char *s)
+{
+	size_t n = root_len(root);
+	if (!s || !n)
+		return;
+	char *w = s;
+	for (const char *r = s; *r;) {
+		bool at_start = r == s || strchr(": (=", r[-1]);
+		if (at_start && strncmp(r, root, n) == 0 && r[n] == '/')
+			r += n;	/* the image's own path follows */
+		else
+			*w++ = *r++;
+	}
+	*w = '\0';
+}
 
 /* What the program's PT_INTERP is under the root: -ELOOP a cudaload, 0 a
  * real loader (the patch is gone), else -errno with why. */
@@ -227,6 +254,15 @@ static void judge(struct machine *m, const struct patchlist_entry *e, struct pro
 		p->why = text(m, "a compat package for %s is installed and the system driver has no pin (%s)",
 			      p->machine ? p->machine : "its machine", pin.why);
 	}
+	if (m->image) {
+		status_unprefix(m->root, p->ldso);
+		status_unprefix(m->root, p->library_path);
+		status_unprefix(m->root, p->pin);
+		status_unprefix(m->root, p->libcuda);
+		status_unprefix(m->root, p->why);
+		for (int i = 0; i < p->n_lines; i++)
+			status_unprefix(m->root, p->lines[i]);
+	}
 	compat_truncate(&m->cands, n_cands);
 	m->host.n_driver_dirs = n_dirs;
 	m->host.n_reached_dirs = n_reached;
@@ -330,6 +366,8 @@ static void judge_own(struct machine *m)
 	m->own_pin_needed = !m->own.use_compat && pin_needed(&m->cands, m->cls, m->elf_machine);
 	if (m->own_pin_needed)
 		pin_system(m->root, m->self, &m->host, &m->cands, m->elf_machine, false, &m->own_pin);
+	if (m->image)
+		status_unprefix(m->root, m->own_pin.dir);
 }
 
 static int exit_status(const struct machine *m)
@@ -437,18 +475,45 @@ static void print_text(FILE *f, const struct machine *m)
 	int st = exit_status(m);
 	utf8_printf(f, "status:       %s", st == STATUS_HOLDS ? "holds" : st == STATUS_DOES_NOT_HOLD
 								? "does not hold" : "cannot be told");
-	if (m->record_unreadable)
-		utf8_printf(f, ": %s", m->record_why);
-	else if (!m->n_progs)
+	if (m->record_unreadable) {
+		utf8_printf(f, ": %s\n", m->record_why);
+		return;
+	}
+	if (st == STATUS_DOES_NOT_HOLD) {
+		/* what does not hold first, each with its next step; the held
+		 * count after it, never as the reason ("does not hold: 1 of 1
+		 * program held" read as a contradiction) */
+		const char *sep = ": ";
+		for (int k = P_NOT_HELD; k < P_N; k++)
+			if (m->counts[k]) {
+				utf8_printf(f, "%s%d %s", sep, m->counts[k], pstate_names[k]);
+				sep = ", ";
+			}
+		if (sep[0] == ',')
+			utf8_printf(f, " (each program above says why)");
+		int n_stale = 0;
+		const char *why = NULL;
+		for (size_t i = 0; i < m->cands.n; i++)
+			if (m->stale[i]) {
+				utf8_printf(f, "%s%s", n_stale ? ", " : sep[0] == ',' ? "; the verdict on "
+									   : ": the verdict on ",
+					m->cands.v[i].dir);
+				why = why ? why : m->stale[i];
+				n_stale++;
+			}
+		if (n_stale)
+			utf8_printf(f, " %s stale (%s): run cudaload --verify", n_stale == 1 ? "is" : "are", why);
+		utf8_printf(f, "; held: %d of %zu program%s%s\n", m->counts[P_HELD], m->n_progs,
+			m->n_progs == 1 ? "" : "s",
+			!n_stale && m->store == VSTORE_APPLIES ? "; verdicts fresh" : "");
+		return;
+	}
+	if (!m->n_progs)
 		utf8_printf(f, ": %s", m->walked ? "no patched program found" : "no program recorded");
 	else
 		utf8_printf(f, ": %d of %zu program%s held", m->counts[P_HELD], m->n_progs,
 			m->n_progs == 1 ? "" : "s");
-	for (int k = P_NOT_HELD; k < P_N; k++)
-		if (m->counts[k])
-			utf8_printf(f, ", %d %s", m->counts[k], pstate_names[k]);
-	utf8_printf(f, "%s\n", m->any_stale ? "; verdicts stale (run cudaload --verify)"
-			   : m->store == VSTORE_APPLIES ? "; verdicts fresh" : "");
+	utf8_printf(f, "%s\n", m->store == VSTORE_APPLIES ? "; verdicts fresh" : "");
 }
 
 /* ---- JSON (keys in cudaload(1)) ----------------------------------------- */
@@ -458,7 +523,7 @@ static void print_json(FILE *f, const struct machine *m)
 	const struct host *h = &m->host;
 	char v[16];
 	static const char store_names[][11] = { "none", "applies", "other_host", "damaged" };
-	fprintf(f, "{\"schema\":%d,\"time\":%lld,\"host\":{\"platform\":", STATUS_SCHEMA, m->now);
+	fprintf(f, "{\"schema\":%d,\"time\":%lld,\"host\":{\"platform\":", JSON_SCHEMA, m->now);
 	json_str(f, platform_name(h->platform));
 	json_kstr(f, "soc", h->soc[0] ? h->soc : NULL);
 	json_kstr(f, "l4t", h->l4t_str[0] ? h->l4t_str : NULL);
@@ -561,16 +626,22 @@ static void prom_head(FILE *f, const char *name, const char *help)
 	fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
 }
 
+static const char prom_verdict_names[4][32] = { "cudaload_verdict_age_seconds", "cudaload_verdict_ok",
+						"cudaload_verdict_stale", "cudaload_package_verified" };
+
+/* which: 0 age, 1 ok, 2 stale, 3 verified.  A package without a verdict
+ * has no age, ok or stale sample unless it is stale (new since the last
+ * --verify): a 0 there would read as a fresh verdict; verified says 0. */
 static void prom_verdict(FILE *f, const struct machine *m, const char *package,
 			 const struct verdict *v, bool stale, int which)
 {
-	if (which < 2 && v->kind == VERDICT_NONE)
+	bool have = v->kind != VERDICT_NONE;
+	if ((which < 2 && !have) || (which == 2 && !have && !stale))
 		return;
-	fputs(which == 0 ? "cudaload_verdict_age_seconds{package=" : which == 1 ? "cudaload_verdict_ok{package="
-				 : "cudaload_verdict_stale{package=", f);
+	fprintf(f, "%s{package=", prom_verdict_names[which]);
 	prom_value(f, package);
 	fprintf(f, "} %lld\n", which == 0 ? m->now - v->when : which == 1 ? (long long)verdict_ok(v)
-											: (long long)stale);
+				 : which == 2 ? (long long)stale : (long long)have);
 }
 
 static void print_prometheus(FILE *f, const struct machine *m)
@@ -584,8 +655,9 @@ static void print_prometheus(FILE *f, const struct machine *m)
 	prom_head(f, "cudaload_status_exit", "The exit status of cudaload --status: 0 holds, 1 does not, "
 					     "2 cannot be told.");
 	fprintf(f, "cudaload_status_exit %d\n", st);
-	prom_head(f, "cudaload_status_time_seconds", "When the status was taken, seconds since the epoch.");
-	fprintf(f, "cudaload_status_time_seconds %lld\n", m->now);
+	prom_head(f, "cudaload_status_timestamp_seconds", "When the status was taken, seconds since the "
+							  "epoch (the textfile's age: time() minus this).");
+	fprintf(f, "cudaload_status_timestamp_seconds %lld\n", m->now);
 	prom_head(f, "cudaload_host_info", "The host: platform, kernel driver, L4T release, host CUDA, "
 					   "edition of NVIDIA's tables.");
 	fputs("cudaload_host_info{platform=", f);
@@ -603,12 +675,12 @@ static void print_prometheus(FILE *f, const struct machine *m)
 					  "not_held, unpatched, missing, broken.");
 	for (int k = 0; k < P_N; k++)
 		fprintf(f, "cudaload_programs{state=\"%s\"} %d\n", pstate_names[k], m->counts[k]);
-	prom_head(f, "cudaload_program", "Each recorded program: its state and the driver it loads "
-					 "(compat, system, or none when it is not judged).");
+	prom_head(f, "cudaload_program_info", "Each recorded program: its state and the driver it loads "
+					      "(compat, system, or none when it is not judged).");
 	for (size_t i = 0; i < m->n_progs; i++) {
 		const struct prog *p = &m->progs[i];
 		bool judged = p->state == P_HELD || p->state == P_NOT_HELD;
-		fputs("cudaload_program{path=", f);
+		fputs("cudaload_program_info{path=", f);
 		prom_value(f, p->path);
 		fprintf(f, ",state=\"%s\",driver=\"%s\"} 1\n", pstate_names[p->state],
 			!judged ? "none" : p->compat ? "compat" : "system");
@@ -623,22 +695,19 @@ static void print_prometheus(FILE *f, const struct machine *m)
 		prom_value(f, c->cuda ? cuda_format(c->cuda, v, sizeof v) : "");
 		fprintf(f, "} %d\n", c->usable);
 	}
-	static const struct {
-		char name[32], help[160];
-	} names[] = {
-		{ "cudaload_verdict_age_seconds", "Age of each stored verdict; package=\"system\" "
-						  "is the system driver's." },
-		{ "cudaload_verdict_ok", "1 when the driver passed every step: cuInit, a context and "
-					 "a PTX module on each device." },
-		{ "cudaload_verdict_stale", "1 when the verdict is stale: made on another driver or GPU, "
-					    "its libcuda changed, or the package is new since the last "
-					    "cudaload --verify." },
+	static const char help[4][160] = {
+		"Age of each stored verdict; package=\"system\" is the system driver's.",
+		"1 when the driver passed every step: cuInit, a context and a PTX module on each device.",
+		"1 when the verdict is stale: made on another driver or GPU, its libcuda changed, or the "
+		"package is new since the last cudaload --verify.",
+		"1 when a verdict is stored for the package (fresh or stale), 0 when it is unverified.",
 	};
 	bool have_system = m->store == VSTORE_APPLIES || m->store == VSTORE_OTHER_HOST;
-	for (int w = 0; w < 3; w++) {
-		prom_head(f, names[w].name, names[w].help);
-		if (have_system || (w == 2 && m->store != VSTORE_NONE))
-			prom_verdict(f, m, "system", &m->system,
+	struct verdict none = { 0 };
+	for (int w = 0; w < 4; w++) {
+		prom_head(f, prom_verdict_names[w], help[w]);
+		if (have_system || (w == 2 && m->store != VSTORE_NONE) || w == 3)
+			prom_verdict(f, m, "system", have_system ? &m->system : &none,
 				     m->store == VSTORE_OTHER_HOST || m->store == VSTORE_DAMAGED, w);
 		for (size_t i = 0; i < m->cands.n; i++)
 			prom_verdict(f, m, m->cands.v[i].dir, &m->cands.v[i].verdict, m->stale[i] != NULL, w);
@@ -782,6 +851,9 @@ int status_run(struct settings *s, const char *self, const struct status_options
 	}
 	m->s = s;
 	m->root = s->root;
+	m->image = o->image;
+	if (m->image)
+		status_unprefix(m->root, s->config_path);
 	m->self = self;
 	m->now = (long long)time(NULL);
 	m->cls = __ehdr_start.e_ident[EI_CLASS];

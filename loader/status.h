@@ -27,6 +27,7 @@
 #define CUDALOAD_STATUS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "../common/config.h"
 
@@ -41,11 +42,22 @@
 struct status_options {
 	bool json, prometheus;
 	const char *textfile_dir;	/* --textfile DIR, or NULL */
+	bool image;			/* --root: paths shown as the image's */
 };
 
 /* s: the settings, config loaded (its root is the machine or image looked
  * at); self: this cudaload's path, or NULL.  Prints the status on stdout and
  * returns the exit status. */
 int status_run(struct settings *s, const char *self, const struct status_options *o);
+
+/* --root DIR (--status, --explain): NULL when DIR is a directory holding a
+ * system image (its usr/), else why not (a typo or a file must never read
+ * as a machine that holds). */
+const char *status_check_root(const char *root);
+
+/* s with root's prefix taken off every path in it that carries it (at its
+ * start, or after ':', ' ', '(' or '='), in place: under --root every path
+ * a report shows is the image's own.  NULL s: nothing. */
+void status_unprefix(const char *root, char *s);
 
 #endif

@@ -987,7 +987,7 @@ int main(int argc, char **argv)
 			   verdict_token(&base.v, tok, sizeof tok), verdict_step_token(&base.v, step, sizeof step),
 			   base.v.devices, base.v.when);
 	if (json) {
-		fputs("{\"store\":", stdout);
+		printf("{\"schema\":%d,\"store\":", JSON_SCHEMA);
 		json_str(stdout, path);
 		fputs(",\"host\":", stdout);
 		json_str(stdout, hosttxt);

@@ -30,12 +30,19 @@ for prefix in /usr /usr/local; do
 	[ -f "$D$conf" ] && ok "PREFIX=$prefix: config in $conf" || bad "PREFIX=$prefix: no $conf" "$(cd "$D" && find . | sort)"
 	for f in bin/cudaload bin/cudaload-patch share/man/man1/cudaload.1 share/man/man1/cudaload-patch.1 \
 		share/man/man5/cudaload.conf.5 share/bash-completion/completions/cudaload share/cudaload/patch-image.sh \
+		share/cudaload/schema/status.schema.json \
 		libexec/cudaload/cudaload-verify; do
 		[ -e "$D$prefix/$f" ] || bad "PREFIX=$prefix: $prefix/$f missing"
 	done
 	unit=$([ $prefix = /usr ] && echo /usr/lib/systemd/system || echo /etc/systemd/system)/cudaload-verify.service
 	grep -qx "ExecStart=$prefix/bin/cudaload --verify" "$D$unit" 2>/dev/null &&
 		ok "PREFIX=$prefix: $unit runs $prefix/bin/cudaload --verify" || bad "PREFIX=$prefix: no $unit with ExecStart=$prefix/bin/cudaload"
+	# the timer that refreshes the textfile, beside it
+	sunit=${unit%/*}/cudaload-status.service
+	grep -q "exec $prefix/bin/cudaload --status --textfile" "$D$sunit" 2>/dev/null &&
+		ok "PREFIX=$prefix: $sunit runs $prefix/bin/cudaload --status" || bad "PREFIX=$prefix: no $sunit running $prefix/bin/cudaload"
+	[ -f "$D${unit%/*}/cudaload-status.timer" ] && ok "PREFIX=$prefix: cudaload-status.timer beside it" ||
+		bad "PREFIX=$prefix: no ${unit%/*}/cudaload-status.timer"
 	file -L "$D$prefix/bin/cudaload" | grep -q ', stripped' && ok "PREFIX=$prefix: cudaload stripped" ||
 		bad "PREFIX=$prefix: cudaload not stripped" "$(file "$D$prefix/bin/cudaload")"
 	echo "# changed" >>"$D$conf"
@@ -74,7 +81,10 @@ for a in $arches; do
 		"- /usr/share/bash-completion/completions/cudaload" "l /usr/share/bash-completion/completions/cudaload-patch" \
 		"- /usr/share/doc/cudaload/copyright" "- /usr/share/doc/cudaload/changelog.gz" \
 		"- /usr/share/cudaload/patch-image.sh" "d /var/lib/cudaload/" \
-		"- /usr/libexec/cudaload/cudaload-verify" "- /usr/lib/systemd/system/cudaload-verify.service"; do
+		"- /usr/share/cudaload/schema/explain.schema.json" "- /usr/share/cudaload/schema/status.schema.json" \
+		"- /usr/share/cudaload/schema/verify.schema.json" \
+		"- /usr/libexec/cudaload/cudaload-verify" "- /usr/lib/systemd/system/cudaload-verify.service" \
+		"- /usr/lib/systemd/system/cudaload-status.service" "- /usr/lib/systemd/system/cudaload-status.timer"; do
 		printf '%s\n' "$list" | grep -qxF -- "$want" || bad "$a: no ${want#? }" "$list"
 	done
 	printf '%s\n' "$list" | grep -q ' /usr/local\| /home\| /tmp\| /root' && bad "$a: paths outside the Debian layout" "$list"

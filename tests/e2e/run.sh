@@ -336,7 +336,7 @@ has "explain: text decision" "$out" "decision:     compat"
 # (a plain file answers ENOTTY; qemu-user answers ENOSYS: both in words)
 contains "explain: the GPU probe said in words" "$out" \
 	"gpu:          /dev/nvhost-ctrl-gpu did not answer the nvgpu characteristics query (not"
-contains "explain --json: schema" "$(run "$J5" $J5DD "$CL" --explain --json)" "{\"schema\":2,"
+contains "explain --json: schema" "$(run "$J5" $J5DD "$CL" --explain --json)" "{\"schema\":3,"
 out=$(run "$J5" $J5DD "$CL" --explain --json "$W/bin/probe-patched")
 contains "explain: a patched program runs in its own mode ($mode)" "$out" "\"mode\":\"$mode\""
 out=$(run "$J5" $J5DD "$CL" --explain --json "$W/bin/cudaprobe")

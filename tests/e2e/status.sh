@@ -45,6 +45,8 @@ $CC -O1 -o "$L/mknote" "$here/mknote.c" &&
 	{ bad "build the test programs"; finish; exit; }
 ldso=$(readelf -l "$L/probe" | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
 
+py3=/usr/bin/python3
+[ -x "$py3" ] || py3=python3
 # jq PYTHON-EXPR: evaluated with d = the JSON in $json
 jq() { printf '%s' "$json" | python3 -c "import json, sys; d = json.load(sys.stdin); print($1)"; }
 # prog PATH KEY: that program's KEY in $json
@@ -60,12 +62,22 @@ snap() {
 	prom=$("$@" --status --prometheus 2>&1)
 	prc=$?
 }
+# valid NAME KIND JSON: JSON (of --KIND --json) is what share/schema/ says
+valid() {
+	if ! "$py3" -c 'import jsonschema' 2>/dev/null; then
+		skip "$1: --$2 --json against its schema" "no python3-jsonschema (scripts/deps.sh installs it)"
+		return
+	fi
+	out=$(printf '%s\n' "$3" | "$py3" "$here/schema.py" "$top/share/schema/$2.schema.json" 2>&1)
+	status "$1: --$2 --json against its schema" "" "$out"
+}
 # exits NAME WANT: the three ways agree on the exit status, and JSON says it
 exits() {
 	status "$1: exit status" "$2" "$rc" "$txt"
 	status "$1: exit status with --json" "$2" "$jrc"
 	status "$1: exit status with --prometheus" "$2" "$prc"
 	status "$1: JSON exit" "$2" "$(jq "d['exit']")" "$json"
+	valid "$1" status "$json"
 	has "$1: metric cudaload_status_exit" "$prom" "cudaload_status_exit $2"
 	has "$1: metric cudaload_holds" "$prom" "cudaload_holds $([ "$2" = 0 ] && echo 1 || echo 0)"
 }
@@ -79,10 +91,47 @@ counts() {
 		shift
 	done
 }
+# prom_lint NAME: $prom by the conventions, as Prometheus' own parser reads
+# it: the families cudaload(1) names, every one a gauge, info-style ones
+# (labels, value 1) ending in _info, units in names; and promtool where
+# installed
+prom_lint() {
+	if ! "$py3" -c 'import prometheus_client' 2>/dev/null; then
+		skip "$1: metrics through Prometheus' parser" "no python3-prometheus-client (scripts/deps.sh installs it)"
+	else
+		out=$(printf '%s\n' "$prom" | "$py3" -c '
+import sys
+from prometheus_client.parser import text_string_to_metric_families
+want = {"cudaload_holds", "cudaload_status_exit", "cudaload_status_timestamp_seconds",
+        "cudaload_host_info", "cudaload_programs", "cudaload_program_info",
+        "cudaload_package_usable", "cudaload_verdict_age_seconds", "cudaload_verdict_ok",
+        "cudaload_verdict_stale", "cudaload_package_verified"}
+fams = list(text_string_to_metric_families(sys.stdin.read()))
+got = {f.name for f in fams}
+if got != want:
+    print("families: extra %r, missing %r" % (sorted(got - want), sorted(want - got)))
+for f in fams:
+    if f.type != "gauge":
+        print("%s: %s, not a gauge" % (f.name, f.type))
+    if f.name.endswith("_info") and any(s.value != 1 for s in f.samples):
+        print("%s: an info metric with a value other than 1" % f.name)
+    if f.name.endswith(("_time", "_age")):
+        print("%s: a time without its unit" % f.name)
+' 2>&1)
+		status "$1: metrics by the conventions (prometheus_client)" "" "$out"
+	fi
+	if command -v promtool >/dev/null 2>&1; then
+		out=$(printf '%s\n' "$prom" | promtool check metrics 2>&1)
+		status "$1: promtool check metrics" 0 "$?" "$out"
+	else
+		skip "$1: promtool check metrics" "promtool comes only with Debian's prometheus package, not installed"
+	fi
+}
 # explained NAME PROGRAM EXPLAIN_JSON: --status says for PROGRAM what
 # --explain says: the decision, the package, the file, the pin, the search
 # list and what else names a driver.
 explained() {
+	valid "$1: $2" explain "$3"
 	diff=$(python3 - "$json" "$3" "$2" <<'EOF'
 import json, sys
 s, e, path = json.loads(sys.argv[1]), json.loads(sys.argv[2]), sys.argv[3]
@@ -123,6 +172,7 @@ status "empty: JSON holds" True "$(jq "d['holds']")"
 status "empty: JSON packages" "[]" "$(jq "d['packages']")"
 status "empty: JSON store" none "$(jq "d['verdicts']['store']")"
 counts "empty" 0 0 0 0 0
+prom_lint "empty"
 env -i CUDALOAD_ROOT="$W/empty" CUDALOAD_CONFIG="$W/empty.conf" "$B/cudaload" --status --textfile "$W/tf" >/dev/null
 status "empty: --textfile exit" 0 "$?"
 has "empty: --textfile wrote the metrics" "$(cat "$W/tf/cudaload.prom" 2>&1)" "cudaload_holds 1"
@@ -137,6 +187,41 @@ env -i CUDALOAD_ROOT="$W/empty" CUDALOAD_CONFIG="$W/empty.conf" sh -c "$post"
 status "unit: no directory, no file" "" "$(ls -A "$W/unit")"
 env -i CUDALOAD_ROOT="$W/empty" CUDALOAD_CONFIG="$W/empty.conf" CUDALOAD_TEXTFILE_DIR="$W/unit" sh -c "$post"
 contains "unit: CUDALOAD_TEXTFILE_DIR gets the metrics" "$(cat "$W/unit/cudaload.prom" 2>&1)" "cudaload_status_exit 0"
+# the timer's service, as systemd hands its ExecStart to the shell: the
+# same file, refreshed; exit 1 (does not hold) is no failure of the unit
+sunit=$top/etc/cudaload-status.service timer=$top/etc/cudaload-status.timer
+run=$(sed -n "s|^ExecStart=/bin/sh -c '\(.*\)'\$|\1|p" "$sunit" | sed -e "s|@BINDIR@|$B|" -e 's/\$\$/$/g')
+rm -rf "$W/unit" && mkdir -p "$W/unit"
+out=$(env -i CUDALOAD_ROOT="$W/empty" CUDALOAD_CONFIG="$W/empty.conf" sh -c "$run" 2>&1)
+status "timer's unit: no directory, exit 0" 0 "$?" "$out"
+has "timer's unit: no directory, says so" "$out" \
+	"cudaload: no CUDALOAD_TEXTFILE_DIR (systemctl edit cudaload-status.service): no metrics written"
+status "timer's unit: no directory, no file" "" "$(ls -A "$W/unit")"
+env -i CUDALOAD_ROOT="$W/empty" CUDALOAD_CONFIG="$W/empty.conf" CUDALOAD_TEXTFILE_DIR="$W/unit" sh -c "$run"
+status "timer's unit: exit" 0 "$?"
+contains "timer's unit: CUDALOAD_TEXTFILE_DIR gets the metrics" "$(cat "$W/unit/cudaload.prom" 2>&1)" "cudaload_status_exit 0"
+status "timer's unit: exit 1 is a success" "SuccessExitStatus=1" "$(grep -x 'SuccessExitStatus=1' "$sunit")"
+status "timer's unit: oneshot" "Type=oneshot" "$(grep -x 'Type=oneshot' "$sunit")"
+# the timer: the service of its own name (no Unit=), at boot and every 5
+# minutes (the README's alert on the file's age allows 15), for timers.target
+lacks "timer: runs the service of its name" "$(cat "$timer")" "Unit="
+status "timer: every 5 minutes" "OnUnitActiveSec=5min" "$(grep -x 'OnUnitActiveSec=.*' "$timer")"
+status "timer: after boot" "OnBootSec=1min" "$(grep -x 'OnBootSec=.*' "$timer")"
+status "timer: wanted by timers.target" "WantedBy=timers.target" "$(grep -x 'WantedBy=.*' "$timer")"
+contains "README: the file-age alert fits the timer" "$(cat "$top/README.md")" \
+	"time() - cudaload_status_timestamp_seconds > 15 * 60"
+if command -v systemd-analyze >/dev/null 2>&1; then
+	mkdir -p "$W/units"
+	for u in cudaload-verify.service cudaload-status.service cudaload-status.timer; do
+		sed "s|@BINDIR@|$B|" "$top/etc/$u" >"$W/units/$u"
+	done
+	out=$(cd "$W/units" && SYSTEMD_LOG_LEVEL=warning systemd-analyze verify --man=no \
+		./cudaload-status.timer ./cudaload-status.service ./cudaload-verify.service 2>&1)
+	status "systemd-analyze verify: the units" 0 "$?" "$out"
+	lacks "systemd-analyze verify: no complaint about them" "$out" "cudaload-"
+else
+	skip "systemd-analyze verify: the units" "no systemd-analyze (the systemd package)"
+fi
 
 # ---- the textfile, where others can write (issue 36) ----
 # Root writes it into a directory that is often the exporter's user's: what
@@ -251,7 +336,7 @@ elif kind == "prom":
     got, pkgs = [], []
     for fam in text_string_to_metric_families(text):
         for s in fam.samples:
-            if s.name == "cudaload_program":
+            if s.name == "cudaload_program_info":
                 got.append(unprint(s.labels["path"]))
             if s.name == "cudaload_package_usable":
                 pkgs.append(unprint(s.labels["package"]))
@@ -263,8 +348,6 @@ if got != names:
 if pkgs != [package]:
     sys.exit("packages: %r, want %r" % (pkgs, [package]))
 EOF
-py3=/usr/bin/python3
-[ -x "$py3" ] || py3=python3
 names_check() { "$py3" "$W/names_check.py" "$1"; }
 $NE --status >"$W/names.txt"
 status "names: --status text" "" "$(names_check text <"$W/names.txt" 2>&1)"
@@ -284,9 +367,49 @@ else
 	skip "names: the metrics through Prometheus' parser" "no python3-prometheus-client (scripts/deps.sh installs it)"
 fi
 has "names: a label escaped" "$(cat "$W/names.prom")" \
-	'cudaload_program{path="/opt/we\"ird\\\\name",state="missing",driver="none"} 1'
+	'cudaload_program_info{path="/opt/we\"ird\\\\name",state="missing",driver="none"} 1'
 $NE --verify --timeout 5 >"$W/names.verify" 2>&1
+valid "names" verify "$($NE --verify --json --timeout 5 2>&1)"
+valid "names" explain "$($NE --explain --json 2>&1)"
+# the three schemas: one version, the shared definitions alike
+out=$("$py3" - "$top/share/schema" <<'EOF'
+import json, sys
+d = {k: json.load(open("%s/%s.schema.json" % (sys.argv[1], k))) for k in ("explain", "status", "verify")}
+for k, s in d.items():
+    if s["properties"]["schema"] != {"const": 3, "description": "One version for --explain, --status and --verify --json."}:
+        print("%s: schema %r" % (k, s["properties"]["schema"]))
+    if s.get("$schema") != "https://json-schema.org/draft/2020-12/schema":
+        print("%s: not draft 2020-12" % k)
+for n in ("verdict", "candidate_verdict", "candidate"):
+    if d["explain"]["$defs"][n] != d["status"]["$defs"][n]:
+        print("status and explain differ on %s" % n)
+if "cuda_from" in json.dumps(d):
+    print("cuda_from is still there")
+EOF
+)
+status "schemas: one version, shared definitions alike, no duplicate key" "" "$out"
 status "names: --verify" "" "$(names_check verify <"$W/names.verify" 2>&1)"
+# --root is a view of an image: a typo, a file or a directory without usr/
+# is exit 2 with the reason, never a green; --verify takes none
+NR="env -i CUDALOAD_CONFIG=$W/empty.conf $B/cudaload"
+for r in "$W/no-such-image" "$W/empty.conf" "$W/libs"; do
+	for m in --status "--status --json" "--status --prometheus" "--explain /usr/bin/probe"; do
+		out=$($NR --root "$r" $m 2>&1)
+		status "--root $(basename "$r"), $m: exit" 2 "$?" "$out"
+		has "--root $(basename "$r"), $m: the reason" "$out" \
+			"cudaload: --root $r: $(case $r in */no-such-image) echo "No such file or directory" ;;
+				*/empty.conf) echo "not a directory" ;; *) echo "no usr/ in it: not a system image" ;; esac)"
+	done
+done
+for v in "--verify --root $W/empty" "--root $W/empty --verify" "--verify --timeout 5 --root=$W/empty"; do
+	out=$($NR $v 2>&1)
+	status "$v: refused" 100 "$?" "$out"
+	has "$v: why" "$out" \
+		"cudaload: --verify takes no --root: it would load an image's libraries as root and judge them by this host's driver"
+done
+out=$($NR --explain --root "$W/empty" probe 2>&1)
+status "--explain --root, a bare name: refused" 100 "$?" "$out"
+
 # --explain of a program named with an escape sequence, and of one named
 # with the characters of its printable form: told apart, on one line each
 cp "$L/probe" "$W/names-bin/a$(printf '\033')[2Jb"
@@ -310,8 +433,16 @@ if sh "$here/mkroot.sh" "$top/tests/fixtures/orin-jp5-compat124.profile" "$R" "$
 	"$B/cudaload-patch" --no-record --interp /usr/bin/cudaload --machine "$(uname -m)" "$R/opt/app/bin/probe" >/dev/null 2>&1
 	printf '/usr/bin/cudaload\t/opt/app/bin/probe\n' >"$R/var/lib/cudaload/patched"
 	O="env -i CUDALOAD_ROOT=$R CUDALOAD_CONFIG=$W/empty.conf"
-	$O "$B/cudaload" --verify --timeout 5 >"$W/orin-verify.log" 2>&1
 	tegra=/usr/lib/aarch64-linux-gnu/tegra pkg=/usr/local/cuda-12.4/compat
+	# no verdict store yet: the package is unverified, never a fresh verdict
+	snap $O "$B/cudaload"
+	has "orin unverified: metric verified" "$prom" "cudaload_package_verified{package=\"$pkg\"} 0"
+	has "orin unverified: system verified" "$prom" 'cudaload_package_verified{package="system"} 0'
+	lacks "orin unverified: no stale sample reads as fresh" "$prom" "cudaload_verdict_stale{package=\"$pkg\"}"
+	lacks "orin unverified: no age" "$prom" "cudaload_verdict_age_seconds{package=\"$pkg\"}"
+	prom_lint "orin unverified"
+	vjson=$($O "$B/cudaload" --verify --json --timeout 5 2>>"$W/orin-verify.log")
+	valid "orin" verify "$vjson"
 	# orin_program STATE: the program in --status is what --explain says,
 	# and what it loads when run through cudaload (the root's files)
 	orin_program() {
@@ -338,6 +469,8 @@ if sh "$here/mkroot.sh" "$top/tests/fixtures/orin-jp5-compat124.profile" "$R" "$
 	counts "orin r35" 1 0 0 0 0
 	status "orin r35: JSON decision" system "$(prog /opt/app/bin/probe decision)"
 	orin_package "orin r35" 0 0
+	has "orin r35: metric verified" "$prom" "cudaload_package_verified{package=\"$pkg\"} 1"
+	prom_lint "orin r35"
 	contains "orin r35: metric age" "$prom" 'cudaload_verdict_age_seconds{package="/usr/local/cuda-12.4/compat"} '
 	orin_program "orin r35"
 
@@ -354,12 +487,41 @@ if sh "$here/mkroot.sh" "$top/tests/fixtures/orin-jp5-compat124.profile" "$R" "$
 	has "orin r36: takes the package" "$txt" \
 		"              compat /usr/local/cuda-12.4/compat, libcuda /usr/local/cuda-12.4/compat/libcuda.so.1.1"
 	has "orin r36: the last line" "$(printf '%s\n' "$txt" | tail -n1)" \
-		"status:       does not hold: 1 of 1 program held; verdicts stale (run cudaload --verify)"
+		"status:       does not hold: the verdict on $pkg is stale (made on another driver or GPU): run cudaload --verify; held: 1 of 1 program"
+	lacks "orin r36: no held count as the reason" "$txt" "does not hold: 1 of 1"
 	status "orin r36: JSON store" other_host "$(jq "d['verdicts']['store']")"
 	status "orin r36: JSON decision" compat "$(prog /opt/app/bin/probe decision)"
 	orin_package "orin r36" 1 1
-	has "orin r36: metric program" "$prom" 'cudaload_program{path="/opt/app/bin/probe",state="held",driver="compat"} 1'
+	prom_lint "orin r36"
+	has "orin r36: metric program" "$prom" 'cudaload_program_info{path="/opt/app/bin/probe",state="held",driver="compat"} 1'
 	orin_program "orin r36"
+	# --root: the same image, every path its own (CUDALOAD_ROOT, the test
+	# seam, keeps the prefix on what is handed to ld.so)
+	json=$($NR --status --json --root "$R")
+	status "orin r36 --root: exit" 1 "$?"
+	lacks "orin r36 --root: no path carries the mount point" "$json" "$R"
+	status "orin r36 --root: ldso" "$ldso" "$(prog /opt/app/bin/probe ldso)"
+	status "orin r36 --root: library_path" "$pkg:/usr/lib/aarch64-linux-gnu/nvidia" \
+		"$(prog /opt/app/bin/probe library_path)"
+	status "orin r36 --root: libcuda" "$pkg/libcuda.so.1.1" "$(prog /opt/app/bin/probe libcuda)"
+	ejson=$($NR --explain --json --root "$R" /opt/app/bin/probe)
+	status "orin r36 --explain --root: exit" 0 "$?"
+	lacks "orin r36 --explain --root: no path carries the mount point" "$ejson" "$R"
+	explained "orin r36 --root" /opt/app/bin/probe "$ejson"
+	json=$(printf '%s' "$ejson")
+	status "orin r36 --explain --root: program" /opt/app/bin/probe "$(jq "d['program']")"
+	status "orin r36 --explain --root: ldso" "$ldso" "$(jq "d['ldso']")"
+	# the image's own config, named as the image names it
+	printf 'policy = auto\n' >"$R/etc/cudaload.conf"
+	etxt=$(env -i "$B/cudaload" --explain --root "$R" /opt/app/bin/probe)
+	has "orin r36 --explain --root: the image's config" "$etxt" "config:       /etc/cudaload.conf"
+	rm "$R/etc/cudaload.conf"
+	etxt=$($NR --explain --root "$R" /opt/app/bin/probe)
+	lacks "orin r36 --explain --root: text without the mount point" "$etxt" "$R"
+	has "orin r36 --explain --root: text library path" "$etxt" \
+		"library path: $pkg:/usr/lib/aarch64-linux-gnu/nvidia"
+	prom=$($NR --status --prometheus --root "$R")
+	lacks "orin r36 --root: metrics without the mount point" "$prom" "$R"
 	$O "$B/cudaload" --verify --timeout 5 >>"$W/orin-verify.log" 2>&1
 	snap $O "$B/cudaload"
 	exits "orin r36 verified" 0
@@ -515,7 +677,7 @@ if sh "$here/mkroot.sh" "$W/dc.profile" "$R" "$L" >/dev/null; then
 	has "dc 580: why" "$txt" \
 		"              the program's DT_RPATH /usr/local/cuda-13.0/compat gives its libcuda.so.1 first"
 	has "dc 580: the last line" "$(printf '%s\n' "$txt" | tail -n1)" \
-		"status:       does not hold: 1 of 2 programs held, 1 not_held; verdicts stale (run cudaload --verify)"
+		"status:       does not hold: 1 not_held (each program above says why); the verdict on /usr/local/cuda-13.0/compat is stale (made on another driver or GPU): run cudaload --verify; held: 1 of 2 programs"
 	counts "dc 580" 1 1 0 0 0
 	status "dc 580: JSON stale" True "$(jq "d['verdicts']['stale']")"
 	has "dc 580: metric stale" "$prom" 'cudaload_verdict_stale{package="/usr/local/cuda-13.0/compat"} 1'
@@ -564,7 +726,7 @@ EOF
 	verify
 	snap $C
 	has "dc 580 verified: verdicts fresh" "$(printf '%s\n' "$txt" | tail -n1)" \
-		"status:       does not hold: 1 of 2 programs held, 1 not_held; verdicts fresh"
+		"status:       does not hold: 1 not_held (each program above says why); held: 1 of 2 programs; verdicts fresh"
 	cp "$L/probe" "$R/opt/app/bin/probe-lost"
 	printf '/usr/bin/cudaload\t/opt/app/bin/%s\n' probe-lost probe-gone 'we"ird\name' >>"$R/var/lib/cudaload/patched"
 	rm -rf "$R/usr/lib/cudaload/pin"
@@ -580,9 +742,9 @@ EOF
 	has "dc after: the pin line" "$txt" \
 		"pin:          none (x86_64): no pin directory /usr/bin/../lib/cudaload/pin$sys"
 	counts "dc after" 0 2 1 2 0
-	has "dc after: metric program" "$prom" 'cudaload_program{path="/opt/app/bin/probe-lost",state="unpatched",driver="none"} 1'
+	has "dc after: metric program" "$prom" 'cudaload_program_info{path="/opt/app/bin/probe-lost",state="unpatched",driver="none"} 1'
 	# (the printable form: the backslash doubled, then escaped for the format)
-	has "dc after: a label escaped" "$prom" 'cudaload_program{path="/opt/app/bin/we\"ird\\\\name",state="missing",driver="none"} 1'
+	has "dc after: a label escaped" "$prom" 'cudaload_program_info{path="/opt/app/bin/we\"ird\\\\name",state="missing",driver="none"} 1'
 	status "dc after: the JSON gives the name's printable form" 'we"ird\\name' "$(jq "d['programs'][4]['path'].split('/')[-1]")"
 	judged "dc after" probe probe-rpath
 	json=$("$B/cudaload" --status --json --root "$R")

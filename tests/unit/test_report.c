@@ -63,7 +63,7 @@ Test(report_happy, json_is_valid_and_complete)
 		"\"usable\":true", "\"decision\":\"compat\"", "\"compat_dir\":\"/usr/local/cuda-12.2/compat\"",
 		"\"reason\":\"compat CUDA 12.2\"", "\"ldso\":\"/lib/ld-linux-aarch64.so.1\"",
 		"\"library_path\":\"/usr/local/cuda-12.2/compat\"", "\"mode\":\"chain\"",
-		"\"model\":\"Jetson \\\"AGX\\\" Orin\\\\x0a\"", "{\"schema\":2,", "\"cuda_source\":\"directory\"",
+		"\"model\":\"Jetson \\\"AGX\\\" Orin\\\\x0a\"", "{\"schema\":3,", "\"cuda_source\":\"directory\"",
 		"\"gpu\":{\"problem\":", "\"config_warnings\":[]", "\"tables\":{\"cuda\":\"13.4\"",
 		"\"compat_searched\":[\"/usr/local/cuda-*/compat\",",
 	};
@@ -290,4 +290,29 @@ Test(report_sad, names_cannot_pass_for_others)
 	free(esc);
 	free(esc_json);
 	settings_free(&s);
+}
+
+/* Schema 3: where a version came from is a token ("version file" is
+ * version_file), under one key (cuda_from went: it said the same). */
+Test(report_happy, cuda_source_is_a_token)
+{
+	static const char *const from[][2] = { { "version file", "\"cuda_source\":\"version_file\"" },
+					       { "file name", "\"cuda_source\":\"file_name\"" },
+					       { "store name", "\"cuda_source\":\"store_name\"" },
+					       { NULL, "\"cuda_source\":null" } };
+	for (size_t i = 0; i < sizeof from / sizeof from[0]; i++) {
+		struct candidate v;
+		memset(&v, 0, sizeof v);
+		v.dir = "/usr/local/cuda-12.2/compat";
+		v.cuda_from = from[i][0];
+		strcpy(v.reason, "r");
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		report_candidate_json(f, &v, 0);
+		fclose(f);
+		cr_assert(strstr(buf, from[i][1]) != NULL, "want %s in %s", from[i][1], buf);
+		cr_assert(strstr(buf, "cuda_from") == NULL, "cuda_from is gone: %s", buf);
+		free(buf);
+	}
 }

@@ -754,6 +754,30 @@ char *verdict_user_store(char *const *envp, unsigned uid, bool *lasting)
 	return path;
 }
 
+/* The user's store onto c, after root's: 1 applied, 0 none, -1 ignored.
+ * A function of its own, so that its message buffer is not on the stack
+ * while root's store is read (the deepest point of a start, where a few
+ * hundred bytes more cost a page fault at many starts). */
+__attribute__((noinline))
+static int load_user_store(const char *root, char *const *envp, unsigned uid,
+			   const struct host *h, struct candidates *c, struct verdict *system)
+{
+	bool lasting;
+	char *path = verdict_user_store(envp, uid, &lasting), *text, why[320];
+	if (!path)
+		return 0;
+	size_t len = 0;
+	int u = read_store_at(path, TRUST_OWNER, uid, &text, &len, why, sizeof why);
+	if (u < 0)
+		diag("verdicts %s; ignored", why);
+	if (u > 0) {
+		u = apply_store(text, len, root, h, VSOURCE_USER, lasting, path, c, system);
+		free(text);
+	}
+	free(path);
+	return u;
+}
+
 int verdict_load_stores(const char *root, bool secure, char *const *envp, unsigned uid,
 			const struct host *h, struct candidates *c, struct verdict *system)
 {
@@ -764,19 +788,7 @@ int verdict_load_stores(const char *root, bool secure, char *const *envp, unsign
 	 * own is the other store) */
 	if (secure || uid == 0 || h->platform == PLATFORM_TEGRA)
 		return r;
-	bool lasting;
-	char *path = verdict_user_store(envp, uid, &lasting), *text, why[320];
-	if (!path)
-		return r;
-	size_t len = 0;
-	int u = read_store_at(path, TRUST_OWNER, uid, &text, &len, why, sizeof why);
-	if (u < 0)
-		diag("verdicts %s; ignored", why);
-	if (u > 0) {
-		u = apply_store(text, len, root, h, VSOURCE_USER, lasting, path, c, system);
-		free(text);
-	}
-	free(path);
+	int u = load_user_store(root, envp, uid, h, c, system);
 	return r > 0 || u > 0 ? 1 : r < 0 || u < 0 ? -1 : 0;
 }
 

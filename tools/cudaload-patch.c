@@ -435,10 +435,15 @@ static bool absolute(const char *path, char *out, size_t cap)
 }
 
 /* The program at path (img in the image, with --root) as this machine
- * reaches it, absolute, for the closure and the Python packages. */
+ * reaches it, absolute, for the closure and the Python packages: in an
+ * image, its links resolved inside it first, so that what they read is
+ * the image's. */
 static bool program_path(const char *path, const char *img, char *out, size_t cap)
 {
-	return img ? host_path(img, out, cap) : absolute(path, out, cap);
+	char real[CL_PATH_MAX];
+	if (!img)
+		return absolute(path, out, cap);
+	return closure_resolve(opt.root_abs, img, real, sizeof real) == 0 && host_path(real, out, cap);
 }
 
 /* Is a program with no sign of CUDA of its own a CUDA program through the

@@ -56,6 +56,8 @@ cp "$W/prog" "$O/opt/app/app"
 cp "$W/prog" "$O/opt/app/app2"
 cp "$B/cudaload" "$O/usr/bin/cudaload"	# a cudaload an image must not take for its own
 printf 'outside\n' >"$O/etc/cudaload.conf"
+mkdir -p "$O/usr/lib/python3/dist-packages/torch/lib"	# a CUDA wheel, not the image's
+: >"$O/usr/lib/python3/dist-packages/torch/lib/libcudart.so.12"
 before=$(listing "$O")
 climb=../../../../../../../../../../../../../../../..	# far above any root
 
@@ -130,6 +132,16 @@ for how in openat2 own; do
 		cmp -s "$I$O/$f" "$W/prog" && ok "row 2 $t: $f restored byte for byte" || bad "row 2 $t: $f differs"
 	done
 	unchanged "row 2 $t: still nothing outside" "$O" "$before"
+
+	# ---- row 2: what is read as the image's is read inside it too -------------
+	I=$D/py
+	mkdir -p "$I/usr/bin"
+	cp /usr/bin/env "$I/usr/bin/python3.11"	# a Python with no CUDA of its own
+	ln -s "$O/usr/lib" "$I/usr/lib"
+	out=$("$P" --root "$I" --interp /usr/bin/cudaload --machine "$M" --dry-run "$I/usr/bin" 2>&1)
+	status "row 2 $t: a dry run over an image whose usr/lib links out" 0 $? "$out"
+	has "row 2 $t: ... judges its Python by the image's packages, not this machine's" "$out" \
+		"cudaload-patch: 0 would be patched, 1 skipped (no CUDA 1), 0 failed"
 
 	# ---- row 2: links that loop ------------------------------------------------
 	I=$D/loop

@@ -188,10 +188,20 @@ static int copy_xattrs(int src, int dst, char *why, size_t cap)
  */
 #define BATCH_MAX 256
 
+/* The directory of the files in hand (dir_of): files in a row share one,
+ * so the last one stays open. */
+static struct {
+	char *key;		/* "i" (in the image) or "h" (here), then the directory as named */
+	int fd;
+	struct stat st;		/* its fstat */
+} dir_cache = { NULL, -1, { 0 } };
+
 struct pending {
 	char *tmp, *path, *name;	/* tmp and name in dirfd; path as said */
 	char *img;			/* the path in the image, with --root */
 	int dirfd;			/* the directory, open (a copy of dir_of's) */
+	dev_t dir_dev;			/* ... its identity */
+	ino_t dir_ino;
 	int lockfd;			/* the temporary, read-only: its lock */
 	struct held held;		/* the original, as it was read */
 	const char *interp;		/* the record's: what it was patched for */
@@ -295,11 +305,10 @@ static int flush_batch(void)
 				puts(p->line);
 			count(DONE, p->path);
 			record_done(p->path, p->img, p->interp);
-			struct stat ds;
-			if (fstat(p->dirfd, &ds) == 0 && (ds.st_dev != last_dev || ds.st_ino != last_ino)) {
+			if (p->dir_dev != last_dev || p->dir_ino != last_ino) {
 				fsync(p->dirfd);	/* make the renames durable */
-				last_dev = ds.st_dev;
-				last_ino = ds.st_ino;
+				last_dev = p->dir_dev;
+				last_ino = p->dir_ino;
 			}
 		} else {
 			complain(p->path, "error: %s; left as it was", why);
@@ -340,8 +349,11 @@ static int queue_replacement(const char *path, const char *img, int dirfd, const
 	struct pending *p = &batch.v[batch.n];
 	memset(p, 0, sizeof *p - sizeof p->line);
 	p->lockfd = -1;
-	if (replace_hold(&p->held, srcfd, st, dirfd, why, cap) < 0)
+	/* dirfd is dir_of's: its fstat is kept there */
+	if (replace_hold(&p->held, srcfd, st, dirfd, &dir_cache.st, why, cap) < 0)
 		return -1;
+	p->dir_dev = dir_cache.st.st_dev;
+	p->dir_ino = dir_cache.st.st_ino;
 	p->dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
 	int fd = p->dirfd < 0 ? (snprintf(why, cap, "%s", strerror(errno)), -1)
 			      : replace_make_temp(p->dirfd, name, tmp, sizeof tmp, why, cap);
@@ -356,7 +368,7 @@ static int queue_replacement(const char *path, const char *img, int dirfd, const
 		snprintf(why, cap, "cannot write: %s", strerror(-r));
 	/* its lock, on a descriptor that does not write (an exec of the
 	 * renamed program would fail with ETXTBSY while one does) */
-	else if ((p->lockfd = replace_lock_again(p->dirfd, tmp, fd)) < 0)
+	else if ((p->lockfd = replace_lock_again(p->dirfd, tmp)) < 0)
 		snprintf(why, cap, "cannot lock the file beside it: %s", strerror(errno)), r = -1;
 	if (close(fd) < 0 && r == 0)
 		snprintf(why, cap, "cannot write: %s", strerror(errno)), r = -1;
@@ -462,16 +474,6 @@ static bool reaches_cuda(const char *path, const char *img, char *why, size_t ca
 	return r > 0;
 }
 
-/* The directory that holds a file, open, and the file's name in it: with
- * --root, img resolved inside the image (inroot.h); else path's directory
- * as this machine resolves it.  Files in a row share a directory, so the
- * last one stays open: the descriptor is lent until the next call.  -errno
- * when it cannot be opened. */
-static struct {
-	char *key;		/* the directory as named, "" with the root's prefix for an image */
-	int fd;
-} dir_cache = { NULL, -1 };
-
 static void dir_cache_drop(void)
 {
 	if (dir_cache.fd >= 0)
@@ -481,6 +483,10 @@ static void dir_cache_drop(void)
 	dir_cache.fd = -1;
 }
 
+/* The directory that holds a file, open, and the file's name in it: with
+ * --root, img resolved inside the image (inroot.h); else path's directory
+ * as this machine resolves it.  The descriptor is lent until the next call
+ * (dir_cache); -errno when it cannot be opened. */
 static int dir_of(const char *path, const char *img, char *name, size_t cap)
 {
 	const char *p = img ? img : path, *slash = strrchr(p, '/');
@@ -513,6 +519,12 @@ static int dir_of(const char *path, const char *img, char *name, size_t cap)
 		fd = img ? fd : -errno;
 		free(key);
 		return fd;
+	}
+	if (fstat(fd, &dir_cache.st) < 0) {
+		int e = errno;
+		close(fd);
+		free(key);
+		return -e;
 	}
 	dir_cache.key = key;
 	dir_cache.fd = fd;
@@ -1369,7 +1381,7 @@ static void install_file(const char *src, const struct stat *sst, const char *de
 		snprintf(why, sizeof why, "cannot set its mode: %s", strerror(errno)), r = -1;
 	if (r == 0 && fsync(fd) < 0)
 		snprintf(why, sizeof why, "cannot make it durable: %s", strerror(errno)), r = -1;
-	if (r == 0 && (lock = replace_lock_again(dfd, tmp, fd)) < 0)
+	if (r == 0 && (lock = replace_lock_again(dfd, tmp)) < 0)
 		snprintf(why, sizeof why, "cannot lock the file beside it: %s", strerror(errno)), r = -1;
 	if (fd >= 0 && close(fd) < 0 && r == 0)
 		snprintf(why, sizeof why, "cannot write: %s", strerror(errno)), r = -1;

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,34 +81,32 @@ static const char *fixed_flag(int fd)
 	return flags & FS_APPEND_FL ? "append-only" : flags & FS_IMMUTABLE_FL ? "immutable" : NULL;
 }
 
-/* fixed_flag of the directory open at dirfd; a walk meets one directory
- * many times in a row, so the last answer is kept. */
-static const char *dir_fixed_flag(int dirfd)
+/* fixed_flag of the directory open at dirfd (dirst its fstat); a walk
+ * meets one directory many times in a row, so the last answer is kept. */
+static const char *dir_fixed_flag(int dirfd, const struct stat *dirst)
 {
 	static dev_t last_dev;
 	static ino_t last_ino;
 	static bool known;
 	static const char *last_flag;
-	struct stat st;
-	if (fstat(dirfd, &st) < 0)
-		return NULL;
-	if (known && st.st_dev == last_dev && st.st_ino == last_ino)
+	if (known && dirst->st_dev == last_dev && dirst->st_ino == last_ino)
 		return last_flag;
 	last_flag = fixed_flag(dirfd);
-	last_dev = st.st_dev;
-	last_ino = st.st_ino;
+	last_dev = dirst->st_dev;
+	last_ino = dirst->st_ino;
 	known = true;
 	return last_flag;
 }
 
-int replace_hold(struct held *h, int fd, const struct stat *st, int dirfd, char *why, size_t cap)
+int replace_hold(struct held *h, int fd, const struct stat *st, int dirfd, const struct stat *dirst,
+		 char *why, size_t cap)
 {
 	const char *flag = fixed_flag(fd);
 	if (flag) {
 		snprintf(why, cap, "it is %s (chattr): it cannot be replaced", flag);
 		return -1;
 	}
-	flag = dir_fixed_flag(dirfd);
+	flag = dir_fixed_flag(dirfd, dirst);
 	if (flag) {
 		snprintf(why, cap, "its directory is %s (chattr): a new file there could neither "
 			 "replace it nor be removed again", flag);
@@ -200,21 +199,27 @@ bool replace_is_temp(const char *name)
 	return true;
 }
 
-/* TEMP_RANDOM letters, unpredictable enough that nobody can make the name
- * first (O_EXCL refuses it then anyway). */
+/* TEMP_RANDOM letters that nobody can guess to make the name first (and
+ * O_EXCL refuses a name that is there anyway): the kernel's randomness
+ * once, then a generator seeded with it. */
 static void random_letters(char *out)
 {
-	unsigned char r[TEMP_RANDOM];
-	if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
-		static unsigned long counter;
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		unsigned long x = (unsigned long)ts.tv_nsec ^ ((unsigned long)getpid() << 16) ^ ++counter * 2654435761u;
-		for (size_t i = 0; i < sizeof r; i++, x = x * 6364136223846793005ul + 1442695040888963407ul)
-			r[i] = (unsigned char)(x >> 33);
+	static uint64_t state;
+	if (!state) {
+		if (getrandom(&state, sizeof state, GRND_NONBLOCK) != (ssize_t)sizeof state) {
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			state = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ ((uint64_t)getpid() << 48);
+		}
+		state |= 1;
 	}
-	for (size_t i = 0; i < TEMP_RANDOM; i++)
-		out[i] = letters[r[i] % (sizeof letters - 1)];
+	for (size_t i = 0; i < TEMP_RANDOM; i++) {
+		/* xorshift64* */
+		state ^= state >> 12;
+		state ^= state << 25;
+		state ^= state >> 27;
+		out[i] = letters[((state * 0x2545F4914F6CDD1Dull) >> 40) % (sizeof letters - 1)];
+	}
 }
 
 int replace_make_temp(int dirfd, const char *name, char *tmp, size_t cap, char *why, size_t whycap)
@@ -265,17 +270,12 @@ int replace_make_temp(int dirfd, const char *name, char *tmp, size_t cap, char *
 	return fd;
 }
 
-int replace_lock_again(int dirfd, const char *tmp, int fd)
+int replace_lock_again(int dirfd, const char *tmp)
 {
-	struct stat a, b;
+	/* by name, as the rename will be: the directory is the caller's */
 	int ro = openat(dirfd, tmp, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (ro < 0)
 		return -1;
-	if (fstat(ro, &a) < 0 || fstat(fd, &b) < 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
-		close(ro);
-		errno = ESTALE;	/* the name is no longer the file written */
-		return -1;
-	}
 	if (flock(ro, LOCK_SH | LOCK_NB) < 0) {
 		int e = errno;
 		close(ro);

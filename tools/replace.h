@@ -50,10 +50,11 @@ struct held {
 };
 
 /* Hold the file read from fd (st as it was read), in the directory open at
- * dirfd: take the lease, check that nothing changed since the read, and
- * that a temporary in dirfd could be removed again.  0, or -1 with why
- * (nothing is held then). */
-int replace_hold(struct held *h, int fd, const struct stat *st, int dirfd, char *why, size_t cap);
+ * dirfd (dirst its fstat): take the lease, check that nothing changed since
+ * the read, and that a temporary in dirfd could be removed again.  0, or -1
+ * with why (nothing is held then). */
+int replace_hold(struct held *h, int fd, const struct stat *st, int dirfd, const struct stat *dirst,
+		 char *why, size_t cap);
 
 /* Is name in dirfd still the held file, unwritten?  0, or -1 with why. */
 int replace_still_held(const struct held *h, int dirfd, const char *name, char *why, size_t cap);
@@ -68,11 +69,12 @@ void replace_release(struct held *h);
  * -1 with why. */
 int replace_make_temp(int dirfd, const char *name, char *tmp, size_t cap, char *why, size_t whycap);
 
-/* The temporary tmp in dirfd, just written through fd, opened again
- * read-only with its lock: kept until the rename, it holds the lock
- * without holding the file open for writing (an exec of the program it
- * becomes would fail with ETXTBSY).  The descriptor, or -1 with errno. */
-int replace_lock_again(int dirfd, const char *tmp, int fd);
+/* The temporary tmp in dirfd, just written, opened again read-only with
+ * its lock: kept until the rename, it holds the lock without holding the
+ * file open for writing (an exec of the program it becomes would fail with
+ * ETXTBSY); the descriptor that wrote it can then be closed.  The
+ * descriptor, or -1 with errno. */
+int replace_lock_again(int dirfd, const char *tmp);
 
 /* Rename the registered temporary over name; -1 with errno as renameat's. */
 int replace_commit(int dirfd, const char *tmp, const char *name);

@@ -31,7 +31,9 @@ static void open_fixture(struct fixture *f, const void *data, size_t len)
 
 static int hold(struct fixture *f)
 {
-	return replace_hold(&f->h, f->fd, &f->st, f->dirfd, f->why, sizeof f->why);
+	struct stat dirst;
+	cr_assert_eq(fstat(f->dirfd, &dirst), 0);
+	return replace_hold(&f->h, f->fd, &f->st, f->dirfd, &dirst, f->why, sizeof f->why);
 }
 
 static int still(struct fixture *f)
@@ -208,7 +210,7 @@ Test(replace, stale_temporaries_and_live_ones)
 	int fd = replace_make_temp(f.dirfd, "prog", live, sizeof live, why, sizeof why);
 	cr_assert_geq(fd, 0, "%s", why);
 	cr_assert_eq(write(fd, "\177ELF", 4), 4);
-	int lock = replace_lock_again(f.dirfd, live, fd);
+	int lock = replace_lock_again(f.dirfd, live);
 	cr_assert_geq(lock, 0);
 	close(fd);	/* written: the read-only descriptor keeps the lock */
 	pid_t pid = fork();

@@ -250,8 +250,8 @@ bench-smoke: all
 	@echo "bench smoke: ok ($(BUILD)/bench/results.json)"
 
 # ---- fuzzing: libFuzzer targets (clang) for every parser of outside data ----
-FUZZ_TARGETS := release versions notejson config elf patch verdict patchlist utf8 ldcache
-FUZZ_LIBSRC := $(COMMON_SRC) $(ELFPATCH_SRC) tools/patchlist.c
+FUZZ_TARGETS := release versions notejson config elf patch verdict patchlist utf8 ldcache inroot
+FUZZ_LIBSRC := $(COMMON_SRC) $(ELFPATCH_SRC) tools/patchlist.c tools/inroot.c
 FUZZ_SECONDS ?= 60
 
 $(BUILD)/fuzz/%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIBSRC) $(TOOL_HDR)

@@ -95,6 +95,7 @@ static struct {
 	const char *root;		/* --root: the image the programs run in */
 	int rootfd;			/* ... open (O_PATH), -1 without */
 	char root_abs[CL_PATH_MAX];	/* ... absolute, cleaned (inroot_absolute) */
+	char root_real[CL_PATH_MAX];	/* ... its links resolved here (realpath) */
 	bool sweep;			/* remove the temporaries of a killed run */
 	struct closure *closure;	/* what a program loads, judged once per run */
 	struct pysite *pysite;
@@ -941,8 +942,11 @@ static void list_argument(const char *arg)
 	char abs[CL_PATH_MAX], resolved[CL_PATH_MAX], shown[CL_PATH_MAX];
 	const char *img = NULL;
 	char *real = NULL;
+	/* in the image: below the root as given, or as this machine resolves
+	 * it (the image's own links are never followed to get there) */
 	if (opt.rootfd >= 0 &&
-	    (inroot_absolute(path, abs, sizeof abs) < 0 || !(img = inroot_below(opt.root_abs, abs)))) {
+	    (inroot_absolute(path, abs, sizeof abs) < 0 ||
+	     (!(img = inroot_below(opt.root_abs, abs)) && !(img = inroot_below(opt.root_real, abs))))) {
 		complain(path, "error: not in the image (--root %s): name its files there", opt.root_abs);
 		count(FAILED, path);
 		return;
@@ -1150,7 +1154,8 @@ static const struct option_def options[] = {
 	  "the target machine (x86_64, aarch64 ...; default: --interp's)" },
 	{ "root", 0, "DIR", false, O_ROOT,
 	  "the image the programs run in: their libraries and\n"
-	  "Python packages are looked for there (default: /)" },
+	  "Python packages are looked for there, and every\n"
+	  "path in it is resolved inside it (default: /)" },
 	{ "all", 0, NULL, false, O_ALL,
 	  "in directories, patch every dynamic program, not\n"
 	  "only the CUDA ones" },
@@ -1545,6 +1550,7 @@ static int install(const char *src, const char *dest)
 static void print_help(FILE *to)
 {
 	fputs("usage: cudaload-patch [OPTION]... PATH...\n"
+	      "       cudaload-patch --root DIR --install [--mode MODE] [--no-clobber] SRC DEST\n"
 	      "Sets the program interpreter of executables to cudaload, recording the\n"
 	      "original so cudaload runs each with the loader it was built for.  Named\n"
 	      "files are patched when they are dynamically linked programs; directories\n"
@@ -1718,6 +1724,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cudaload-patch: --root %s: not a directory\n", opt.root);
 		return EXIT_USAGE;
 	}
+	if (opt.root && !realpath(opt.root_abs, opt.root_real))
+		snprintf(opt.root_real, sizeof opt.root_real, "%s", opt.root_abs);
 	if (opt.root && opt.verbose)
 		printf("cudaload-patch: paths in %s are resolved inside it, by %s\n", opt.root_abs,
 		       inroot_resolver());

@@ -114,6 +114,7 @@ static int follow(struct walk *w, int lfd, const char *rest, char *next, int *li
 	return r;
 }
 
+/* inroot_open without openat2: one component at a time (see inroot.h). */
 static int own_open(int root, const char *path, int flags)
 {
 	struct walk w = { root, malloc(MAX_DEPTH * sizeof(int)), 0 };

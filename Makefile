@@ -180,7 +180,8 @@ UNIT_SRC  := $(wildcard tests/unit/*.c)
 HOST_CFLAGS := $(BASEFLAGS) -g -O1
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-UNIT_TOOL := $(ELFPATCH_SRC) tools/patchlist.c tools/closure.c tools/pysite.c tools/replace.c tools/inroot.c tools/ptx.c
+UNIT_TOOL := $(ELFPATCH_SRC) tools/patchlist.c tools/closure.c tools/pysite.c tools/replace.c tools/inroot.c \
+	tools/ptx.c loader/firstuse.c
 UNIT_DEPS := $(UNIT_SRC) $(COMMON_SRC) $(UNIT_TOOL) $(TOOL_HDR) $(wildcard tests/unit/*.h)
 UNIT_CFLAGS := $(HOST_CFLAGS) -Wno-missing-prototypes -Wno-write-strings
 
@@ -206,6 +207,7 @@ e2e: all $(BUILD)/asan/cudaload-patch
 	@set -e; for a in $(E2E_ARCHES); do for m in exec chain; do \
 		sh tests/e2e/run.sh $(BUILD) $$a $$m; done; done
 	@set -e; for a in $(E2E_ARCHES); do sh tests/e2e/verify.sh $(BUILD) $$a; done
+	@set -e; for a in $(E2E_ARCHES); do sh tests/e2e/firstuse.sh $(BUILD) $$a; done
 	@set -e; for a in $(E2E_ARCHES); do for m in exec chain; do \
 		sh tests/e2e/hold.sh $(BUILD) $$a $$m; done; done
 	@set -e; for a in $(E2E_ARCHES); do for m in exec chain; do \

@@ -312,6 +312,8 @@ static void missed(struct candidates *out, const char *entry, const char *origin
 
 int compat_add(const char *root, const char *dir, const char *origin, struct candidates *out)
 {
+	if (out->full && out->n >= COMPAT_MAX_CANDIDATES)
+		return 0;	/* said already; a pattern may match thousands more */
 	for (size_t i = 0; i < out->n; i++)
 		if (strcmp(out->v[i].dir, dir) == 0)
 			return 0;
@@ -353,6 +355,8 @@ struct listing {
 	bool complete;		/* every entry is in names (or dir does not exist) */
 	unsigned listed;	/* directories listed so far, for COMPAT_MAX_LISTINGS */
 	bool stopped;		/* the bound was reached: expansion stopped */
+	size_t entries;		/* entries read so far, for COMPAT_MAX_ENTRIES */
+	bool cut;		/* that bound was reached: a listing is partial */
 };
 
 static int by_name(const void *a, const void *b)
@@ -366,22 +370,39 @@ static void listing_free(struct listing *l)
 	free(l->names);
 	free(l->raw);
 	free(l->dir);
-	*l = (struct listing){ .listed = l->listed, .stopped = l->stopped };
+	*l = (struct listing){ .listed = l->listed, .stopped = l->stopped, .entries = l->entries,
+			       .cut = l->cut };
 }
 
 /* Room for one more getdents64 record: its head, a 255-byte name, its NUL,
- * padding. */
+ * padding.  The shortest record: a one-byte name, its NUL, padded to 8. */
 #define DIRENT_MAX (DENT_HEAD + 256 + 8)
+#define DIRENT_MIN 24
+
+/* How many records getdents64 put in buf[0..len). */
+static size_t count_records(const char *buf, size_t len)
+{
+	size_t k = 0, pos = 0;
+	const char *name;
+	for (enum dent_step step; (step = dent_next(buf, len, &pos, &name)) != DENT_END &&
+				  step != DENT_BROKEN;)
+		k++;
+	return k;
+}
 
 /* The records of an open directory, read straight into a heap block grown
  * in place (opendir would add an fcntl and a buffer of its own); *len is
- * their size.  false when a read or memory failed. */
-static bool read_records(int fd, char **raw, size_t *len)
+ * their size, *count how many.  At most about `budget` records: no read
+ * asks for more bytes than that many of the shortest records fill, so
+ * neither the block nor the time grows past the bound (COMPAT_MAX_ENTRIES).
+ * false when a read or memory failed or the budget ended the reading:
+ * then the listing proves nothing absent. */
+static bool read_records(int fd, size_t budget, char **raw, size_t *len, size_t *count)
 {
-	size_t cap = 1024, used = 0;
+	size_t cap = 1024, used = 0, got = 0;
 	char *buf = malloc(cap);
 	long n = -1;
-	while (buf) {
+	while (buf && got < budget) {
 		if (cap - used < DIRENT_MAX) {
 			char *b = realloc(buf, cap * 2);
 			if (!b)
@@ -389,13 +410,18 @@ static bool read_records(int fd, char **raw, size_t *len)
 			buf = b;
 			cap *= 2;
 		}
-		n = syscall(SYS_getdents64, fd, buf + used, cap - used);
+		size_t want = cap - used, most = (budget - got) * DIRENT_MIN;
+		if (want > most)
+			want = most > DIRENT_MAX ? most : DIRENT_MAX;
+		n = syscall(SYS_getdents64, fd, buf + used, want);
 		if (n <= 0)
 			break;
+		got += count_records(buf + used, (size_t)n);
 		used += (size_t)n;
 	}
 	*raw = buf;
 	*len = used;
+	*count = got;
 	return buf && n == 0;
 }
 
@@ -407,6 +433,10 @@ static int listing_load(struct listing *l, const char *root, const char *dir, si
 	l->listed++;
 	if (!(l->dir = strndup(dir, dirlen)))
 		return -1;
+	if (l->entries >= COMPAT_MAX_ENTRIES) {
+		l->cut = true;	/* nothing more is read: no names, nothing proven absent */
+		return 0;
+	}
 	char *full = rooted_path(root, l->dir);
 	if (!full)
 		return -1;
@@ -417,11 +447,14 @@ static int listing_load(struct listing *l, const char *root, const char *dir, si
 		l->complete = fd == -ENOENT || fd == -ENOTDIR;
 		return 0;
 	}
-	size_t len;
-	bool complete = read_records(fd, &l->raw, &len);
+	size_t len, got;
+	bool complete = read_records(fd, COMPAT_MAX_ENTRIES - l->entries, &l->raw, &len, &got);
 	close(fd);
 	if (!l->raw)
 		return -1;
+	l->entries += got;
+	if (!complete && l->entries >= COMPAT_MAX_ENTRIES)
+		l->cut = true;
 	size_t cap = 0;
 	for (size_t pos = 0;;) {
 		const char *entry;
@@ -513,37 +546,40 @@ static int expand(const char *root, const char *pattern, size_t literal, const c
 	}
 	if (listing_load(cache, root, pattern, plen) < 0)
 		return -1;
-	/* the component (on the heap: expand recurses), and the names matched
-	 * here, before a deeper level replaces the cache */
+	/* The component (on the heap: expand recurses), and the names matched
+	 * here, copied before a deeper level replaces the cache: into one block,
+	 * and one buffer for the paths made of them.  A block each, with
+	 * thousands of names, outgrew the loader's arena and cost a mapping
+	 * each (alloc.h). */
 	char *glob = strndup(comp, cl);
-	char **names = glob ? calloc(cache->n + 1, sizeof *names) : NULL;
-	size_t n = 0;
-	int rc = names ? 0 : -1;
-	for (size_t i = 0; rc == 0 && i < cache->n; i++) {
-		if (fnmatch(glob, cache->names[i], FNM_PERIOD) != 0)
+	char **names = glob ? malloc((cache->n + 1) * sizeof *names) : NULL;
+	size_t n = 0, bytes = 0, longest = 0;
+	for (size_t i = 0; names && i < cache->n; i++) {
+		size_t nl = strlen(cache->names[i]);
+		if (plen + nl + rl >= CL_PATH_MAX || fnmatch(glob, cache->names[i], FNM_PERIOD) != 0)
 			continue;
-		if ((names[n] = strdup(cache->names[i])))
-			n++;
-		else
-			rc = -1;
+		names[n++] = cache->names[i];	/* copied below */
+		bytes += nl + 1;
+		longest = nl > longest ? nl : longest;
+	}
+	char *chars = names ? malloc(bytes + 1) : NULL;
+	char *sub = chars ? malloc(plen + longest + rl + 1) : NULL;
+	int rc = sub ? 0 : -1;
+	for (size_t i = 0, at = 0; sub && i < n; i++) {
+		size_t nl = strlen(names[i]) + 1;
+		names[i] = memcpy(chars + at, names[i], nl);
+		at += nl;
 	}
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		size_t nl = strlen(names[i]);
-		if (plen + nl + rl >= CL_PATH_MAX)
-			continue;
-		char *sub = malloc(plen + nl + rl + 1);
-		if (!sub) {
-			rc = -1;
-			break;
-		}
 		memcpy(sub, pattern, plen);
 		memcpy(sub + plen, names[i], nl);
 		memcpy(sub + plen + nl, rest, rl + 1);
 		rc = expand(root, sub, plen + nl, origin, cache, out, depth + 1, matched);
-		free(sub);
 	}
-	for (size_t i = n; i-- > 0;)
-		free(names[i]);
+	/* newest first */
+	free(sub);
+	free(chars);
 	free(names);
 	free(glob);
 	return rc;
@@ -563,6 +599,7 @@ int compat_discover(const char *root, const char *const *dirs, int n_dirs,
 {
 	struct listing cache = { 0 };
 	int rc = 0;
+	bool cut_said = false;
 
 	memset(out, 0, sizeof *out);
 	for (int i = 0; i < n_dirs && rc == 0; i++) {
@@ -579,6 +616,13 @@ int compat_discover(const char *root, const char *const *dirs, int n_dirs,
 		int matched = 0;
 		bool stopped = cache.stopped;
 		rc = expand(root, patterns[i], 0, pattern_origin, &cache, out, 0, &matched);
+		if (rc == 0 && cache.cut && !cut_said) {
+			cut_said = true;
+			missed(out, patterns[i], pattern_origin,
+			       "stopped after reading " STR(COMPAT_MAX_ENTRIES)
+			       " directory entries: the rest is not looked at");
+			continue;
+		}
 		if (rc == 0 && cache.stopped && !stopped) {
 			missed(out, patterns[i], pattern_origin,
 			       "stopped after listing " STR(COMPAT_MAX_LISTINGS)
@@ -586,7 +630,7 @@ int compat_discover(const char *root, const char *const *dirs, int n_dirs,
 			continue;
 		}
 		/* the defaults are allowed to find nothing; a configured place is not */
-		if (rc == 0 && !matched && strcmp(pattern_origin, "default") != 0)
+		if (rc == 0 && !matched && !cache.cut && strcmp(pattern_origin, "default") != 0)
 			missed(out, patterns[i], pattern_origin,
 			       strpbrk(patterns[i], "*?[") ? "matched nothing" : "no such directory");
 	}

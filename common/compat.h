@@ -62,11 +62,14 @@ struct candidate {
 };
 
 /* Bounds on what one start may look at (cudaload(1), Bounds): packages
- * kept, and directories listed to expand the patterns (a symbolic link to
- * "." under a wildcard would otherwise multiply the work at every level).
- * What is past them is said as a miss. */
+ * kept, directories listed to expand the patterns (a symbolic link to "."
+ * under a wildcard would otherwise multiply the work at every level), and
+ * the entries read from them in all (a directory of 40,000 leftovers cost
+ * 130 MB and seconds per start when only the packages were bounded).
+ * What is past them is said as a miss, once. */
 #define COMPAT_MAX_CANDIDATES 256
 #define COMPAT_MAX_LISTINGS 256
+#define COMPAT_MAX_ENTRIES 16384
 
 /* A configured place that gave no candidate, for --explain and the trace. */
 #define COMPAT_MAX_MISSES 16

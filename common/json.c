@@ -12,22 +12,7 @@ void json_str(FILE *f, const char *s)
 		return;
 	}
 	fputc('"', f);
-	const unsigned char *p = (const unsigned char *)s;
-	for (size_t i = 0, n = strlen(s); i < n;) {
-		unsigned char c = p[i];
-		size_t k = utf8_seq(p + i, n - i);
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else if (k)
-			fwrite(p + i, 1, k, f);
-		else
-			fputs("\\ufffd", f);	/* JSON text is UTF-8: a stray byte cannot be kept */
-		i += k ? k : 1;
-	}
+	utf8_quoted(f, s, strlen(s));
 	fputc('"', f);
 }
 

@@ -2,12 +2,11 @@
 /*
  * json: writing JSON values, for --explain --json and cudaload-verify.
  *
- * Strings are escaped the one way both write them: quote and backslash
- * with a backslash, a newline as \n, other control bytes as \u00XX; valid
- * UTF-8 passes through, and each byte that is not (a path as read can hold
- * any) becomes \ufffd, the replacement character: JSON must be UTF-8.
- * NULL writes null.  The json_k* forms write ,"key": before the value, for
- * members after an object's first.
+ * A string is written in its printable form (utf8.h: a control character
+ * and each byte that is not UTF-8 as \xNN, a backslash doubled), then
+ * quoted for JSON: so it is UTF-8 with no control character, and a tool gets
+ * the name's bytes back from it.  NULL writes null.  The json_k* forms
+ * write ,"key": before the value, for members after an object's first.
  */
 #ifndef CUDALOAD_JSON_H
 #define CUDALOAD_JSON_H

@@ -31,14 +31,6 @@ static uint32_t u32_at(const unsigned char *p)
 	return v;
 }
 
-/* The NUL-terminated string at off in table (len bytes), or NULL. */
-static const char *string_at(const unsigned char *table, size_t len, uint32_t off)
-{
-	if (off >= len || !memchr(table + off, '\0', len - off))
-		return NULL;
-	return (const char *)table + off;
-}
-
 static int arch_flags(int machine)
 {
 	return machine == EM_X86_64 ? FLAG_X8664_LIB64 : machine == EM_AARCH64 ? FLAG_AARCH64_LIB64 : -1;
@@ -61,18 +53,26 @@ int ldcache_scan(const unsigned char *data, size_t size, const char *soname, int
 	uint64_t nlibs = u32_at(table + 20);
 	if (nlibs > (len - NEW_HEAD) / NEW_ENTRY)
 		nlibs = (len - NEW_HEAD) / NEW_ENTRY;	/* what the file holds */
-	int want = arch_flags(machine), given = 0;
-	for (uint64_t i = 0; i < nlibs; i++) {
+	/* Linear in the file: each entry costs a compare of the soname's
+	 * length (its key is read no further), and only the first
+	 * LDCACHE_MAX_MATCHES entries whose key and flags match have their
+	 * path read (a search for its NUL, at most the table) and given.  A
+	 * string table without a NUL once made every entry a search to the
+	 * end of the file. */
+	size_t sl = strlen(soname) + 1;	/* with its NUL */
+	int want = arch_flags(machine), given = 0, matched = 0;
+	for (uint64_t i = 0; i < nlibs && matched < LDCACHE_MAX_MATCHES; i++) {
 		const unsigned char *e = table + NEW_HEAD + i * NEW_ENTRY;
-		uint32_t flags = u32_at(e);
-		const char *key = string_at(table, len, u32_at(e + 4));
-		const char *value = string_at(table, len, u32_at(e + 8));
-		if (!key || !value || strcmp(key, soname) != 0 || value[0] != '/')
-			continue;
+		uint32_t flags = u32_at(e), key = u32_at(e + 4), value = u32_at(e + 8);
 		if ((flags & FLAG_TYPE_MASK) != FLAG_ELF_LIBC6 ||
 		    (want >= 0 && (int)(flags & FLAG_ARCH_MASK) != want))
 			continue;
-		fn(value, arg);
+		if (key >= len || len - key < sl || memcmp(table + key, soname, sl) != 0)
+			continue;
+		matched++;
+		if (value >= len || table[value] != '/' || !memchr(table + value, '\0', len - value))
+			continue;
+		fn((const char *)table + value, arg);
 		given++;
 	}
 	return given;

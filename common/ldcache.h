@@ -12,15 +12,24 @@
  * default up to 2.31, JetPack 5).  String offsets are from the new
  * header.  Every offset is checked against the file's size; a damaged file
  * gives what could be read up to the damage.
+ *
+ * The reader is linear in the file's size (a file under a root is anyone's:
+ * an image's, CUDALOAD_ROOT's): each entry costs a compare of the soname's
+ * length, and only the first LDCACHE_MAX_MATCHES entries for the soname and
+ * machine have their path read.  ld.so takes the first of them (glibc
+ * elf/dl-cache.c); real caches have one or two.
  */
 #ifndef CUDALOAD_LDCACHE_H
 #define CUDALOAD_LDCACHE_H
 
 #include <stddef.h>
 
+#define LDCACHE_MAX_MATCHES 16
+
 /* Calls fn with the path of each entry for soname built for machine (an
  * EM_* value: the entry's architecture flags must match; other machines
- * are taken as they come), in the cache's order.  data (size bytes) is the
+ * are taken as they come), in the cache's order, of the first
+ * LDCACHE_MAX_MATCHES such entries.  data (size bytes) is the
  * file.  Returns how many entries were given, or -1 when data is no cache. */
 int ldcache_scan(const unsigned char *data, size_t size, const char *soname, int machine,
 		 void (*fn)(const char *path, void *arg), void *arg);

@@ -305,7 +305,7 @@ int pin_rivals(const char *root, const char *program, const char *chosen_dir, bo
 		return 0;
 	/* the program is a path on this machine, not under the root */
 	char *rp = program ? malloc(2 * 1024) : NULL;
-	if (rp && reach_paths_from_file(program, rp, rp + 1024, 1024) < 0) {
+	if (rp && reach_paths_from_file(program, rp, rp + 1024, NULL, 1024) < 0) {
 		free(rp);
 		rp = NULL;
 	}

@@ -340,9 +340,9 @@ static void read_gpu(const char *root, const char *bus, struct host *h, bool *pc
 			    ? -ENAMETOOLONG : read_small(root, rel, text, sizeof text);
 	if (n > 0)
 		probe_gpu_information(text, g.model, sizeof g.model, pci);
-	g.error = n < 0 ? (int)-n : !g.model[0] ? ENODATA : 0;
+	g.error = (short)(n < 0 ? -n : !g.model[0] ? ENODATA : 0);
 	snprintf(g.bus, sizeof g.bus, "%s", bus);
-	g.brand = g.error ? 0 : tables_gpu_brand(g.model);
+	g.brand = (unsigned char)(g.error ? 0 : tables_gpu_brand(g.model));
 	gpu_arch(root, *pci, &g);
 	diag("gpu %s: %s (%s, %s, device 0x%04x)", g.bus,
 	     g.error ? probe_gpu_problem(&g, text, sizeof text) : g.model, tables_brand_name(g.brand),

@@ -29,12 +29,14 @@ enum arch_source { ARCH_FROM_NONE, ARCH_FROM_PCI, ARCH_FROM_MODEL };
 struct dgpu {
 	char bus[16];			/* "0000:01:00.0" */
 	char model[64];			/* "NVIDIA H200" */
-	int brand;			/* NVML brand (tables_gpu_brand) */
+	/* Small types: eight of these sit in struct host on the start-up's
+	 * stack, where a few bytes more can cost a page fault at every start. */
 	unsigned short device_id;	/* PCI device ID (vendor 0x10de), 0 when
 					 * sysfs has no PCI function for it */
+	unsigned char brand;		/* NVML brand (tables_gpu_brand) */
 	unsigned char arch;		/* enum gpu_arch (tables.h) */
 	unsigned char arch_from;	/* enum arch_source: how arch was learnt */
-	int error;			/* 0, or why no model is known: the errno
+	short error;			/* 0, or why no model is known: the errno
 					 * of its information file, ENODATA when
 					 * it is empty or has no Model: line.  Such a GPU is
 					 * of brand 0 (unknown), which may not
@@ -60,10 +62,10 @@ struct host {
 	int n_gpus;			/* all seen, even past MAX_GPUS */
 	int unsupported_gpu;		/* 1 + index of a board without forward
 					 * compatibility (GeForce ...), 0 none */
-	int ask_gpu;			/* 1 + index of a GPU only the driver can
+	unsigned char ask_gpu;		/* 1 + index of a GPU only the driver can
 					 * judge: a workstation board, or one whose
 					 * architecture is unknown; 0 none */
-	int retired_gpu;		/* 1 + index of the GPU whose architecture's
+	unsigned char retired_gpu;	/* 1 + index of the GPU whose architecture's
 					 * last driver branch is the oldest (a V100:
 					 * R580), 0 when every one is current */
 	int cuda;			/* newest CUDA of the host driver; 0 unknown */

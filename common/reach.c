@@ -74,10 +74,23 @@ static bool in_load(const ElfW(Phdr) *ph, size_t phnum, uintptr_t vaddr, uintptr
 	return false;
 }
 
+/* Is the string at name (avail bytes readable there) a CUDA runtime's
+ * soname ("libcudart.so.12", "libcudart.so.11.0") that fits
+ * REACH_CUDART_MAX? */
+static bool cudart_name(const char *name, size_t avail)
+{
+	static const char prefix[] = "libcudart.so.";
+	size_t l = strnlen(name, avail < REACH_CUDART_MAX ? avail : REACH_CUDART_MAX);
+	return l < avail && l < REACH_CUDART_MAX && l > sizeof prefix - 1 &&
+	       strncmp(name, prefix, sizeof prefix - 1) == 0;
+}
+
 int reach_paths_from_memory(const void *phdr, size_t phnum, size_t phent, const char **rpath,
-			    const char **runpath)
+			    const char **runpath, const char **cudart)
 {
 	*rpath = *runpath = NULL;
+	if (cudart)
+		*cudart = NULL;
 	if (!phdr || phent != sizeof(ElfW(Phdr)))
 		return -1;
 	const ElfW(Phdr) *ph = phdr, *dynph = NULL;
@@ -103,15 +116,17 @@ int reach_paths_from_memory(const void *phdr, size_t phnum, size_t phent, const 
 	const ElfW(Dyn) *dyn = (const ElfW(Dyn) *)(bias + dynph->p_vaddr);
 	size_t ndyn = dynph->p_memsz / sizeof *dyn;
 	uintptr_t strtab = 0, strsz = 0, rp = UINTPTR_MAX, rn = UINTPTR_MAX;
+	bool needed = false;
 	for (size_t i = 0; i < ndyn && dyn[i].d_tag != DT_NULL; i++) {
 		switch (dyn[i].d_tag) {
 		case DT_STRTAB: strtab = dyn[i].d_un.d_ptr; break;
 		case DT_STRSZ: strsz = dyn[i].d_un.d_val; break;
 		case DT_RPATH: rp = dyn[i].d_un.d_val; break;
 		case DT_RUNPATH: rn = dyn[i].d_un.d_val; break;
+		case DT_NEEDED: needed = true; break;
 		}
 	}
-	if (rp == UINTPTR_MAX && rn == UINTPTR_MAX)
+	if (rp == UINTPTR_MAX && rn == UINTPTR_MAX && (!needed || !cudart))
 		return 0;
 	if (!strsz || !in_load(ph, phnum, strtab, strsz))
 		return -1;
@@ -120,11 +135,40 @@ int reach_paths_from_memory(const void *phdr, size_t phnum, size_t phent, const 
 		*rpath = strs + rp;
 	if (rn != UINTPTR_MAX && rn < strsz && memchr(strs + rn, '\0', strsz - rn))
 		*runpath = strs + rn;
+	/* the CUDA runtime the program needs: the toolkit it uses (search_path) */
+	for (size_t i = 0; cudart && needed && i < ndyn && dyn[i].d_tag != DT_NULL; i++) {
+		uintptr_t v = dyn[i].d_un.d_val;
+		if (dyn[i].d_tag == DT_NEEDED && v < strsz && cudart_name(strs + v, strsz - v)) {
+			*cudart = strs + v;
+			break;
+		}
+	}
 	return 0;
 }
 
-int reach_paths_from_file(const char *program, char *rpath, char *runpath, size_t cap)
+/* The first libcudart.so.N among the file's DT_NEEDED names into cudart
+ * (REACH_CUDART_MAX bytes), or "". */
+#define NEEDED_MAX 4096
+static void cudart_from_file(const struct elf_file *ef, const struct elf_phdr *phs, unsigned n,
+			     char *cudart)
 {
+	char *names = malloc(NEEDED_MAX);
+	unsigned count;
+	cudart[0] = '\0';
+	if (names && elfread_needed(ef, phs, n, names, NEEDED_MAX, &count) == 0)
+		for (const char *p = names; *p; p += strlen(p) + 1)
+			if (cudart_name(p, strlen(p) + 1)) {
+				memcpy(cudart, p, strlen(p) + 1);
+				break;
+			}
+	free(names);
+}
+
+int reach_paths_from_file(const char *program, char *rpath, char *runpath, char *cudart,
+			  size_t cap)
+{
+	if (cudart)
+		cudart[0] = '\0';
 	int fd = open_ro(program, 0);
 	if (fd < 0)
 		return -1;
@@ -134,8 +178,11 @@ int reach_paths_from_file(const char *program, char *rpath, char *runpath, size_
 	unsigned n = 0;
 	int r = -1;
 	if (phs && elfread_open_fd(&ef, fd, why, sizeof why) == 0) {
-		if (elfread_read_phdrs(&ef, phs, ELF_MAX_PHDRS, &n, why, sizeof why) == 0)
+		if (elfread_read_phdrs(&ef, phs, ELF_MAX_PHDRS, &n, why, sizeof why) == 0) {
 			r = elfread_search_paths(&ef, phs, n, rpath, runpath, cap) < 0 ? -1 : 0;
+			if (r == 0 && cudart)
+				cudart_from_file(&ef, phs, n, cudart);
+		}
 		elfread_release(&ef);
 	}
 	free(phs);
@@ -147,10 +194,12 @@ int reach_discover_program(const char *root, int machine, const char *path, stru
 			   struct candidates *c)
 {
 	struct reach r = { .root = root, .machine = machine, .program = path };
-	char *full = rooted_path(root, path), *paths = malloc(2 * 1024);
-	if (full && paths && reach_paths_from_file(full, paths, paths + 1024, 1024) == 0) {
+	char *full = rooted_path(root, path), *paths = malloc(2 * 1024 + REACH_CUDART_MAX);
+	if (full && paths &&
+	    reach_paths_from_file(full, paths, paths + 1024, paths + 2048, 1024) == 0) {
 		r.rpath = paths;
 		r.runpath = paths + 1024;
+		r.cudart = paths[2048] ? paths + 2048 : NULL;
 	}
 	int rc = full && paths ? reach_discover(&r, h, c) : -1;
 	rooted_path_free(full, path);
@@ -207,6 +256,7 @@ struct ctx {
 	struct candidates *c;
 	int rc;
 	char dir[DIR_MAX];
+	char path[DIR_MAX], up[DIR_MAX], lex[DIR_MAX];	/* package_dir's */
 };
 
 /* Is dir one of the places the system driver lives: a host driver
@@ -291,6 +341,120 @@ static void consider(struct ctx *x, const char *dir, const char *origin)
 		system_found(x);
 }
 
+/* stat(2) of dir/libcuda.so.1 under the root, the link followed, into st;
+ * false when it is not there. */
+static bool lib_stat(struct ctx *x, const char *dir, struct stat *st)
+{
+	size_t dl = strlen(dir);
+	if (dl + sizeof "/libcuda.so.1" > sizeof x->path)
+		return false;
+	memcpy(x->path, dir, dl);
+	memcpy(x->path + dl, "/libcuda.so.1", sizeof "/libcuda.so.1");
+	return rooted_stat(x->r->root, x->path, st) == 0;
+}
+
+/* An absolute path without "." and ".." components or repeated slashes, in
+ * place: a name, which may not be the same directory (package_dir checks). */
+static void lexical(char *path)
+{
+	char *w = path;
+	for (const char *p = path; *p;) {
+		while (*p == '/')
+			p++;
+		size_t n = strcspn(p, "/");
+		if (n == 0 || (n == 1 && p[0] == '.')) {
+			p += n;
+		} else if (n == 2 && p[0] == '.' && p[1] == '.') {
+			while (w > path && *--w != '/')
+				;
+			p += n;
+		} else {
+			*w++ = '/';
+			memmove(w, p, n);	/* w never runs ahead of p */
+			w += n;
+			p += n;
+		}
+	}
+	if (w == path)
+		*w++ = '/';
+	*w = '\0';
+}
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* The package a directory that names a libcuda.so.1 stands for.  Its
+ * libcuda.so.1 may be a link into another directory: conda-forge's newer
+ * activation links $PREFIX/lib/libcuda.so.1 to ../cuda-compat/libcuda.so.1,
+ * and people make directories of links for LD_LIBRARY_PATH.  The package is
+ * the directory whose own libcuda.so.1 is that same file: its versioned
+ * file name and its JIT compiler lie there, and whatever names reach it, it
+ * is one candidate (compat_add knows a directory by its identity).  x->dir
+ * becomes that directory, named without ".." when that name is the same
+ * directory (it is not where a component before the ".." is a link).
+ * Cost: a readlink (consider_named calls it for a new candidate only); a
+ * few stat calls more for each link into another directory, at most 8. */
+static void package_dir(struct ctx *x)
+{
+	struct stat want, st;
+	bool have_want = false;
+	for (int hop = 0; hop < 8; hop++) {
+		size_t dl = strlen(x->dir);
+		if (dl + sizeof "/libcuda.so.1" > sizeof x->path)
+			return;
+		memcpy(x->path, x->dir, dl);
+		memcpy(x->path + dl, "/libcuda.so.1", sizeof "/libcuda.so.1");
+		char *full = rooted_path(x->r->root, x->path);
+		ssize_t n = full ? readlink(full, x->up, sizeof x->up) : -1;
+		rooted_path_free(full, x->path);
+		if (n <= 0 || (size_t)n >= sizeof x->up)
+			return;	/* no link (EINVAL), or a target too long to follow */
+		x->up[n] = '\0';
+		char *slash = strrchr(x->up, '/');
+		if (!slash)
+			return;	/* a file of the same directory */
+		/* the target's directory: absolute, or from the link's own */
+		size_t tl = (size_t)(slash - x->up), at = x->up[0] == '/' ? 0 : dl + 1;
+		if (at + tl >= sizeof x->up)
+			return;
+		memmove(x->up + at, x->up, tl);
+		if (at) {
+			memcpy(x->up, x->dir, dl);
+			x->up[dl] = '/';
+		}
+		x->up[at + tl] = '\0';
+		if (!have_want && !(have_want = lib_stat(x, x->dir, &want)))
+			return;
+		memcpy(x->lex, x->up, at + tl + 1);
+		lexical(x->lex);
+		if (lib_stat(x, x->lex, &st) && same_file(&st, &want))
+			memcpy(x->dir, x->lex, strlen(x->lex) + 1);
+		else if (lib_stat(x, x->up, &st) && same_file(&st, &want))
+			memcpy(x->dir, x->up, at + tl + 1);
+		else
+			return;	/* a link to a file its directory does not call libcuda.so.1 */
+	}
+}
+
+/* A directory that names a libcuda.so.1 for ld.so (x->dir): a candidate
+ * unless it is the system driver's, and the package it stands for in its
+ * place.  Followed only when it is a new candidate: one known by this name
+ * or as the same directory costs nothing more. */
+static void consider_named(struct ctx *x, const char *origin)
+{
+	size_t n = x->c->n;
+	consider(x, x->dir, origin);
+	if (x->c->n != n + 1)
+		return;
+	package_dir(x);
+	if (strcmp(x->dir, x->c->v[n].dir) == 0)
+		return;
+	compat_truncate(x->c, n);	/* the link's directory gives way */
+	consider(x, x->dir, origin);
+}
+
 /* Does ROOT/dir/name exist?  One system call. */
 static bool holds(const struct ctx *x, const char *dir, size_t dl, const char *name)
 {
@@ -308,17 +472,23 @@ static bool holds(const struct ctx *x, const char *dir, size_t dl, const char *n
 }
 
 /* Each entry of a search path: a candidate where it gives a libcuda.so.1;
- * with toolkit, also the compat/ of a toolkit whose libcudart it gives. */
+ * with toolkit, also the compat/ of a toolkit whose libcudart it gives: the
+ * libcudart.so.N the program needs, which a runtime install (no development
+ * link) has too, else libcudart.so.  One access each. */
 static void search_path(struct ctx *x, const char *list, const char *origin, bool toolkit)
 {
+	const char *rt = x->r->cudart ? x->r->cudart : "libcudart.so";
 	const char *prog = x->r->program, *slash = prog ? strrchr(prog, '/') : NULL;
 	size_t ol = slash ? (size_t)(slash - prog) : 0;
 	for (const char *p = list; p && *p;) {
 		size_t n = strcspn(p, ":;");
 		size_t dl = reach_path_entry(p, n, prog, ol, x->dir, sizeof x->dir);
-		if (dl && holds(x, x->dir, dl, "libcuda.so.1"))
-			consider(x, x->dir, origin);
-		if (dl && toolkit && holds(x, x->dir, dl, "libcudart.so")) {
+		if (dl && holds(x, x->dir, dl, "libcuda.so.1")) {
+			consider_named(x, origin);
+			/* x->dir may have become the package: the entry again */
+			reach_path_entry(p, n, prog, ol, x->dir, sizeof x->dir);
+		}
+		if (dl && toolkit && holds(x, x->dir, dl, rt)) {
 			char *up = strrchr(x->dir, '/');
 			if (up && (strcmp(up, "/lib64") == 0 || strcmp(up, "/lib") == 0) &&
 			    (size_t)(up - x->dir) + sizeof "/compat" <= sizeof x->dir) {
@@ -341,7 +511,7 @@ static void cache_entry(const char *path, void *arg)
 		return;
 	memcpy(x->dir, path, dl);
 	x->dir[dl] = '\0';
-	consider(x, x->dir, "ld.so.cache");
+	consider_named(x, "ld.so.cache");
 }
 
 /* PREFIX/cuda-compat for a program in PREFIX/bin; the prefix into x->dir. */
@@ -431,7 +601,7 @@ int reach_discover(const struct reach *r, struct host *h, struct candidates *c)
 	struct ctx *x = malloc(sizeof *x);
 	if (!x)
 		return -1;
-	*x = (struct ctx){ r, h, c, 0, "" };
+	*x = (struct ctx){ .r = r, .h = h, .c = c };
 	size_t first = c->n;
 	/* the program's own environment, then another one's */
 	bool own = own_env(x);

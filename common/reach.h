@@ -18,9 +18,15 @@
  * - the toolkit the program uses: compat/ beside the lib or lib64 of a
  *   libcudart that LD_LIBRARY_PATH or the RUNPATH reaches (Spack, Lmod,
  *   EasyBuild toolkits outside /usr/local), and CUDA_HOME's (else
- *   CUDA_PATH's) compat/;
+ *   CUDA_PATH's) compat/.  The libcudart is the libcudart.so.N the program
+ *   needs (a runtime install has no libcudart.so development link), else,
+ *   for a program that needs none itself, that link;
  * - NGC's compat/lib.real in place of a compat/ without libcuda.so.1 (the
  *   image's start-up script links compat/lib to it, or not).
+ *
+ * A search-path or cache directory whose libcuda.so.1 links into another
+ * directory (an environment's lib/ linked to its cuda-compat/) stands for
+ * the package there: one package, one candidate, whatever names reach it.
  *
  * A directory whose libcuda is the system driver is no candidate: a host
  * driver or library directory, or one whose libcuda.so.1 is
@@ -47,6 +53,7 @@ struct reach {
 	int machine;			/* the program's */
 	const char *program;		/* absolute, as on this machine, or NULL */
 	const char *rpath, *runpath;	/* the program's, or NULL */
+	const char *cudart;		/* the libcudart.so.N it needs, or NULL */
 	const char *llp;		/* LD_LIBRARY_PATH; NULL in secure mode */
 	const char *conda_prefix;	/* NULL in secure mode or unset */
 	const char *cuda_home;		/* CUDA_HOME, else CUDA_PATH; NULL likewise */
@@ -75,15 +82,21 @@ size_t reach_path_entry(const char *p, size_t n, const char *origin, size_t ol, 
 			size_t cap);
 
 /* The program's DT_RPATH and DT_RUNPATH from its image as the kernel mapped
- * it (phdr: its program headers in memory): pointers into the image, or
+ * it (phdr: its program headers in memory), and the first DT_NEEDED that
+ * is a libcudart.so.N (cudart may be NULL): pointers into the image, or
  * NULL when it has none.  -1 when the image cannot tell (no PT_PHDR, a
  * table outside the mapped segments). */
 int reach_paths_from_memory(const void *phdr, size_t phnum, size_t phent, const char **rpath,
-			    const char **runpath);
+			    const char **runpath, const char **cudart);
+
+/* Room for a libcudart soname ("libcudart.so.11.0"); a longer one is none. */
+#define REACH_CUDART_MAX 32
 
 /* The same from the program's file, into rpath and runpath (cap bytes
- * each).  -1 when it cannot be read. */
-int reach_paths_from_file(const char *program, char *rpath, char *runpath, size_t cap);
+ * each) and cudart (REACH_CUDART_MAX bytes, "" for none; may be NULL).  -1
+ * when it cannot be read. */
+int reach_paths_from_file(const char *program, char *rpath, char *runpath, char *cudart,
+			  size_t cap);
 
 /* Each line of ROOT/etc/ld.so.conf and ROOT/etc/ld.so.conf.d/ *.conf: fn
  * gets the file, the directory the line names (len bytes, not terminated)

@@ -3,7 +3,6 @@
 #include "reach.h"
 
 #include <elf.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,36 +12,9 @@
 #include "tables.h"
 #include "utf8.h"
 
-/* fprintf for the text report: the values are paths, models and messages
- * as read, so each is written through utf8_text (a name with an escape
- * sequence or a newline in it shows as \x1b, \x0a on its own line);
- * only the format's own closing newline stays one. */
-__attribute__((format(printf, 2, 3)))
-static void tprintf(FILE *f, const char *fmt, ...)
-{
-	char small[256], *buf = small;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(small, sizeof small, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n >= sizeof small && (buf = malloc((size_t)n + 1))) {
-		va_start(ap, fmt);
-		vsnprintf(buf, (size_t)n + 1, fmt, ap);
-		va_end(ap);
-	} else if ((size_t)n >= sizeof small) {
-		buf = small;	/* out of memory: what fits */
-		n = sizeof small - 1;
-	}
-	size_t len = (size_t)n;
-	bool nl = len && buf[len - 1] == '\n';
-	utf8_text(f, buf, nl ? len - 1 : len);
-	if (nl)
-		fputc('\n', f);
-	if (buf != small)
-		free(buf);
-}
+/* The text report's values are paths, models and messages as read: each
+ * line goes through utf8_printf (a name with an escape sequence or a newline
+ * in it shows as \x1b, \x0a on its own line). */
 
 static const char *or_null(const char *s)
 {
@@ -175,10 +147,10 @@ static void verdict_text(FILE *f, const struct report *r, const char *indent,
 {
 	char what[160], age[40];
 	if (v->kind == VERDICT_NONE) {
-		tprintf(f, "%snot verified\n", indent);
+		utf8_printf(f, "%snot verified\n", indent);
 		return;
 	}
-	tprintf(f, "%sverified %s ago%s: %s%s\n", indent, verdict_age(v->when, r->now, age, sizeof age),
+	utf8_printf(f, "%sverified %s ago%s: %s%s\n", indent, verdict_age(v->when, r->now, age, sizeof age),
 		v->source == VSOURCE_USER ? " (this user's store)" : "", verdict_describe(v, what, sizeof what),
 		v->state == VSTATE_CHANGED ? "; ignored: libcuda.so.1 changed since"
 		: v->state == VSTATE_INCONCLUSIVE ? "; not applied: the system driver failed there too"
@@ -322,118 +294,118 @@ void report_text(FILE *f, const struct report *r)
 	const struct settings *st = r->settings;
 	char v[16];
 
-	tprintf(f, "platform:     %s%s\n", platform_name(h->platform),
+	utf8_printf(f, "platform:     %s%s\n", platform_name(h->platform),
 		h->discrete_on_tegra ? " (a discrete GPU beside the Tegra SoC: data-center rules)" : "");
 	if (h->soc[0]) {
 		const char *name = tables_soc_name(h->soc);
-		tprintf(f, "soc:          %s%s%s%s\n", h->soc, name ? " (" : "", name ? name : "",
+		utf8_printf(f, "soc:          %s%s%s%s\n", h->soc, name ? " (" : "", name ? name : "",
 			name ? ")" : "");
 		if (h->model[0])
-			tprintf(f, "model:        %s\n", h->model);
+			utf8_printf(f, "model:        %s\n", h->model);
 	}
 	if (h->platform == PLATFORM_TEGRA) {
-		tprintf(f, "L4T:          %s\n", h->l4t_str[0] ? h->l4t_str : "unknown");
+		utf8_printf(f, "L4T:          %s\n", h->l4t_str[0] ? h->l4t_str : "unknown");
 		if (h->have_gpu)
-			tprintf(f, "gpu:          %s arch 0x%x impl 0x%x\n", h->gpu.node,
+			utf8_printf(f, "gpu:          %s arch 0x%x impl 0x%x\n", h->gpu.node,
 				(unsigned)h->gpu.arch, (unsigned)h->gpu.impl);
 		else
-			tprintf(f, "gpu:          %s\n", h->gpu_problem);
+			utf8_printf(f, "gpu:          %s\n", h->gpu_problem);
 		if (h->have_driver)	/* Thor: OpenRM, the module named nvidia */
-			tprintf(f, "driver:       %s\n", h->driver_str);
+			utf8_printf(f, "driver:       %s\n", h->driver_str);
 	}
 	if (h->platform == PLATFORM_DGPU) {
-		tprintf(f, "driver:       %s\n", h->driver_str);
+		utf8_printf(f, "driver:       %s\n", h->driver_str);
 		for (int i = 0; i < h->n_gpus && i < MAX_GPUS; i++) {
 			char why[160];
 			if (h->gpus[i].error)
-				tprintf(f, "gpu:          %s cannot be identified (%s): may not support forward compatibility\n",
+				utf8_printf(f, "gpu:          %s cannot be identified (%s): may not support forward compatibility\n",
 					h->gpus[i].bus, probe_gpu_problem(&h->gpus[i], why, sizeof why));
 			else
-				tprintf(f, "gpu:          %s %s (%s%s; %s)\n", h->gpus[i].bus, h->gpus[i].model,
+				utf8_printf(f, "gpu:          %s %s (%s%s; %s)\n", h->gpus[i].bus, h->gpus[i].model,
 					tables_brand_name(h->gpus[i].brand),
 					tables_brand_supports_compat(h->gpus[i].brand) ? ""
 						: ": no forward compatibility",
 					probe_gpu_arch_text(&h->gpus[i], why, sizeof why));
 		}
 		if (h->n_gpus > MAX_GPUS)
-			tprintf(f, "gpu:          ... %d in all\n", h->n_gpus);
+			utf8_printf(f, "gpu:          ... %d in all\n", h->n_gpus);
 		if (!h->n_gpus)
-			tprintf(f, "gpu:          none listed in /proc/driver/nvidia/gpus\n");
+			utf8_printf(f, "gpu:          none listed in /proc/driver/nvidia/gpus\n");
 	}
-	tprintf(f, "host CUDA:    %s\n", h->cuda ? cuda_format(h->cuda, v, sizeof v) : "unknown");
+	utf8_printf(f, "host CUDA:    %s\n", h->cuda ? cuda_format(h->cuda, v, sizeof v) : "unknown");
 	if (h->problem[0])
-		tprintf(f, "problem:      %s\n", h->problem);
+		utf8_printf(f, "problem:      %s\n", h->problem);
 	for (int i = 0; i < h->n_driver_dirs; i++)
-		tprintf(f, "driver dir:   %s\n", h->driver_dirs[i]);
-	tprintf(f, "policy:       %s (%s)\n", policy_name(st->policy), st->policy_from);
+		utf8_printf(f, "driver dir:   %s\n", h->driver_dirs[i]);
+	utf8_printf(f, "policy:       %s (%s)\n", policy_name(st->policy), st->policy_from);
 	if (st->config_path)
-		tprintf(f, "config:       %s\n", st->config_path);
+		utf8_printf(f, "config:       %s\n", st->config_path);
 	for (int i = 0; i < st->n_warnings; i++)
-		tprintf(f, "warning:      %s\n", st->warnings[i]);
+		utf8_printf(f, "warning:      %s\n", st->warnings[i]);
 	for (int i = 0; i < r->candidates->n_miss; i++) {
 		const struct compat_miss *m = &r->candidates->miss[i];
-		tprintf(f, "compat path:  %s (%s): %s\n", m->entry, m->origin, m->why);
+		utf8_printf(f, "compat path:  %s (%s): %s\n", m->entry, m->origin, m->why);
 	}
 	if (r->candidates->n == 0) {
-		tprintf(f, "candidates:   none found; searched");
+		utf8_printf(f, "candidates:   none found; searched");
 		for (int i = 0; i < st->n_compat_env + st->n_compat; i++)
-			tprintf(f, "%s %s", i ? "," : "",
+			utf8_printf(f, "%s %s", i ? "," : "",
 				i < st->n_compat_env ? st->compat_env[i] : st->compat[i - st->n_compat_env]);
 		fputc('\n', f);
 	}
 	for (size_t i = 0; i < r->candidates->n; i++) {
 		const struct candidate *c = &r->candidates->v[i];
-		tprintf(f, "candidate:    %s\n", c->dir);
+		utf8_printf(f, "candidate:    %s\n", c->dir);
 		if (c->origin)
-			tprintf(f, "              found: %s%s%s\n", reach_origin_text(c->origin),
+			utf8_printf(f, "              found: %s%s%s\n", reach_origin_text(c->origin),
 				c->source ? " from " : "", c->source ? c->source : "");
-		tprintf(f, "              CUDA %s%s%s%s, %s: %s\n",
+		utf8_printf(f, "              CUDA %s%s%s%s, %s: %s\n",
 			c->cuda ? cuda_format(c->cuda, v, sizeof v) : "unknown",
 			c->cuda_from ? " (from " : "", c->cuda_from ? c->cuda_from : "",
 			c->cuda_from ? ")" : "", c->usable ? "usable" : "refused", c->reason);
 		if (have_store(r) || c->verdict.kind != VERDICT_NONE)
 			verdict_text(f, r, "              ", &c->verdict);
 		if (c->has_note && (c->note.has_drivers || c->note.has_devices)) {
-			tprintf(f, "              note: driver branches");
+			utf8_printf(f, "              note: driver branches");
 			for (int k = 0; k < c->note.n_drivers; k++)
-				tprintf(f, "%s%d", k ? "," : " ", c->note.drivers[k]);
-			tprintf(f, "%s; devices (NVML brands)", c->note.has_drivers ? "" : " none");
+				utf8_printf(f, "%s%d", k ? "," : " ", c->note.drivers[k]);
+			utf8_printf(f, "%s; devices (NVML brands)", c->note.has_drivers ? "" : " none");
 			for (int k = 0; k < c->note.n_devices; k++)
-				tprintf(f, "%s%d", k ? "," : " ", c->note.devices[k]);
-			tprintf(f, "%s\n", c->note.has_devices ? "" : " not listed");
+				utf8_printf(f, "%s%d", k ? "," : " ", c->note.devices[k]);
+			utf8_printf(f, "%s\n", c->note.has_devices ? "" : " not listed");
 		}
 		if (c->note_problem[0])
-			tprintf(f, "              note: unreadable (%s); judged as a package without one\n",
+			utf8_printf(f, "              note: unreadable (%s); judged as a package without one\n",
 				c->note_problem);
 		char remark[128];
 		if (compat_note_remark(c, remark, sizeof remark))
-			tprintf(f, "              note: read, though %s\n", remark);
+			utf8_printf(f, "              note: read, though %s\n", remark);
 	}
 	if (have_store(r))
 		verdict_text(f, r, "system driver ", r->system_verdict);
-	tprintf(f, "decision:     %s\n", r->decision->use_compat ? "compat" : "system");
-	tprintf(f, "reason:       %s\n", r->decision->reason);
+	utf8_printf(f, "decision:     %s\n", r->decision->use_compat ? "compat" : "system");
+	utf8_printf(f, "reason:       %s\n", r->decision->reason);
 	if (r->program)
-		tprintf(f, "program:      %s\n", r->program);
+		utf8_printf(f, "program:      %s\n", r->program);
 	if (r->ldso_problem)
-		tprintf(f, "loader:       %s\n", r->ldso_problem);
+		utf8_printf(f, "loader:       %s\n", r->ldso_problem);
 	else if (r->ldso)
-		tprintf(f, "loader:       %s (%s%s)\n", r->ldso->path, r->ldso->from,
+		utf8_printf(f, "loader:       %s (%s%s)\n", r->ldso->path, r->ldso->from,
 			r->ldso->argv0 ? ", takes --argv0" : "");
 	else if (r->program)
-		tprintf(f, "loader:       none\n");
-	tprintf(f, "library path: %s\n", r->library_path ? r->library_path : "(unchanged)");
+		utf8_printf(f, "loader:       none\n");
+	utf8_printf(f, "library path: %s\n", r->library_path ? r->library_path : "(unchanged)");
 	const char *pin_why, *pin_what, *pin = pin_of(r, &pin_why, &pin_what);
 	if (pin)
-		tprintf(f, "pin:          %s (%s)\n", pin, pin_what);
+		utf8_printf(f, "pin:          %s (%s)\n", pin, pin_what);
 	else
-		tprintf(f, "pin:          none: %s\n", pin_why);
+		utf8_printf(f, "pin:          none: %s\n", pin_why);
 	if (r->libcuda)
-		tprintf(f, "libcuda:      %s\n", r->libcuda);
+		utf8_printf(f, "libcuda:      %s\n", r->libcuda);
 	for (int i = 0; i < r->n_rivals; i++)
-		tprintf(f, "              %s\n", r->rivals[i]);
-	tprintf(f, "mode:         %s%s%s%s\n", mode_of(r), r->mode_why ? " (" : "",
+		utf8_printf(f, "              %s\n", r->rivals[i]);
+	utf8_printf(f, "mode:         %s%s%s%s\n", mode_of(r), r->mode_why ? " (" : "",
 		r->mode_why ? r->mode_why : "", r->mode_why ? ")" : "");
-	tprintf(f, "tables:       NVIDIA's, CUDA %s edition, checked %s; also %s\n",
+	utf8_printf(f, "tables:       NVIDIA's, CUDA %s edition, checked %s; also %s\n",
 		cuda_format(tables_edition, v, sizeof v), tables_checked, tables_also);
 }

@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "alloc.h"
@@ -160,6 +162,24 @@ static int read_program(struct target *t, int fd, bool facts, char *why, size_t 
 
 static void free_argv(struct target *t);
 
+/* What the kernel grants the program open at fd (st its fstat) when it runs
+ * it: set-id bits that change this process's ids (a set-group-ID file
+ * without group execute is not set-id), file capabilities.  The ids from the
+ * auxiliary vector: no system call.  (A nosuid mount grants neither; the
+ * program then runs by itself all the same, as without cudaload.) */
+static unsigned privileges(int fd, const struct stat *st)
+{
+	unsigned p = 0;
+	if ((st->st_mode & S_ISUID) && st->st_uid != (uid_t)getauxval(AT_EUID))
+		p |= TARGET_SET_ID;
+	if ((st->st_mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP) &&
+	    st->st_gid != (gid_t)getauxval(AT_EGID))
+		p |= TARGET_SET_ID;
+	if (fgetxattr(fd, "security.capability", NULL, 0) > 0)
+		p |= TARGET_FILE_CAPS;
+	return p;
+}
+
 static int fail(char *why, size_t whycap, int err, const char *msg)
 {
 	snprintf(why, whycap, "%s", msg ? msg : strerror(-err));
@@ -271,6 +291,7 @@ static int from_command(struct target *t, int argc, char **argv, const char *pat
 			snprintf(msg, sizeof msg, "cannot execute: %s", reason);
 			return fail(why, whycap, -ENOEXEC, msg);
 		}
+		t->privileged = privileges(fd, &st);
 		close(fd);
 		break;
 	}

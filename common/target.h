@@ -31,7 +31,15 @@ struct target {
 	const char *interp;		/* PT_INTERP up to its first NUL, or "" */
 	const char *recorded;		/* original interpreter recorded by cudaload-patch, or "" */
 	char *owned_path, *owned_interp;	/* what path and interp point into, when read */
+	unsigned privileged;		/* run as a command: what the kernel grants the
+					 * program when it runs it, TARGET_SET_ID and
+					 * TARGET_FILE_CAPS; 0 none */
 };
+
+/* A privilege only an exec of the program itself grants: an exec of ld.so
+ * with the program as its argument runs it without (docs/design.md §6). */
+#define TARGET_SET_ID 1		/* set-user-ID or set-group-ID, to ids not this process's */
+#define TARGET_FILE_CAPS 2	/* file capabilities (security.capability) */
 
 /* An empty target. */
 void target_init(struct target *t);
@@ -41,7 +49,9 @@ void target_init(struct target *t);
 int target_search_path(const char *name, const char *pathenv, char *out, size_t cap);
 
 /* Run as a command: argv[0] is PROGRAM.  0, or -ENOENT (127) / -EACCES /
- * -ENOEXEC (126) with the reason in why. */
+ * -ENOEXEC (126) with the reason in why.  Sets privileged, for the file
+ * that runs (a script's interpreter, as the kernel takes it): one
+ * fgetxattr more. */
 int target_from_command(struct target *t, int argc, char **argv, const char *pathenv,
 			char *why, size_t whycap);
 

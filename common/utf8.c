@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #include "utf8.h"
 
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
 size_t utf8_seq(const unsigned char *s, size_t n)
 {
 	if (n == 0)
@@ -35,22 +39,64 @@ size_t utf8_seq(const unsigned char *s, size_t n)
 	return len;
 }
 
-void utf8_text(FILE *f, const char *s, size_t n)
+/* The printable form (utf8.h), quoted for JSON and Prometheus or not. */
+static void printable(FILE *f, const char *s, size_t n, bool quoted)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	for (size_t i = 0; i < n;) {
 		size_t k = utf8_seq(p + i, n - i);
 		if (k == 1 && p[i] >= 0x20 && p[i] != 0x7f) {
-			fputc(p[i], f);
+			if (p[i] == '\\')
+				fputs(quoted ? "\\\\\\\\" : "\\\\", f);
+			else if (p[i] == '"' && quoted)
+				fputs("\\\"", f);
+			else
+				fputc(p[i], f);
 		} else if (k > 1 && !(k == 2 && p[i] == 0xc2 && p[i + 1] < 0xa0)) {
 			fwrite(p + i, 1, k, f);
 		} else {
-			/* a control character, whole; a stray byte alone */
+			/* a control character, each byte; a stray byte alone */
 			size_t m = k ? k : 1;
 			for (size_t j = 0; j < m; j++)
-				fprintf(f, "\\x%02x", p[i + j]);
+				fprintf(f, quoted ? "\\\\x%02x" : "\\x%02x", p[i + j]);
 			k = m;
 		}
 		i += k;
 	}
+}
+
+void utf8_text(FILE *f, const char *s, size_t n)
+{
+	printable(f, s, n, false);
+}
+
+void utf8_quoted(FILE *f, const char *s, size_t n)
+{
+	printable(f, s, n, true);
+}
+
+void utf8_printf(FILE *f, const char *fmt, ...)
+{
+	char small[256], *buf = small;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(small, sizeof small, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof small && (buf = malloc((size_t)n + 1))) {
+		va_start(ap, fmt);
+		vsnprintf(buf, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	} else if ((size_t)n >= sizeof small) {
+		buf = small;	/* out of memory: what fits */
+		n = sizeof small - 1;
+	}
+	size_t len = (size_t)n;
+	bool nl = len && buf[len - 1] == '\n';
+	utf8_text(f, buf, nl ? len - 1 : len);
+	if (nl)
+		fputc('\n', f);
+	if (buf != small)
+		free(buf);
 }

@@ -131,7 +131,7 @@ bool first_use_ask(const char *self, char **envp, const struct candidates *c,
 		return false;
 	char *dir = strndup(self, (size_t)(slash - self));
 	char *helper = malloc(CL_PATH_MAX);
-	char **av = calloc((size_t)n * 2 + 6, sizeof *av);
+	char **av = calloc((size_t)n * 2 + 7, sizeof *av);	/* 0, 4 options, the dir, the pairs, NULL */
 	/* the options on the heap: writable copies of literals would sit in
 	 * the writable segment at every start */
 	static const char options[] = "--first-use\0--timeout\0" FIRST_USE_WAIT_STR "\0--cudaload-dir\0--package";

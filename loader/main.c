@@ -203,28 +203,55 @@ static char *path_from_kernel(void)
 	return out;
 }
 
+/* Where the held file sits in the program and every child it starts: the
+ * last slot of the table the kernel gives each process (64 slots on 64-bit
+ * Linux, NR_OPEN_DEFAULT in fs/file.c), so it costs no kernel memory there
+ * (at 1023 it grew each one's table: 7 KiB a process, measured), above the
+ * numbers programs choose themselves (3 and up for inherited sockets, 10 and
+ * up for a shell's redirections) and below select()'s limit. */
+#define HELD_FD 63
+
 /* The file the kernel ran, held: opening /proc/self/exe follows the
  * kernel's own reference to it, whatever has been renamed over its name,
  * linked to it or deleted since (docs/design.md §6).  O_PATH: the
  * descriptor grants no access of its own, so an execute-only set-id program
  * stays unreadable to the children it starts after dropping privileges.
- * Kept across the exec of ld.so (no O_CLOEXEC), at 3 or above so that it
- * never stands in for a closed standard stream.  -1 without /proc. */
+ * Kept across the exec of ld.so (no O_CLOEXEC), at HELD_FD, else (a
+ * descriptor limit of 63 or less) at 3 or above, so that it never stands in
+ * for a closed standard stream.  -1 without /proc. */
 static int hold_kernel_file(void)
 {
 	int fd = open("/proc/self/exe", O_PATH);
-	if (fd >= 0 && fd < 3) {
-		int high = fcntl(fd, F_DUPFD, 3);
-		close(fd);
-		fd = high;
+	if (fd >= 0 && fd != HELD_FD) {
+		int high = fcntl(fd, F_DUPFD, HELD_FD);
+		if (high < 0 && fd < 3)
+			high = fcntl(fd, F_DUPFD, 3);
+		if (high >= 0 || fd < 3) {
+			close(fd);
+			fd = high;
+		}
 	}
 	return fd;
 }
 
+/* Why a program with file capabilities gets the system driver. */
+static const char caps_why[] = "file capabilities (a second exec would drop them, and ld.so "
+			       "reads no search list in secure mode)";
+
+/* AT_SECURE without a change of ids: this exec granted file capabilities
+ * (or a security module's transition), which a second one, of ld.so, would
+ * not grant again.  Told from set-id, whose ids outlive an exec, by the
+ * auxiliary vector: no system call. */
+static bool secure_by_capabilities(void)
+{
+	return getauxval(AT_UID) == getauxval(AT_EUID) && getauxval(AT_GID) == getauxval(AT_EGID);
+}
+
 /* As the interpreter, in exec mode: what ld.so is handed as the program.
- * Secure mode (set-id, file capabilities): /proc/self/fd/N of the held
- * file, never a name, which anyone who can write where it points could
- * change between the kernel's check and ld.so's open.  Otherwise the name,
+ * Secure mode (set-id; file capabilities when chain failed):
+ * /proc/self/fd/N of the held file, never a name, which anyone who can
+ * write where it points could change between the kernel's check and
+ * ld.so's open.  Otherwise the name,
  * so that the program's $ORIGIN is its directory (nobody gains a privilege
  * by changing it), unless the name is gone.  NULL in secure mode without
  * /proc. */
@@ -263,16 +290,18 @@ static void reach_more(const struct settings *s, const struct target *t, bool as
 		 * environment.  Without /proc, the name it was started by. */
 		const char *fn = (const char *)getauxval(AT_EXECFN);
 		if ((name = malloc(CL_PATH_MAX)) && exe_name(name))
-			r.program = name;
+			r.program = name = realloc(name, strlen(name) + 1);	/* the rest given back */
 		else if (fn && fn[0] == '/' && !s->secure)
 			r.program = fn;
 		reach_paths_from_memory(start_program.phdr, start_program.phnum, start_program.phent,
-					&r.rpath, &r.runpath);
+					&r.rpath, &r.runpath, &r.cudart);
 	} else if (t->path) {
 		r.program = t->path[0] == '/' ? t->path : (name = realpath(t->path, NULL));
-		if ((paths = malloc(2 * 1024)) && reach_paths_from_file(t->path, paths, paths + 1024, 1024) == 0) {
+		if ((paths = malloc(2 * 1024 + REACH_CUDART_MAX)) &&
+		    reach_paths_from_file(t->path, paths, paths + 1024, paths + 2048, 1024) == 0) {
 			r.rpath = paths;
 			r.runpath = paths + 1024;
+			r.cudart = paths[2048] ? paths + 2048 : NULL;
 		}
 	}
 	if (!s->secure) {
@@ -369,7 +398,8 @@ static char **inheritable_env(char **envp, const char *own, const char *user_llp
 
 /* For --explain, the mode that program runs in: a patched one starts
  * cudaload as its interpreter (chain unless configured otherwise or
- * set-id); a static one runs directly.  Apart from main: its stat buffer
+ * set-id; always with file capabilities); a static one runs directly, and so
+ * does one the kernel makes privileged, run as a command.  Apart from main: its stat buffer
  * would deepen main's frame on every start. */
 __attribute__((noinline))
 static const char *explained_mode(const struct settings *s, const struct target *t,
@@ -381,7 +411,17 @@ static const char *explained_mode(const struct settings *s, const struct target 
 		*why = "statically linked: it runs directly, without a loader";
 		return "direct";
 	}
+	if (t->privileged & TARGET_FILE_CAPS) {
+		*why = patched ? "its interpreter is cudaload; file capabilities: chain keeps them"
+			       : "file capabilities: it runs by itself, which keeps them";
+		return patched ? "chain" : "direct";
+	}
+	if (t->privileged && !patched) {
+		*why = "set-id: it runs by itself, which keeps that";
+		return "direct";
+	}
 	if (patched && configured == MODE_CHAIN) {
+		/* the mode bits, as other users start it (root, who explains, may own it) */
 		bool setid = stat(t->path, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID));
 		*why = setid ? "its interpreter is cudaload; set-id programs use exec"
 			     : "its interpreter is cudaload";
@@ -515,23 +555,33 @@ int main(int argc, char **argv, char **envp)
 	 * LD_LIBRARY_PATH, which it does not in secure mode.  So a set-id
 	 * program goes by exec, handed to ld.so as the file the kernel ran,
 	 * held from here on (§6); without /proc it cannot be held, and chain
-	 * mode runs it as the kernel mapped it, without a search list. */
-	const char *handed = NULL;
-	if (as_interp && s.secure && !(handed = program_for_ldso(true))) {
-		diag("secure mode: no /proc to hold the program's file by; chain mode, no search list");
+	 * mode runs it as the kernel mapped it, without a search list.  So does
+	 * a program with file capabilities, which an exec of ld.so would drop:
+	 * bare says why no list can be given, and nothing is looked for. */
+	const char *handed = NULL, *bare = NULL;
+	if (as_interp && s.secure && secure_by_capabilities()) {
+		bare = caps_why;
+		s.mode = MODE_CHAIN;
+	} else if (as_interp && s.secure && !(handed = program_for_ldso(true))) {
+		bare = "a set-id program without /proc";
 		s.mode = MODE_CHAIN;
 	} else if (s.mode == MODE_CHAIN && (!as_interp || s.secure)) {
 		diag("chain mode %s; exec mode", s.secure ? "cannot pass the search list in secure mode"
 						      : "needs cudaload as the interpreter");
 		s.mode = MODE_EXEC;
 	}
-	diag("%s mode", mode_name(s.mode));
+	diag("%s mode%s%s", mode_name(s.mode), bare ? ", the system driver: " : "", bare ? bare : "");
 
-	/* A static program has no loader to hand over to: run it as it is. */
+	/* A static program has no loader to hand over to: run it as it is.  Nor
+	 * can one the kernel makes privileged (set-id, file capabilities) be
+	 * handed to ld.so: only the kernel's exec of the program grants that, so
+	 * it runs as without cudaload (a patched one starts cudaload again, as
+	 * its interpreter, in secure mode). */
 	bool have_program = as_interp || o.first < argc;
 	bool is_static = have_program && !t.has_interp;
-	if (is_static && !o.explain) {
-		diag("%s is statically linked; running it directly", t.path);
+	if ((is_static || t.privileged) && !o.explain) {
+		diag("%s is %s; running it directly", t.path,
+		     is_static ? "statically linked" : "privileged by its file");
 		exec_or_die(t.path, t.argv, envp);
 	}
 
@@ -556,59 +606,63 @@ int main(int argc, char **argv, char **envp)
 	struct host host;
 	struct candidates cands;
 	struct decision d;
-	probe_host(s.root, (const char *const *)s.driver_dirs, s.n_driver_dirs,
-		   o.explain || diag_on, &host);
-	/* Looked for when one could be chosen, and wherever a GPU is: a package
-	 * the policy refuses can still be named by a RUNPATH (pin.h). */
-	if (!o.explain && !diag_on && !decide_may_use_compat(&host, s.policy) &&
-	    host.platform == PLATFORM_NONE)
-		memset(&cands, 0, sizeof cands);	/* nothing to choose or to hold against */
-	else if (compat_discover(s.root, (const char *const *)s.compat_env, s.n_compat_env,
-				 (const char *const *)s.compat, s.n_compat,
-				 s.compat_from_config ? "config" : "default", &cands) < 0)
-		diag("out of memory while looking for compat packages");
-	else
-		reach_more(&s, &t, as_interp, o.explain, envp, user_llp, &host, &cands);
-	compat_apply_stated(s.root, &cands, (const char *const *)s.compat, s.compat_cuda, s.n_compat);
-	if (s.secure)
-		secure_filter(s.root, &host, &cands);
-	/* Verdicts matter only when there is something to verify and the
-	 * policy leaves the choice to the device (docs/design.md): root's
-	 * store, then this user's own (never set-id, never on a Jetson; the
-	 * real uid from the auxiliary vector, no system call). */
 	struct verdict system_verdict = { 0 };
-	unsigned uid = (unsigned)getauxval(AT_UID);
-	if (cands.n > 0 && (s.policy == POLICY_AUTO || o.explain))
-		verdict_load_stores(s.root, s.secure, envp, uid, &host, &cands, &system_verdict);
-	decide(&host, &cands, s.policy, t.cls, t.machine, &d);
-	/* What only the driver can judge is asked once, by the start that
-	 * would take it (firstuse.h); then the stores are read again. */
-	int ask[FIRST_USE_MAX], n_ask = o.explain ? 0
-				: first_use_pending(&s, &host, &cands, &d, ask, FIRST_USE_MAX);
-	if (n_ask && first_use_ask(self, envp, &cands, ask, n_ask)) {
-		verdict_load_stores(s.root, s.secure, envp, uid, &host, &cands, &system_verdict);
-		decide(&host, &cands, s.policy, t.cls, t.machine, &d);
-	}
-	for (size_t i = 0; i < cands.n; i++)
-		diag("candidate %s (%s): %s: %s", cands.v[i].dir, reach_origin_text(cands.v[i].origin),
-		     cands.v[i].usable ? "usable" : "refused", cands.v[i].reason);
-	diag("decision: %s", d.reason);
-
 	struct pin pin = { 0 };
-	if (!d.use_compat && pin_needed(&cands, t.cls, t.machine)) {
-		pin_system(s.root, self, &host, &cands, t.machine, s.secure, &pin);
-		if (pin.dir)
-			diag("pin %s (%s)", pin.dir, pin.links ? "links to the driver's files"
-							       : "the driver's own directory");
+	char *llp = NULL;
+	if (bare) {
+		/* nothing a search list could change: nothing to look at */
+		memset(&host, 0, sizeof host);
+		memset(&cands, 0, sizeof cands);
+		memset(&d, 0, sizeof d);
+		d.chosen = -1;
+		snprintf(d.reason, sizeof d.reason, "system driver: %s", bare);
+	} else {
+		probe_host(s.root, (const char *const *)s.driver_dirs, s.n_driver_dirs,
+			   o.explain || diag_on, &host);
+		/* Looked for when one could be chosen, and wherever a GPU is: a package
+		 * the policy refuses can still be named by a RUNPATH (pin.h). */
+		if (!o.explain && !diag_on && !decide_may_use_compat(&host, s.policy) &&
+		    host.platform == PLATFORM_NONE)
+			memset(&cands, 0, sizeof cands);	/* nothing to choose or to hold against */
+		else if (compat_discover(s.root, (const char *const *)s.compat_env, s.n_compat_env,
+					 (const char *const *)s.compat, s.n_compat,
+					 s.compat_from_config ? "config" : "default", &cands) < 0)
+			diag("out of memory while looking for compat packages");
 		else
-			diag("system driver not pinned: %s", pin.why);
-	}
-	char *llp = plan_library_path(s.root, &d, &cands, &host, pin.dir, user_llp, s.secure);
-	if (as_interp && s.secure && !handed && llp) {
-		free(llp);	/* chain in secure mode: ld.so would not read it */
-		llp = NULL;
-		d.use_compat = false;
-		snprintf(d.reason, sizeof d.reason, "system driver: a set-id program without /proc");
+			reach_more(&s, &t, as_interp, o.explain, envp, user_llp, &host, &cands);
+		compat_apply_stated(s.root, &cands, (const char *const *)s.compat, s.compat_cuda, s.n_compat);
+		if (s.secure)
+			secure_filter(s.root, &host, &cands);
+		/* Verdicts matter only when there is something to verify and the
+		 * policy leaves the choice to the device (docs/design.md): root's
+		 * store, then this user's own (never set-id, never on a Jetson; the
+		 * real uid from the auxiliary vector, no system call). */
+		unsigned uid = (unsigned)getauxval(AT_UID);
+		if (cands.n > 0 && (s.policy == POLICY_AUTO || o.explain))
+			verdict_load_stores(s.root, s.secure, envp, uid, &host, &cands, &system_verdict);
+		decide(&host, &cands, s.policy, t.cls, t.machine, &d);
+		/* What only the driver can judge is asked once, by the start that
+		 * would take it (firstuse.h); then the stores are read again. */
+		int ask[FIRST_USE_MAX], n_ask = o.explain ? 0
+					: first_use_pending(&s, &host, &cands, &d, ask, FIRST_USE_MAX);
+		if (n_ask && first_use_ask(self, envp, &cands, ask, n_ask)) {
+			verdict_load_stores(s.root, s.secure, envp, uid, &host, &cands, &system_verdict);
+			decide(&host, &cands, s.policy, t.cls, t.machine, &d);
+		}
+		for (size_t i = 0; i < cands.n; i++)
+			diag("candidate %s (%s): %s: %s", cands.v[i].dir, reach_origin_text(cands.v[i].origin),
+			     cands.v[i].usable ? "usable" : "refused", cands.v[i].reason);
+		diag("decision: %s", d.reason);
+
+		if (!d.use_compat && pin_needed(&cands, t.cls, t.machine)) {
+			pin_system(s.root, self, &host, &cands, t.machine, s.secure, &pin);
+			if (pin.dir)
+				diag("pin %s (%s)", pin.dir, pin.links ? "links to the driver's files"
+								       : "the driver's own directory");
+			else
+				diag("system driver not pinned: %s", pin.why);
+		}
+		llp = plan_library_path(s.root, &d, &cands, &host, pin.dir, user_llp, s.secure);
 	}
 	if (d.use_compat && !llp) {
 		d.use_compat = false;
@@ -624,6 +678,15 @@ int main(int argc, char **argv, char **envp)
 		d.use_compat = false;
 		snprintf(d.reason, sizeof d.reason,
 			 "system driver: the search list (with LD_LIBRARY_PATH) is too long to pass in exec mode");
+	}
+	/* What `cudaload PROGRAM` of one the kernel makes privileged gets (it
+	 * runs by itself), and a patched one with file capabilities (bare). */
+	if (o.explain && ((t.privileged & TARGET_FILE_CAPS) || (t.privileged && !patched))) {
+		free(llp);
+		llp = NULL;
+		d.use_compat = false;
+		snprintf(d.reason, sizeof d.reason, "system driver: %s",
+			 t.privileged & TARGET_FILE_CAPS ? caps_why : "set-id, it runs by itself");
 	}
 	char *libcuda = NULL, **rivals = NULL;
 	int n_rivals = 0;

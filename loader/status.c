@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,6 +27,7 @@
 #include "../common/report.h"
 #include "../common/tables.h"
 #include "../common/target.h"
+#include "../common/utf8.h"
 #include "../common/verdict.h"
 #include "imagewalk.h"
 #include "pick.h"
@@ -358,94 +360,94 @@ static void print_text(FILE *f, const struct machine *m)
 {
 	const struct host *h = &m->host;
 	char v[16], age[40], what[160];
-	fprintf(f, "host:         %s", platform_name(h->platform));
+	utf8_printf(f, "host:         %s", platform_name(h->platform));
 	if (h->soc[0]) {
 		const char *name = tables_soc_name(h->soc);
-		fprintf(f, " %s%s%s%s", h->soc, name ? " (" : "", name ? name : "", name ? ")" : "");
+		utf8_printf(f, " %s%s%s%s", h->soc, name ? " (" : "", name ? name : "", name ? ")" : "");
 	}
 	if (h->l4t_str[0])
-		fprintf(f, ", L4T %s", h->l4t_str);
+		utf8_printf(f, ", L4T %s", h->l4t_str);
 	if (h->driver_str[0])
-		fprintf(f, ", driver %s", h->driver_str);
+		utf8_printf(f, ", driver %s", h->driver_str);
 	for (int i = 0; i < h->n_gpus && i < MAX_GPUS; i++) {
 		int last = tables_arch_last_branch(h->gpus[i].arch);
-		fprintf(f, "%s%s (%s", i ? ", " : ", GPU ", h->gpus[i].model,
+		utf8_printf(f, "%s%s (%s", i ? ", " : ", GPU ", h->gpus[i].model,
 			tables_arch_name(h->gpus[i].arch));
 		if (last)
-			fprintf(f, ", to R%d", last);
+			utf8_printf(f, ", to R%d", last);
 		fputc(')', f);
 	}
-	fprintf(f, ", host CUDA %s\n", h->cuda ? cuda_format(h->cuda, v, sizeof v) : "unknown");
+	utf8_printf(f, ", host CUDA %s\n", h->cuda ? cuda_format(h->cuda, v, sizeof v) : "unknown");
 	if (h->problem[0])
-		fprintf(f, "              %s\n", h->problem);
-	fprintf(f, "tables:       NVIDIA's, CUDA %s edition, checked %s\n",
+		utf8_printf(f, "              %s\n", h->problem);
+	utf8_printf(f, "tables:       NVIDIA's, CUDA %s edition, checked %s\n",
 		cuda_format(tables_edition, v, sizeof v), tables_checked);
-	fprintf(f, "policy:       %s (%s)\n", policy_name(m->s->policy), m->s->policy_from);
-	fprintf(f, "verdicts:     %s%s%s\n", store_words(m), m->store == VSTORE_DAMAGED ? ": " : "",
+	utf8_printf(f, "policy:       %s (%s)\n", policy_name(m->s->policy), m->s->policy_from);
+	utf8_printf(f, "verdicts:     %s%s%s\n", store_words(m), m->store == VSTORE_DAMAGED ? ": " : "",
 		m->store == VSTORE_DAMAGED ? m->store_why : "");
 	if (m->store != VSTORE_NONE && m->store != VSTORE_DAMAGED && m->system.kind != VERDICT_NONE)
-		fprintf(f, "system:       verified %s ago: %s\n",
+		utf8_printf(f, "system:       verified %s ago: %s\n",
 			verdict_age(m->system.when, m->now, age, sizeof age),
 			verdict_describe(&m->system, what, sizeof what));
 	if (!m->cands.n)
-		fprintf(f, "packages:     none\n");
+		utf8_printf(f, "packages:     none\n");
 	for (size_t i = 0; i < m->cands.n; i++) {
 		const struct candidate *c = &m->cands.v[i];
-		fprintf(f, "package:      %s\n", c->dir);
-		fprintf(f, "              CUDA %s%s%s%s, %s: %s\n",
+		utf8_printf(f, "package:      %s\n", c->dir);
+		utf8_printf(f, "              CUDA %s%s%s%s, %s: %s\n",
 			c->cuda ? cuda_format(c->cuda, v, sizeof v) : "unknown",
 			c->cuda_from ? " (from " : "", c->cuda_from ? c->cuda_from : "",
 			c->cuda_from ? ")" : "", c->usable ? "usable" : "refused", c->reason);
 		if (c->verdict.kind != VERDICT_NONE || m->store != VSTORE_NONE)
 			report_verdict_text(f, "              ", &c->verdict, m->now);
 		if (m->stale[i])
-			fprintf(f, "              stale: %s (run cudaload --verify)\n", m->stale[i]);
+			utf8_printf(f, "              stale: %s (run cudaload --verify)\n", m->stale[i]);
 	}
 	const char *mname = elfread_machine_name(m->elf_machine);
 	if (m->own.use_compat)
-		fprintf(f, "pin:          %s (%s): the chosen package's directory\n",
+		utf8_printf(f, "pin:          %s (%s): the chosen package's directory\n",
 			m->cands.v[m->own.chosen].dir, mname ? mname : "?");
 	else if (m->own_pin.dir)
-		fprintf(f, "pin:          %s (%s): %s\n", m->own_pin.dir, mname ? mname : "?",
+		utf8_printf(f, "pin:          %s (%s): %s\n", m->own_pin.dir, mname ? mname : "?",
 			m->own_pin.links ? "links to the system driver's files" : "the system driver's own directory");
 	else
-		fprintf(f, "pin:          none (%s): %s\n", mname ? mname : "?",
+		utf8_printf(f, "pin:          none (%s): %s\n", mname ? mname : "?",
 			m->own_pin_needed ? m->own_pin.why : "not needed: no compat package for this machine");
 
 	if (m->record_skipped)
-		fprintf(f, "record:       %s: %d line%s skipped (%s)\n", PATCHLIST_FILE, m->record_skipped,
+		utf8_printf(f, "record:       %s: %d line%s skipped (%s)\n", PATCHLIST_FILE, m->record_skipped,
 			m->record_skipped == 1 ? "" : "s", m->record_why);
 	if (m->walked) {
-		fprintf(f, "programs:     %zu patched, found in", m->n_progs);
+		utf8_printf(f, "programs:     %zu patched, found in", m->n_progs);
 		for (int d = 0; d < IMAGEWALK_N_DIRS; d++)
-			fprintf(f, "%s %s", d ? "," : "", imagewalk_dirs[d]);
-		fprintf(f, " (the image keeps no %s)\n", PATCHLIST_FILE);
+			utf8_printf(f, "%s %s", d ? "," : "", imagewalk_dirs[d]);
+		utf8_printf(f, " (the image keeps no %s)\n", PATCHLIST_FILE);
 	} else if (!m->n_progs) {
-		fprintf(f, "programs:     none recorded in %s\n", PATCHLIST_FILE);
+		utf8_printf(f, "programs:     none recorded in %s\n", PATCHLIST_FILE);
 	}
 	for (size_t i = 0; i < m->n_progs; i++) {
 		const struct prog *p = &m->progs[i];
-		fprintf(f, "program:      %s: %s\n", p->path, pstate_names[p->state]);
+		utf8_printf(f, "program:      %s: %s\n", p->path, pstate_names[p->state]);
 		if (p->state == P_HELD || p->state == P_NOT_HELD)
-			fprintf(f, "              %s%s, libcuda %s\n", p->compat ? "compat " : "system driver",
+			utf8_printf(f, "              %s%s, libcuda %s\n", p->compat ? "compat " : "system driver",
 				p->compat ? p->compat_dir : "", p->libcuda ? p->libcuda : "unknown");
 		if (p->why)
-			fprintf(f, "              %s\n", p->why);
+			utf8_printf(f, "              %s\n", p->why);
 	}
 	int st = exit_status(m);
-	fprintf(f, "status:       %s", st == STATUS_HOLDS ? "holds" : st == STATUS_DOES_NOT_HOLD
+	utf8_printf(f, "status:       %s", st == STATUS_HOLDS ? "holds" : st == STATUS_DOES_NOT_HOLD
 								? "does not hold" : "cannot be told");
 	if (m->record_unreadable)
-		fprintf(f, ": %s", m->record_why);
+		utf8_printf(f, ": %s", m->record_why);
 	else if (!m->n_progs)
-		fprintf(f, ": %s", m->walked ? "no patched program found" : "no program recorded");
+		utf8_printf(f, ": %s", m->walked ? "no patched program found" : "no program recorded");
 	else
-		fprintf(f, ": %d of %zu program%s held", m->counts[P_HELD], m->n_progs,
+		utf8_printf(f, ": %d of %zu program%s held", m->counts[P_HELD], m->n_progs,
 			m->n_progs == 1 ? "" : "s");
 	for (int k = P_NOT_HELD; k < P_N; k++)
 		if (m->counts[k])
-			fprintf(f, ", %d %s", m->counts[k], pstate_names[k]);
-	fprintf(f, "%s\n", m->any_stale ? "; verdicts stale (run cudaload --verify)"
+			utf8_printf(f, ", %d %s", m->counts[k], pstate_names[k]);
+	utf8_printf(f, "%s\n", m->any_stale ? "; verdicts stale (run cudaload --verify)"
 			   : m->store == VSTORE_APPLIES ? "; verdicts fresh" : "");
 }
 
@@ -544,18 +546,13 @@ static void print_json(FILE *f, const struct machine *m)
 
 /* ---- node_exporter's textfile format ------------------------------------ */
 
-/* A label value: backslash, double quote and newline escaped. */
+/* A label value: the printable form (utf8.h), so the file is UTF-8 and a
+ * name cannot end its line, with backslash and double quote escaped. */
 static void prom_value(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (; s && *s; s++) {
-		if (*s == '\\' || *s == '"')
-			fputc('\\', f);
-		if (*s == '\n')
-			fputs("\\n", f);
-		else
-			fputc(*s, f);
-	}
+	if (s)
+		utf8_quoted(f, s, strlen(s));
 	fputc('"', f);
 }
 
@@ -648,34 +645,132 @@ static void print_prometheus(FILE *f, const struct machine *m)
 	}
 }
 
+/* ---- the textfile ------------------------------------------------------- */
+
+/* The temporary's name: STATUS_TEMP_PREFIX and 16 random hex digits, so
+ * that no one can know it in advance and plant something there. */
+#define STATUS_TEMP_PREFIX "." STATUS_TEXTFILE "."
+#define STATUS_TEMP_TRIES 16
+
+static void temp_name(char *name, size_t cap, int try)
+{
+	unsigned long long r;
+	if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+		/* no getrandom (before Linux 3.17): a name not known in advance
+		 * is then only harder to plant, and O_EXCL still holds */
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		r = ((unsigned long long)ts.tv_nsec << 20) ^ (unsigned long long)ts.tv_sec ^
+		    ((unsigned long long)getpid() << 40) ^ (unsigned long long)try;
+	}
+	snprintf(name, cap, STATUS_TEMP_PREFIX "%016llx", r);
+}
+
+/* The metrics into fd, a file of this user's that nothing else names (no
+ * link: nlink is want_links), with mode 0644 and on disk.  0, or -1. */
+static int fill(const struct machine *m, int fd, nlink_t want_links)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -1;
+	if (!S_ISREG(st.st_mode) || st.st_nlink != want_links || st.st_uid != geteuid()) {
+		errno = EEXIST;	/* not the file this run created */
+		return -1;
+	}
+	int dup_fd = dup(fd);	/* fclose closes it; fd stays for linkat */
+	FILE *f = dup_fd >= 0 ? fdopen(dup_fd, "w") : NULL;
+	if (!f) {
+		if (dup_fd >= 0)
+			close(dup_fd);
+		return -1;
+	}
+	print_prometheus(f, m);
+	int r = fflush(f) == 0 && fchmod(fd, 0644) == 0 && fsync(fd) == 0 ? 0 : -1;
+	return fclose(f) == 0 ? r : -1;
+}
+
+/* An unnamed file in dfd (O_TMPFILE), filled, then linked in as name:
+ * nothing that stands in the directory is ever opened.  0; -1 when the
+ * kernel or the file system has no O_TMPFILE or it cannot be linked
+ * without /proc (the caller then creates by name). */
+static int write_unnamed(const struct machine *m, int dfd, char *name, size_t cap)
+{
+	int fd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	int r = fill(m, fd, 0);
+	for (int i = 0; r == 0 && i < STATUS_TEMP_TRIES; i++) {
+		temp_name(name, cap, i);
+		/* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH (root's); else /proc */
+		r = linkat(fd, "", dfd, name, AT_EMPTY_PATH);
+		if (r < 0 && errno != EEXIST) {
+			char proc[40];
+			snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+			r = linkat(AT_FDCWD, proc, dfd, name, AT_SYMLINK_FOLLOW);
+		}
+		if (r == 0 || errno != EEXIST)
+			break;
+	}
+	close(fd);
+	return r;
+}
+
+/* A new file created by name, exclusively: O_EXCL fails on anything
+ * already there (a FIFO, a link); O_NOFOLLOW and O_NONBLOCK as well, should
+ * a file system not honour it, and fill() checks that it is a plain file of
+ * this user's with one link.  0, or -1. */
+static int write_named(const struct machine *m, int dfd, char *name, size_t cap)
+{
+	int fd = -1;
+	for (int i = 0; fd < 0 && i < STATUS_TEMP_TRIES; i++) {
+		temp_name(name, cap, i);
+		fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+		if (fd < 0 && errno != EEXIST)
+			return -1;
+	}
+	if (fd < 0)
+		return -1;
+	int r = fill(m, fd, 1);
+	int e = errno;
+	close(fd);
+	if (r < 0) {
+		unlinkat(dfd, name, 0);
+		errno = e;
+	}
+	return r;
+}
+
 /* DIR/cudaload.prom, whole or not at all: node_exporter may read it at any
- * moment, so it is written beside and renamed over.  0, or -1 said. */
+ * moment, so it is written beside and renamed over.  Root writes it into a
+ * directory that is often the exporter's user's: the temporary is created
+ * exclusively under a name no one knows in advance, and every step goes
+ * through the directory's descriptor, so nothing found there (a FIFO, a
+ * link to a file of root's) is opened.  A directory anyone may write to
+ * without the sticky bit is refused: there anyone could rename over the
+ * file.  0, or -1 said. */
 static int write_textfile(const struct machine *m, const char *dir)
 {
-	char *tmp = NULL, *dst = NULL;
-	int r = -1;
-	if (asprintf(&tmp, "%s/.%s.%d", dir, STATUS_TEXTFILE, (int)getpid()) < 0)
-		tmp = NULL;
-	if (asprintf(&dst, "%s/%s", dir, STATUS_TEXTFILE) < 0)
-		dst = NULL;
-	int fd = tmp && dst ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644) : -1;
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (f) {
-		print_prometheus(f, m);
-		r = fflush(f) == 0 && fchmod(fd, 0644) == 0 && fsync(fd) == 0 ? 0 : -1;
-		r = fclose(f) == 0 ? r : -1;
-		r = r == 0 ? rename(tmp, dst) : r;
-	} else if (fd >= 0) {
-		close(fd);
+	const char *why = NULL;
+	char name[sizeof STATUS_TEMP_PREFIX + 16];
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct stat st;
+	if (dfd < 0 || fstat(dfd, &st) < 0) {
+		why = strerror(errno);
+	} else if ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX)) {
+		why = "anyone may write there and it is not sticky: not written (chmod +t, or a "
+		      "directory only the exporter's user writes)";
+	} else if (write_unnamed(m, dfd, name, sizeof name) < 0 &&
+		   write_named(m, dfd, name, sizeof name) < 0) {
+		why = strerror(errno);
+	} else if (renameat(dfd, name, dfd, STATUS_TEXTFILE) < 0) {
+		why = strerror(errno);
+		unlinkat(dfd, name, 0);
 	}
-	if (r < 0) {
-		fprintf(stderr, "cudaload: --textfile: %s: %s\n", dst ? dst : dir, strerror(errno));
-		if (fd >= 0)
-			unlink(tmp);
-	}
-	free(dst);
-	free(tmp);
-	return r;
+	if (why)
+		fprintf(stderr, "cudaload: --textfile: %s/%s: %s\n", dir, STATUS_TEXTFILE, why);
+	if (dfd >= 0)
+		close(dfd);
+	return why ? -1 : 0;
 }
 
 int status_run(struct settings *s, const char *self, const struct status_options *o)

@@ -8,8 +8,14 @@ final: prev:
 
 let
   lib = prev.lib;  # final.lib would make the names below depend on the fixpoint
+  # nixpkgs' CUDA redistributables take the hook where its passthru
+  # enableHook says (the set's cuda_compat is available: Jetson builds), and
+  # read that attribute unguarded: cudaloadHook carries the same word.  A set
+  # without the hook (null, as jetpack-nixos' sets have it) keeps none.
   swap = cfinal: cprev: {
-    autoAddCudaCompatRunpath = final.cudaloadHook;
+    autoAddCudaCompatRunpath =
+      if (cprev.autoAddCudaCompatRunpath or null) == null then null
+      else final.cudaloadHook // { enableHook = cprev.autoAddCudaCompatRunpath.enableHook or true; };
   };
   # Names from prev's names only: looking at the values to choose them would
   # make this overlay's names depend on the fixpoint (infinite recursion).
@@ -19,5 +25,9 @@ in
 {
   cudaload = final.callPackage ./package.nix { };
   cudaloadHook = final.callPackage ./hook.nix { };
+  # One CUDA package set with the swap, for the packages that need compat
+  # alone: pkg.override { cudaPackages = final.withCudaloadHook prev.cudaPackages; }
+  # (README: what the overlay costs in rebuilds, and how to limit it).
+  withCudaloadHook = swapIn;
 }
 // lib.genAttrs cudaSets (name: swapIn prev.${name})

@@ -16,6 +16,7 @@ else
 	packages="make gcc g++ musl-tools musl-dev libcriterion-dev libelf-dev pkg-config
 patchelf elfutils binutils gdb strace file attr libcap2-bin python3 perl
 valgrind clang libclang-rt-14-dev dpkg-dev fakeroot lintian mandoc bash-completion
+python3-prometheus-client
 nix-bin shellcheck debootstrap"
 	if [ "$(uname -m)" = aarch64 ]; then
 		packages="$packages musl-dev"

@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -50,6 +51,8 @@
 #include "../common/plan.h"
 #include "../common/probe.h"
 #include "../common/reach.h"
+#include "../common/secure.h"
+#include "../common/utf8.h"
 #include "../common/verdict.h"
 #include "ptx.h"
 
@@ -528,7 +531,7 @@ static void outcome_text(const char *what_for, const struct outcome *o, const ch
 				      o->ptx[i].guessed ? " (a capability not in cudaload's table: its newest PTX)" : "");
 	if (o->version >= 0 && n < sizeof extra)
 		snprintf(extra + n, sizeof extra - n, "]");
-	printf("%s: %s%s: %s\n", what_for, describe(o, what, sizeof what), extra, meaning);
+	utf8_printf(stdout, "%s: %s%s: %s\n", what_for, describe(o, what, sizeof what), extra, meaning);
 }
 
 /* ---- the store ---------------------------------------------------------------- */
@@ -662,15 +665,121 @@ static int reach_all(const char *root, const char *llp, char **names, int n_name
 	return rc;
 }
 
+/* ---- whose code a package is ------------------------------------------------ */
+
+/* Can anyone but root (and, for a user's own verifier, that user) change
+ * the package: its directory, one above it, or its libcuda.so.1?  Loading
+ * it runs its code as whoever verifies: root's --verify loads only root's
+ * packages, as a set-id program takes only those (secure.h). */
+static bool package_owned(const char *root, const char *dir, uid_t uid)
+{
+	char full[CL_PATH_MAX], lib[CL_PATH_MAX + 16];
+	struct stat st;
+	if (path_join(full, sizeof full, root, dir) < 0 || !secure_path_owned(full, uid))
+		return false;
+	snprintf(lib, sizeof lib, "%s/libcuda.so.1", full);
+	return stat(lib, &st) == 0 && (st.st_uid == 0 || st.st_uid == uid) &&
+	       !(st.st_mode & (S_IWGRP | S_IWOTH));
+}
+
+/* ---- first use: a start asks about the packages it would take --------------- */
+
+/* The store as it is, malloc'd into *len bytes: a regular file under the
+ * format's bound, or NULL (none, or none worth keeping). */
+static char *read_store_file(const char *path, size_t *len)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	char *text = NULL;
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    st.st_size < VERDICT_STORE_MAX && (text = malloc((size_t)st.st_size))) {
+		*len = (size_t)st.st_size;
+		if (read(fd, text, *len) != (ssize_t)*len) {
+			free(text);
+			text = NULL;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	return text;
+}
+
+/* What another first use (or --verify) stored for this host, kept by a
+ * first use that verifies other packages: its compat lines, parsed. */
+struct kept_store {
+	char *text;
+	struct verdict_store s;
+	bool valid;
+};
+
+static void keep_store(const char *path, const struct host *h, const char *boot, struct kept_store *k)
+{
+	char why[160];
+	size_t len = 0;
+	memset(k, 0, sizeof *k);
+	k->text = read_store_file(path, &len);
+	k->valid = k->text && verdict_parse(k->text, len, &k->s, why, sizeof why) == 0 &&
+		   k->s.host_key == verdict_host_key(h) && strcmp(k->s.boot, boot) == 0;
+}
+
+/* Does a kept verdict say something of the package whatever the baseline
+ * it is stored with: it works, or it failed where its own baseline got
+ * past?  An inconclusive one (the GPU was busy for both) is asked again,
+ * and not kept beside a new baseline, which could make it a failure. */
+static bool kept_conclusive(const struct kept_store *k, const struct verdict *v)
+{
+	return verdict_ok(v) || verdict_past(&k->s.system, v);
+}
+
+/* Does the kept store hold a conclusive verdict for dir's present libcuda
+ * (st)?  Then a first use that started at the same moment asked already. */
+static bool kept_applies(const struct kept_store *k, const char *dir, const struct stat *st)
+{
+	struct verdict_entry e;
+	for (size_t pos = 0; k->valid && verdict_next(&k->s, &pos, &e);)
+		if (e.dir_len == strlen(dir) && memcmp(e.dir, dir, e.dir_len) == 0)
+			return kept_conclusive(k, &e.v) &&
+			       e.file.dev == (uint64_t)st->st_dev && e.file.ino == (uint64_t)st->st_ino &&
+			       e.file.size == (uint64_t)st->st_size &&
+			       e.file.mtime_s == (int64_t)st->st_mtim.tv_sec &&
+			       e.file.mtime_ns == (uint32_t)st->st_mtim.tv_nsec;
+	return false;
+}
+
+/* Append to text (len, at most VERDICT_STORE_MAX) the kept store's
+ * conclusive lines but those of the packages of c verified now (fresh[i]). */
+static void append_kept(const struct kept_store *k, const struct candidates *c, const bool *fresh,
+			char *text, int *len)
+{
+	struct verdict_entry e;
+	size_t at = k->s.entries;
+	for (size_t pos = 0; k->valid && verdict_next(&k->s, &pos, &e); at = pos) {
+		bool ours = false;
+		for (size_t i = 0; i < c->n && !ours; i++)
+			ours = fresh[i] && strlen(c->v[i].dir) == e.dir_len &&
+			       memcmp(c->v[i].dir, e.dir, e.dir_len) == 0;
+		size_t n = pos - at;
+		if (!ours && kept_conclusive(k, &e.v) && *len + n < VERDICT_STORE_MAX) {
+			memcpy(text + *len, k->s.text + at, n);
+			*len += (int)n;
+			text[*len] = '\0';
+		}
+	}
+}
+
 static void usage_exit(void)
 {
 	fputs("usage: cudaload --verify [--json] [--timeout SECONDS] [PROGRAM...]\n"
+	      "       cudaload-verify --first-use [--timeout SECONDS] --package DIR...\n"
 	      "Loads each compat candidate's libcuda.so.1 in a child process, calls cuInit,\n"
 	      "makes a context and loads a PTX module on every device, and stores the\n"
 	      "verdicts in " VERDICT_STORE_PATH " (root) or the user's own store\n"
 	      "($XDG_RUNTIME_DIR/cudaload, else ~/.cache/cudaload) for every later exec.\n"
 	      "Candidates: the configured packages, what this environment, ld.so.cache,\n"
-	      "each program cudaload-patch recorded and each PROGRAM reach.\n", stderr);
+	      "each program cudaload-patch recorded and each PROGRAM reach; with\n"
+	      "--first-use (a start of a program that would take them) only each DIR,\n"
+	      "kept beside the store's other verdicts.  Only packages that no one but\n"
+	      "root (and the user verifying) can change are loaded.\n", stderr);
 	exit(EXIT_USAGE);
 }
 
@@ -692,10 +801,11 @@ int main(int argc, char **argv)
 	if (!standard_fds())
 		return EXIT_CANNOT_RUN;
 
-	bool json = false;
-	int timeout_s = 60, n_names = 0;
+	bool json = false, first_use = false;
+	int timeout_s = 60, n_names = 0, n_packages = 0;
 	char **names = calloc((size_t)argc, sizeof *names);	/* the programs named */
-	if (!names) {
+	const char **packages = calloc((size_t)argc, sizeof *packages);	/* --package */
+	if (!names || !packages) {
 		fputs("cudaload: --verify: out of memory\n", stderr);
 		return EXIT_CANNOT_RUN;
 	}
@@ -719,6 +829,10 @@ int main(int argc, char **argv)
 			timeout_s = (int)t;
 		} else if (strcmp(a, "--cudaload-dir") == 0 && i + 1 < argc) {
 			cl_dir = argv[++i];
+		} else if (strcmp(a, "--first-use") == 0) {
+			first_use = true;
+		} else if (strcmp(a, "--package") == 0 && i + 1 < argc && argv[i + 1][0] == '/') {
+			packages[n_packages++] = argv[++i];
 		} else if (a[0] != '-') {
 			names[n_names++] = argv[i];	/* resolved once the root is known */
 		} else {
@@ -726,6 +840,15 @@ int main(int argc, char **argv)
 			usage_exit();
 		}
 	}
+
+	if (first_use != (n_packages > 0) || (first_use && (n_names || json))) {
+		fputs("cudaload: --first-use goes with --package DIR and nothing else\n", stderr);
+		usage_exit();
+	}
+	/* A start that gave up waiting has closed the pipe: the verdicts are
+	 * still worth storing for the next one. */
+	if (first_use)
+		signal(SIGPIPE, SIG_IGN);
 
 	struct self self = { "", NULL };
 	dl_iterate_phdr(find_self, &self);
@@ -797,21 +920,42 @@ int main(int argc, char **argv)
 		fprintf(stderr, "cudaload: --verify: %s: %s\n", dir, strerror(errno));
 		return EXIT_CANNOT_RUN;
 	}
+	/* First uses that start together (torchrun's ranks) ask once: each
+	 * waits for the one before, then finds its verdicts (kept_applies). */
+	char lockpath[CL_PATH_MAX + 8];
+	int lock = -1;
+	if (first_use) {
+		snprintf(lockpath, sizeof lockpath, "%s/.lock", dir);
+		lock = open(lockpath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		while (lock >= 0 && flock(lock, LOCK_EX) < 0 && errno == EINTR)
+			;
+	}
 
 	struct host h;
 	struct candidates cands;
 	probe_host(s.root, (const char *const *)s.driver_dirs, s.n_driver_dirs, true, &h);
-	if (compat_discover(s.root, (const char *const *)s.compat_env, s.n_compat_env,
-			    (const char *const *)s.compat, s.n_compat,
-			    s.compat_from_config ? "config" : "default", &cands) < 0) {
+	int found = first_use ? compat_discover(s.root, packages, n_packages, NULL, 0, "first use", &cands)
+			      : compat_discover(s.root, (const char *const *)s.compat_env, s.n_compat_env,
+						(const char *const *)s.compat, s.n_compat,
+						s.compat_from_config ? "config" : "default", &cands);
+	if (found < 0) {
 		fprintf(stderr, "cudaload: --verify: out of memory\n");
 		return EXIT_CANNOT_RUN;
 	}
 	const char *user_llp = env_get_last(environ, "LD_LIBRARY_PATH");	/* as glibc's ld.so */
-	if (reach_all(s.root, user_llp, names, n_names, &h, &cands) < 0) {
+	if (!first_use && reach_all(s.root, user_llp, names, n_names, &h, &cands) < 0) {
 		fprintf(stderr, "cudaload: --verify: out of memory\n");
 		return EXIT_CANNOT_RUN;
 	}
+
+	struct kept_store earlier = { 0 };
+	bool *fresh = calloc(cands.n + 1, sizeof *fresh);	/* verified by this run */
+	if (!fresh) {
+		fprintf(stderr, "cudaload: --verify: out of memory\n");
+		return EXIT_CANNOT_RUN;
+	}
+	if (first_use)
+		keep_store(path, &h, boot, &earlier);
 
 	char hosttxt[160], tok[32], step[32];
 	char *text = malloc(VERDICT_STORE_MAX);	/* too large for the stack */
@@ -851,7 +995,7 @@ int main(int argc, char **argv)
 		outcome_json(&base);
 		fputs(",\"candidates\":[", stdout);
 	} else {
-		printf("host: %s\n", hosttxt);
+		utf8_printf(stdout, "host: %s\n", hosttxt);
 		outcome_text("system driver", &base, verdict_ok(&base.v) ? "the baseline"
 			     : "the system driver fails too: a package failing there or before is not held against it");
 	}
@@ -871,6 +1015,12 @@ int main(int argc, char **argv)
 			snprintf(skip, sizeof skip, "libcuda.so.1: %s", strerror(errno));
 		else if (strchr(c->dir, '\n'))
 			snprintf(skip, sizeof skip, "its path has a newline");
+		else if (!package_owned(s.root, c->dir, uid))
+			snprintf(skip, sizeof skip, "%s can change it, and loading it would run their code as %s",
+				 user ? "someone other than root and this user" : "someone other than root",
+				 user ? "this user" : "root");
+		else if (kept_applies(&earlier, c->dir, &st))
+			snprintf(skip, sizeof skip, "verified a moment ago (another start asked)");
 		else {
 			struct decision d = { true, (int)i, "" };
 			llp = plan_library_path(s.root, &d, &cands, &h, NULL, user_llp, false);
@@ -889,12 +1039,13 @@ int main(int argc, char **argv)
 				json_str(stdout, skip);
 				putchar('}');
 			} else {
-				printf("%s: not verified: %s\n", c->dir, skip);
+				utf8_printf(stdout, "%s: not verified: %s\n", c->dir, skip);
 			}
 			continue;
 		}
 		run_child(&self, llp, timeout_s, &o);
 		free(llp);
+		fresh[i] = true;
 		/* every step passed, on fewer devices than the system driver
 		 * saw: a device this driver cannot use (verdict.h, count) */
 		if (verdict_ok(&o.v) && base.counted && o.v.devices < base.v.devices)
@@ -925,6 +1076,8 @@ int main(int argc, char **argv)
 	}
 	if (!json && cands.n == 0)
 		printf("no compat candidates found\n");
+	if (first_use)
+		append_kept(&earlier, &cands, fresh, text, &len);
 
 	int e = write_store(dir, path, text, (size_t)len, user ? 0600 : 0644);
 	if (json) {
@@ -940,6 +1093,11 @@ int main(int argc, char **argv)
 		return EXIT_CANNOT_RUN;
 	}
 	free(text);
+	free(earlier.text);
+	free(fresh);
+	if (lock >= 0)
+		close(lock);	/* the next first use may look now */
+	free(packages);
 	compat_free(&cands);
 	settings_free(&s);
 	for (int i = 0; i < n_names; i++)

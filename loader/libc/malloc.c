@@ -14,8 +14,8 @@
  * on the way to the system driver, which allocates nothing.  Past the
  * arena, and for large blocks, memory comes from mmap; those mappings are
  * kept in a list, so that chain mode can give every one back (malloc.h).
- * free() gives back the last block only; realloc() grows the last block in
- * place.
+ * free() gives back the last block only; realloc() grows or shrinks the
+ * last block in place.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -125,9 +125,16 @@ void *realloc(void *p, size_t n)
 	if (!p)
 		return malloc(n);
 	struct header *h = header_of(p);
-	if (n <= h->size)
-		return p;
 	size_t want = (n + ALIGN - 1) & ~(size_t)(ALIGN - 1);
+	if (n <= h->size) {
+		/* the last block shrinks in place: a path buffer cut to its
+		 * path keeps the next blocks on the pages already touched */
+		if (in_arena(h) && is_last(p) && want && want < h->size) {
+			used -= h->size - want;
+			h->size = want;
+		}
+		return p;
+	}
 	if (in_arena(h) && is_last(p) && want < BIG && ARENA_SIZE - used >= want - h->size) {
 		used += want - h->size;
 		h->size = want;

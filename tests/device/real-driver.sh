@@ -42,6 +42,24 @@ cuinit_of() { printf '%s\n' "$1" | sed -n 's/.* cuInit=\([0-9-]*\) .*/\1/p'; }
 "$B/cudaload" --explain --json >"$W/explain.json"
 status "explain reads the host driver" "$host" "$(json host_driver)"
 status "a data-center host" dgpu "$(json platform)"
+# Each GPU's architecture from its PCI function, as the driver names the device
+g=0
+while [ -n "$(json "gpu.devices.$g.bus")" ]; do
+	bus=$(json "gpu.devices.$g.bus")
+	id=$(json "gpu.devices.$g.device_id")
+	status "gpu $bus: its device ID from sysfs" "$(cat "/sys/bus/pci/devices/$bus/device" 2>/dev/null)" "$id"
+	if [ -n "$(json "gpu.devices.$g.architecture")" ]; then
+		ok "gpu $bus ($(json "gpu.devices.$g.model"), $id): $(json "gpu.devices.$g.architecture")"
+	else
+		bad "gpu $bus ($(json "gpu.devices.$g.model"), $id): not in cudaload's table of NVIDIA's device IDs"
+	fi
+	if command -v nvidia-smi >/dev/null 2>&1; then
+		smi=$(nvidia-smi --query-gpu=pci.bus_id,pci.device_id --format=csv,noheader 2>/dev/null |
+			tr 'A-F' 'a-f' | sed -n "s/^0*${bus#0000}, 0x\(....\)10de\$/0x\1/p")
+		[ -z "$smi" ] || status "gpu $bus: nvidia-smi names the same device" "$smi" "$id"
+	fi
+	g=$((g + 1))
+done
 
 direct=$("$W/cuinit")
 echo "direct: $direct"

@@ -13,8 +13,12 @@
  * launchers and Electron do) and prints reexec=1 in the new image;
  * PROBE_MAPS=<file> also prints mapped=<pages>: how many pages of that file
  * the process has mapped (the interpreter's, once the program runs), and
- * at_entry=own or at_entry=other: whether AT_ENTRY is the program's _start. */
+ * at_entry=own or at_entry=other: whether AT_ENTRY is the program's _start;
+ * PROBE_FDS=1 also prints fds=<n n ...>: the descriptors open when main
+ * began; PROBE_CAPS=1 also prints capeff=<hex>: the effective capabilities
+ * (CapEff in /proc/self/status). */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 #include <link.h>
 #include <stdio.h>
@@ -51,8 +55,45 @@ static long pages_mapped(const char *file)
 	return f ? (long)(bytes / (unsigned long)sysconf(_SC_PAGESIZE)) : -1;
 }
 
+/* The descriptors open now, but the directory's own, as "0 1 2 ..." */
+static void open_fds(char *out, size_t cap)
+{
+	DIR *d = opendir("/proc/self/fd");
+	size_t n = 0;
+	out[0] = '\0';
+	for (struct dirent *e; d && (e = readdir(d));) {
+		if (e->d_name[0] == '.' || atoi(e->d_name) == dirfd(d))
+			continue;
+		int w = snprintf(out + n, cap - n, "%s%s", n ? " " : "", e->d_name);
+		if (w < 0 || (size_t)w >= cap - n)
+			break;
+		n += (size_t)w;
+	}
+	if (d)
+		closedir(d);
+	else
+		snprintf(out, cap, "(no /proc)");
+}
+
+static void print_capeff(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	while (f && fgets(line, sizeof line, f))
+		if (strncmp(line, "CapEff:", 7) == 0) {
+			printf("capeff=%s", line + 7 + strspn(line + 7, " \t"));
+			break;
+		}
+	if (f)
+		fclose(f);
+	else
+		printf("capeff=(no /proc)\n");
+}
+
 int main(int argc, char **argv)
 {
+	char fds[512];
+	open_fds(fds, sizeof fds);	/* before anything of main's own opens one */
 	if (getenv("PROBE_REEXEC")) {
 		unsetenv("PROBE_REEXEC");
 		setenv("PROBE_REEXECED", "1", 1);
@@ -91,6 +132,10 @@ int main(int argc, char **argv)
 		printf("mapped=%ld\n", pages_mapped(getenv("PROBE_MAPS")));
 		printf("at_entry=%s\n", getauxval(AT_ENTRY) == (unsigned long)_start ? "own" : "other");
 	}
+	if (getenv("PROBE_FDS"))
+		printf("fds=%s\n", fds);
+	if (getenv("PROBE_CAPS"))
+		print_capeff();
 	const char *llp = getenv("LD_LIBRARY_PATH");
 	printf("LD_LIBRARY_PATH=%s\n", llp ? llp : "(unset)");
 	fflush(stdout);

@@ -4,6 +4,12 @@
 
 pass=0 fail=0 skip=0
 
+# The fixtures' expectations are the tables' and the stored verdicts': a
+# start that asked the driver itself (first use, loader/firstuse.h) would
+# write verdicts into a fixture between two checks.  firstuse.sh turns it on.
+CUDALOAD_FIRST_USE=off
+export CUDALOAD_FIRST_USE
+
 ok() { pass=$((pass + 1)); printf 'ok   %s\n' "$1"; }
 skip() { skip=$((skip + 1)); printf 'SKIP %s: %s\n' "$1" "$2"; }
 bad() {

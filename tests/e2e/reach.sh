@@ -35,20 +35,26 @@ lib libcuda-system.so libcuda.so.1 fakecuda.c -DFAKE_CUDA_VERSION=12020 &&
 	lib ptxjit.so libnvidia-ptxjitcompiler.so.1 holdlib.c &&
 	lib bundle.so libbundle.so.1 holdlib.c &&
 	lib via.so libvia.so.1 holdvia.c -ldl &&
+	lib cudart.so libcudart.so.12 fakecudart.c &&
 	cc -O1 -o "$L/mknote" "$here/mknote.c" ||
 	{ bad "build the test libraries"; finish; exit; }
-cp "$L/via.so" "$L/link/libvia.so" && cp "$L/bundle.so" "$L/link/libbundle.so"
-prog() { # prog NAME RUNPATH
-	$TCC -O1 -o "$L/$1" "$here/holdprobe.c" -L"$L/link" -lvia -lbundle -ldl \
-		-Wl,--enable-new-dtags,-rpath,"$2"
+cp "$L/via.so" "$L/link/libvia.so" && cp "$L/bundle.so" "$L/link/libbundle.so" &&
+	cp "$L/cudart.so" "$L/link/libcudart.so"
+prog() { # prog NAME RUNPATH [MORE LIBRARIES]
+	n=$1 rp=$2
+	shift 2
+	$TCC -O1 -o "$L/$n" "$here/holdprobe.c" -L"$L/link" -lvia -lbundle "$@" -ldl \
+		-Wl,--enable-new-dtags,-rpath,"$rp"
 }
 spack=/opt/spack/opt/spack/linux-x86_64/gcc-12.2.0/cuda-12.8.0-q3x7nv2kjz
 # conda's programs have RUNPATH $ORIGIN/../lib; a chroot has no /proc for
 # ld.so to find $ORIGIN by, so the environment's lib is named as it is
 prog python-torch /opt/conda/envs/torch/lib && prog python-jax /opt/conda/envs/jax/lib &&
-	prog python-user /opt/conda/envs/user/lib &&
+	prog python-user /opt/conda/envs/user/lib && prog python-linked /opt/conda/envs/linked/lib &&
 	prog app /opt/app/lib &&
-	prog spack-app "/opt/app/lib:$spack/lib64" ||
+	prog spack-app "/opt/app/lib:$spack/lib64" &&
+	prog rt-app "/opt/app/lib:$spack/lib64" -Wl,--no-as-needed -lcudart &&
+	prog rt-llp-app /opt/app/lib -Wl,--no-as-needed -lcudart ||
 	{ bad "build the test programs"; finish; exit; }
 
 # install R PROGRAM AT: the program, patched to start cudaload
@@ -102,6 +108,27 @@ env_for() { # env_for R ENVDIR: a conda environment's own files
 	ln -s python3.12 "$1$2/bin/python"
 }
 
+# linked_env R ENVDIR: an environment whose lib/ links libcuda.so.1 and the
+# JIT compiler to ../cuda-compat/ (conda-forge's newer activation), its
+# package torch's
+linked_env() {
+	env_for "$1" "$2"
+	cp -a "$1$torch/cuda-compat" "$1$2/"
+	ln -s ../cuda-compat/libcuda.so.1 "$1$2/lib/libcuda.so.1"
+	ln -s ../cuda-compat/libnvidia-ptxjitcompiler.so.1 "$1$2/lib/libnvidia-ptxjitcompiler.so.1"
+}
+# candidates HOST ROW PROGRAM N [VAR=VALUE...]: --explain lists N candidates
+# and no refusal for want of a driver version in a file name
+candidates() {
+	h=$1 row=$2 p=$3 want=$4
+	shift 4
+	ex=$(env -i PATH=/usr/bin:/bin "$@" "$CHROOT" "$W/$h" /usr/bin/cudaload --explain "$p" 2>&1)
+	got=$(printf '%s\n' "$ex" | grep -c '^candidate:')
+	status "$h $row: $want candidate(s)" "$want" "$got" "$ex"
+	lacks "$h $row: no package refused for its file name" "$ex" "no driver version"
+}
+bundle_from=
+
 CHROOT=$(command -v chroot || echo /usr/sbin/chroot)
 # in_root ROOT COMMAND...: COMMAND, with /proc/self (chroot.sh) when PROC=1
 PROC=
@@ -121,6 +148,7 @@ check() {
 	ip=$p	# a script: its interpreter's environment
 	[ "$(head -c 2 "$R$p")" != "#!" ] || ip=$(head -n 1 "$R$p" | cut -c 3-)
 	case $ip in /opt/conda/*) b=${ip%/bin/*}/lib ;; *) b=/opt/app/lib ;; esac
+	[ -z "$bundle_from" ] || b=$bundle_from	# LD_LIBRARY_PATH's, which comes first
 	has "$h $row: the bundled library stays" "$out" "bundle=$b/libbundle.so.1"
 	ex=$(in_root "$R" env -i PATH=/usr/bin:/bin "$@" "$CHROOT" "$R" /usr/bin/cudaload --explain "$p" 2>&1)
 	has "$h $row: --explain names that file" "$ex" "libcuda:      ${wl#"$R"}"
@@ -173,10 +201,16 @@ proc_rows() {
 }
 
 torch=/opt/conda/envs/torch jax=/opt/conda/envs/jax sys=/usr/lib/$triplet
+linked=/opt/conda/envs/linked
 # ---- conda: the program's own environment, CONDA_PREFIX's, two of them ----
 if mkhost conda-535 conda; then
 	env_for "$W/conda-535" $torch
 	env_for "$W/conda-535" $jax
+	linked_env "$W/conda-535" $linked
+	# a directory of links people make for LD_LIBRARY_PATH (absolute ones)
+	mkdir -p "$W/conda-535/opt/links"
+	ln -s $linked/cuda-compat/libcuda.so.1 $linked/cuda-compat/libnvidia-ptxjitcompiler.so.1 \
+		"$W/conda-535/opt/links/"
 	install_prog "$W/conda-535" app /usr/bin/app
 	finish_host "$W/conda-535"
 	check conda-535 "torch's python" $torch/bin/python $torch/cuda-compat
@@ -186,6 +220,24 @@ if mkhost conda-535 conda; then
 	check conda-535 "a system program, CONDA_PREFIX torch's" /usr/bin/app $torch/cuda-compat \
 		CONDA_PREFIX=$torch
 	check conda-535 "a system program, no CONDA_PREFIX" /usr/bin/app $sys
+	# one package, one candidate, whatever names reach it: the linked
+	# environment's lib/ (its python's RUNPATH, LD_LIBRARY_PATH) is its
+	# cuda-compat/, and a directory of links is the package it links to
+	check conda-535 "linked lib/: its python" $linked/bin/python $linked/cuda-compat
+	candidates conda-535 "linked lib/: its python" $linked/bin/python 1
+	candidates conda-535 "linked lib/: its python, LD_LIBRARY_PATH=\$PREFIX/lib" $linked/bin/python 1 \
+		LD_LIBRARY_PATH=$linked/lib
+	bundle_from=$linked/lib
+	check conda-535 "linked lib/: a system program, LD_LIBRARY_PATH=\$PREFIX/lib" /usr/bin/app \
+		$linked/cuda-compat LD_LIBRARY_PATH=$linked/lib
+	bundle_from=
+	candidates conda-535 "linked lib/: a system program, LD_LIBRARY_PATH=\$PREFIX/lib" /usr/bin/app 1 \
+		LD_LIBRARY_PATH=$linked/lib
+	explain conda-535 /usr/bin/app "candidate:    $linked/cuda-compat" LD_LIBRARY_PATH=$linked/lib
+	check conda-535 "a directory of links: a system program" /usr/bin/app $linked/cuda-compat \
+		LD_LIBRARY_PATH=/opt/links
+	candidates conda-535 "a directory of links and the environment" $linked/bin/python 1 \
+		LD_LIBRARY_PATH=/opt/links:$linked/lib
 	proc_rows
 	# cudaload --status judges each recorded program with what it reaches
 	# (its environment's package), and the system driver's own ld.so.cache
@@ -207,6 +259,7 @@ else
 fi
 if mkhost conda-580 conda 's/535\.216\.01/580.95.05/g'; then
 	env_for "$W/conda-580" $torch
+	linked_env "$W/conda-580" $linked
 	finish_host "$W/conda-580"
 	check conda-580 "torch's python" $torch/bin/python $sys
 	# the recipe users are told to follow, left set after a driver upgrade
@@ -214,6 +267,14 @@ if mkhost conda-580 conda 's/535\.216\.01/580.95.05/g'; then
 		LD_LIBRARY_PATH=$torch/cuda-compat
 	explain conda-580 $torch/bin/python "              over LD_LIBRARY_PATH's $torch/cuda-compat" \
 		LD_LIBRARY_PATH=$torch/cuda-compat
+	# the linked environment's package, older than the driver: one
+	# candidate, refused as a package, and held against its lib/
+	check conda-580 "linked lib/: its python, LD_LIBRARY_PATH=\$PREFIX/lib" $linked/bin/python $sys \
+		LD_LIBRARY_PATH=$linked/lib
+	candidates conda-580 "linked lib/: its python, LD_LIBRARY_PATH=\$PREFIX/lib" $linked/bin/python 1 \
+		LD_LIBRARY_PATH=$linked/lib
+	explain conda-580 $linked/bin/python "              over LD_LIBRARY_PATH's $linked/lib" \
+		LD_LIBRARY_PATH=$linked/lib
 else
 	bad "conda-580: build the host"
 fi
@@ -271,6 +332,26 @@ if mkhost spack-535 spack; then
 	check spack-535 "nothing names the toolkit" /usr/bin/app $sys
 else
 	bad "spack-535: build the host"
+fi
+
+# ---- a runtime install of the toolkit: lib64/libcudart.so.12 alone ----
+# NVIDIA's packages put libcudart.so.12 in cuda-cudart-12-8 and the
+# libcudart.so development link in cuda-cudart-dev-12-8; a runtime install
+# (an HPC module built without the -dev parts, a container's runtime image)
+# has no link.  The toolkit is the one whose libcudart.so.12 the program
+# needs, through its RUNPATH or LD_LIBRARY_PATH.
+if mkhost runtime-535 spack; then
+	mkdir -p "$W/runtime-535$spack/lib64"
+	cp "$L/cudart.so" "$W/runtime-535$spack/lib64/libcudart.so.12"
+	install_prog "$W/runtime-535" rt-app /opt/app/bin/app
+	install_prog "$W/runtime-535" rt-llp-app /usr/bin/app
+	finish_host "$W/runtime-535"
+	check runtime-535 "RUNPATH to a runtime install's lib64" /opt/app/bin/app $spack/compat
+	explain runtime-535 /opt/app/bin/app "              found: the toolkit whose libcudart the program reaches"
+	check runtime-535 "LD_LIBRARY_PATH names a runtime install's lib64" /usr/bin/app $spack/compat \
+		LD_LIBRARY_PATH=$spack/lib64
+else
+	bad "runtime-535: build the host"
 fi
 
 # ---- vLLM-style: ld.so.cache names the compat directory ----

@@ -12,6 +12,9 @@
 # upgrade or through a hard link (fs.protected_hardlinks=0); ld.so must run
 # the file the kernel checked, so theirs never runs as root.  RACE_TRIES
 # (default 400) a case, in exec and chain mode, fs.protected_hardlinks 1 and 0.
+# The file held for that is the one descriptor the program finds open beyond
+# 0-2, at 63 (issue 36 row 10).  A program with file capabilities keeps them,
+# patched or run by `cudaload PROGRAM`, on both machines (row 9).
 # Needs root (to make the user, the setuid file and /etc/cudaload.conf);
 # everything it creates is removed on exit.  Usage: secure.sh BUILD
 set -u
@@ -113,6 +116,19 @@ fi
 # program still sees its own argv[0].
 out=$(as_user "$T/bin/probe-suid" a)
 has "held file: argv[0] is the program's own" "$out" "arg[0]=$T/bin/probe-suid"
+# ... and one descriptor more, the held file, which it and every child
+# inherit: at 63, out of the numbers programs choose (issue 36 row 10; it was
+# 3), where the descriptor limit allows.  Started with none beyond 0-2.
+printf '#!/usr/bin/python3\nimport os, sys\nos.closerange(3, 4096)\nos.execv(sys.argv[1], sys.argv[1:])\n' >"$T/bin/closefds"
+chmod 755 "$T/bin/closefds"
+held=63
+nofile=$(/usr/bin/python3 -c 'import resource; print(resource.getrlimit(resource.RLIMIT_NOFILE)[0])')
+[ "$nofile" -ge 0 ] && [ "$nofile" -le 63 ] && held=3
+out=$(as_user PROBE_FDS=1 "$T/bin/closefds" "$T/bin/plain-suid")
+has "descriptors: the control, unpatched, has none beyond 0-2" "$out" "fds=0 1 2"
+out=$(as_user PROBE_FDS=1 "$T/bin/closefds" "$T/bin/probe-suid")
+has "descriptors: the patched one has the held file alone, at $held" "$out" "fds=0 1 2 $held"
+has "descriptors: ... and the package" "$out" "libcuda=$T/cuda-12.9/compat/libcuda.so.1 version=12090"
 chmod o+w "$T/cuda-12.9"
 out=$(as_user "$T/bin/probe-suid")
 has "trust: a parent writable by others is refused" "$out" "libcuda=none"
@@ -197,6 +213,82 @@ chmod 644 "$CONF"
 chown "$U" "$CONF"
 out=$(as_user "$T/bin/probe-suid")
 has "config: a $CONF not owned by root is ignored" "$out" "libcuda=none"
+# ---- file capabilities (issue 36 row 9) ----
+# A program with file capabilities starts with AT_SECURE and its ids
+# unchanged; an exec of ld.so would drop the capabilities (CapEff 0: the
+# program no longer works, GPU or not).  It runs as unpatched: chain mode
+# whatever the config, the system driver (ld.so reads no search list in
+# secure mode), and `cudaload PROGRAM` runs it itself.  On each machine that
+# can carry file capabilities: the aarch64 program runs under qemu-user,
+# which binfmt_misc starts with qemu's credentials unless its entry has the
+# C flag.
+rm -f "$CONF"
+printf 'policy = compat\nmode = exec\ncompat = %s/cuda-*/compat\n' "$T" >"$CONF"
+chmod 644 "$CONF"
+out=$(as_user "$T/bin/probe-suid")
+has "config for what follows: a set-id program takes the package" "$out" "libcuda=$T/cuda-12.9/compat/libcuda.so.1 version=12090"
+caps() { # caps ARCH CC CUDALOAD
+	ca=$1 ccc=$2 ccl=$3
+	d=$T/caps-$ca
+	mkdir -p "$d"
+	if ! "$ccc" -O1 -o "$d/plain" "$here/cudaprobe.c" -ldl 2>"$d/err"; then
+		skip "$ca: file capabilities" "$ccc cannot build: $(head -n1 "$d/err")"
+		return
+	fi
+	cp "$ccl" "$d/cudaload"
+	cp "$d/plain" "$d/probe"
+	"$B/cudaload-patch" --interp "$d/cudaload" "$d/probe" >/dev/null
+	chmod -R a+rX "$d"
+	if ! setcap cap_net_raw+ep "$d/plain" 2>"$d/err" || ! setcap cap_net_raw+ep "$d/probe" 2>>"$d/err"; then
+		skip "$ca: file capabilities" "setcap failed: $(head -n1 "$d/err")"
+		return
+	fi
+	want=capeff=0000000000002000	# CAP_NET_RAW, bit 13
+	out=$(as_user PROBE_CAPS=1 "$d/plain")
+	if ! printf '%s\n' "$out" | grep -qx "$want"; then
+		if [ "$ca" = "$(uname -m)" ]; then
+			bad "$ca: file capabilities: the control, unpatched, has them" "$out"
+		else
+			flags=$(sed -n 's/^flags: //p' "/proc/sys/fs/binfmt_misc/qemu-$ca" 2>/dev/null)
+			skip "$ca: file capabilities" "qemu-user cannot carry them here: binfmt_misc's qemu-$ca entry (flags '$flags', no C) starts qemu with its own credentials, not the program's ($(printf '%s\n' "$out" | grep -m1 '^capeff=\|rror' || echo 'no output'))"
+		fi
+		return
+	fi
+	ok "$ca: file capabilities: the control, unpatched, has them"
+	out=$(as_user PROBE_CAPS=1 "$d/probe" a)
+	has "$ca: file capabilities kept by the patched program (mode = exec configured: chain)" "$out" "$want"
+	has "$ca: ... with the system driver, though a package is configured" "$out" "libcuda=none"
+	has "$ca: ... /proc/self/exe is the program (no second exec)" "$out" "exe=$d/probe"
+	has "$ca: ... its arguments" "$out" "arg[1]=a"
+	has "$ca: ... its TLS" "$out" "tls=7"
+	for prog in plain probe; do
+		out=$(as_user PROBE_CAPS=1 "$d/cudaload" "$d/$prog" a)
+		has "$ca: cudaload PROGRAM ($prog) runs it itself: the capabilities kept" "$out" "$want"
+		has "$ca: ... and its own argv[0]" "$out" "arg[0]=$d/$prog"
+	done
+	out=$(as_user "$d/cudaload" --explain "$d/probe")
+	has "$ca: --explain says chain" "$out" "mode:         chain (its interpreter is cudaload; file capabilities: chain keeps them)"
+	has "$ca: --explain says the system driver" "$out" "reason:       system driver: file capabilities (a second exec would drop them, and ld.so reads no search list in secure mode)"
+	out=$(as_user "$d/cudaload" --explain "$d/plain")
+	has "$ca: --explain of the unpatched one: it runs by itself" "$out" "mode:         direct (file capabilities: it runs by itself, which keeps them)"
+}
+caps "$(uname -m)" "$CC" "$B/cudaload"
+if [ "$(uname -m)" = x86_64 ]; then
+	foreign_why=
+	. "$here/foreign.sh"
+	if foreign_ready aarch64 "$B/aarch64/cudaload" aarch64-linux-gnu-gcc; then
+		caps aarch64 aarch64-linux-gnu-gcc "$B/aarch64/cudaload"
+	else
+		skip "aarch64: file capabilities" "$foreign_why"
+	fi
+fi
+# Set-id, run as `cudaload PROGRAM`: it runs itself too, as root.
+out=$(as_user "$T/bin/cudaload" "$T/bin/plain-suid")
+has "set-id: cudaload PROGRAM runs it itself, as root" "$out" "euid=0"
+out=$(as_user "$T/bin/cudaload" "$T/bin/probe-suid")
+has "set-id: ... a patched one too" "$out" "euid=0"
+has "set-id: ... which then takes the configured package (secure mode)" "$out" "libcuda=$T/cuda-12.9/compat/libcuda.so.1 version=12090"
+
 # ---- the hand-over under a renaming attacker ----
 mkdir -p "$T/u"
 $CC -O1 -o "$T/bin/setidrace" "$here/setidrace.c"

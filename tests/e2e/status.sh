@@ -138,6 +138,168 @@ status "unit: no directory, no file" "" "$(ls -A "$W/unit")"
 env -i CUDALOAD_ROOT="$W/empty" CUDALOAD_CONFIG="$W/empty.conf" CUDALOAD_TEXTFILE_DIR="$W/unit" sh -c "$post"
 contains "unit: CUDALOAD_TEXTFILE_DIR gets the metrics" "$(cat "$W/unit/cudaload.prom" 2>&1)" "cudaload_status_exit 0"
 
+# ---- the textfile, where others can write (issue 36) ----
+# Root writes it into a directory that is often the exporter's user's: what
+# stands at a temporary's name must never be opened.  The name was
+# .cudaload.prom.PID: a FIFO there blocked root's run forever, a hard link
+# there to a file of root's (0600) had that file truncated, filled and made
+# 0644.  Each is planted at the PID the run will have (sh's, kept through
+# exec); the hard link is root's own (fs.protected_hardlinks stays as it is).
+E="env -i CUDALOAD_ROOT=$W/empty CUDALOAD_CONFIG=$W/empty.conf $B/cudaload"
+T=$W/tf-hostile
+mkdir -p "$T"
+printf 'secret\n' >"$W/secret"
+chmod 600 "$W/secret"
+# plant fifo | plant link FILE: a FIFO, or a hard link to FILE, at the
+# temporary name of the PID this run gets; then --status --textfile into $T
+plant() {
+	# shellcheck disable=SC2016
+	timeout 20 sh -c 'if [ "$2" = fifo ]; then mkfifo "$1/.cudaload.prom.$$"; else ln "$3" "$1/.cudaload.prom.$$"; fi ||
+		exit 99; exec env -i CUDALOAD_ROOT="$4" CUDALOAD_CONFIG="$5" "$6" --status --textfile "$1"' \
+		sh "$T" "$1" "${2:-}" "$W/empty" "$W/empty.conf" "$B/cudaload" >/dev/null
+}
+plant fifo
+status "textfile: a FIFO at the old temporary's name: done, not blocked" 0 "$?"
+status "textfile: the FIFO is left as it was" 1 "$(find "$T" -name '.cudaload.prom.*' -type p | wc -l)"
+plant link "$W/secret"
+status "textfile: a hard link there to a file of root's: done" 0 "$?"
+status "textfile: the linked file of root's keeps its text" secret "$(cat "$W/secret")"
+status "textfile: and its mode and links" "600 2" "$(stat -c '%a %h' "$W/secret")"
+contains "textfile: the metrics are written" "$(cat "$T/cudaload.prom" 2>&1)" "cudaload_holds 1"
+status "textfile: a plain file of one link, 0644" "regular file 1 644" "$(stat -c '%F %h %a' "$T/cudaload.prom")"
+status "textfile: no temporary of its own left" 2 "$(find "$T" -name '.cudaload.prom.*' | wc -l)"
+# a directory anyone may write to, not sticky: anyone could rename over
+# the file; refused.  Sticky (as /tmp): written.  Not a directory: refused.
+mkdir -p "$W/tf-open"
+chmod 777 "$W/tf-open"
+out=$($E --status --textfile "$W/tf-open" 2>&1 >/dev/null)
+status "textfile: a directory anyone may write, not sticky: refused" 2 "$?"
+contains "textfile: says why" "$out" "anyone may write there and it is not sticky"
+status "textfile: nothing written there" "" "$(ls -A "$W/tf-open")"
+chmod 1777 "$W/tf-open"
+$E --status --textfile "$W/tf-open" >/dev/null
+status "textfile: sticky: written" "0 cudaload.prom" "$? $(ls -A "$W/tf-open")"
+out=$($E --status --textfile "$W/secret" 2>&1 >/dev/null)
+status "textfile: not a directory: refused" 2 "$?"
+contains "textfile: not a directory: says so" "$out" "$W/secret/cudaload.prom: Not a directory"
+status "textfile: not a directory: the file untouched" "secret 600" "$(cat "$W/secret") $(stat -c %a "$W/secret")"
+# without O_TMPFILE's link (no /proc, a file system without it): created by
+# name with O_EXCL, as strace shows
+if command -v strace >/dev/null 2>&1 && strace -f -qq -o /dev/null true 2>/dev/null; then
+	rm -f "$W/tf/cudaload.prom"
+	# shellcheck disable=SC2086
+	strace -f -qq -o "$W/tf.strace" -e trace=openat,linkat -e inject=linkat:error=EPERM \
+		$E --status --textfile "$W/tf" >/dev/null 2>&1
+	status "textfile, no linkat: exit" 0 "$?"
+	status "textfile, no linkat: created by name, exclusively" 1 \
+		"$(grep -c 'openat([0-9]*, "\.cudaload\.prom\.[0-9a-f]*", O_WRONLY|O_CREAT|O_EXCL|.*O_NOFOLLOW' "$W/tf.strace")"
+	contains "textfile, no linkat: written" "$(cat "$W/tf/cudaload.prom" 2>&1)" "cudaload_holds 1"
+	status "textfile, no linkat: no temporary left" "cudaload.prom" "$(ls -A "$W/tf")"
+else
+	skip "textfile without linkat" "no strace, or it cannot trace here"
+fi
+
+# ---- names that are not UTF-8 or hold control characters (issue 36) ----
+# Program paths from the record and a package directory with bytes \xff\xfe,
+# ESC, CR, BEL and a backslash: raw, they made the textfile invalid UTF-8
+# (node_exporter drops the whole file), forged a line on the terminal
+# (cr\rforged: held), and two names could look alike.  Every output gives
+# the printable form (common/utf8.h), which reads back to the bytes.
+N=$W/names
+mkdir -p "$N/var/lib/cudaload" "$N/run" "$N/usr/local/cuda-13.0$(printf '\033[31m\377')/compat" "$W/names-bin"
+printf '/usr/bin/cudaload\t%s\n' "/opt/$(printf '\377\376')/bin/app" "/opt/cr$(printf '\r')forged: held" \
+	"/opt/$(printf '\033[2J\033]0;owned\007')esc" '/opt/a\x1b[2Jb' "/opt/a$(printf '\033')[2Jb" \
+	'/opt/we"ird\name' >"$N/var/lib/cudaload/patched"
+NE="env -i CUDALOAD_ROOT=$N CUDALOAD_CONFIG=$W/empty.conf $B/cudaload"
+# names_check KIND: KIND (text, json, prom, verify) on standard input is
+# UTF-8 with no control character but newlines, and gives each name's
+# bytes back (Debian's python3, whose prometheus_client reads the metrics)
+cat >"$W/names_check.py" <<'EOF'
+import json, re, sys
+kind = sys.argv[1]
+raw = sys.stdin.buffer.read()
+names = [b"/opt/\xff\xfe/bin/app", b"/opt/cr\rforged: held", b"/opt/\x1b[2J\x1b]0;owned\x07esc",
+         b"/opt/a\\x1b[2Jb", b"/opt/a\x1b[2Jb", b'/opt/we"ird\\name']
+package = b"/usr/local/cuda-13.0\x1b[31m\xff/compat"
+def unprint(s):
+    out, i = bytearray(), 0
+    while i < len(s):
+        if s.startswith("\\\\", i):
+            out += b"\\"; i += 2
+        elif s.startswith("\\x", i):
+            out.append(int(s[i + 2:i + 4], 16)); i += 4
+        else:
+            assert s[i] != "\\", "a lone backslash in %r" % s
+            out += s[i].encode(); i += 1
+    return bytes(out)
+try:
+    text = raw.decode("utf-8")
+except UnicodeDecodeError as e:
+    sys.exit("not UTF-8: %s" % e)
+bad = [c for c in text if (ord(c) < 0x20 and c != "\n") or 0x7f <= ord(c) < 0xa0]
+if bad:
+    sys.exit("control characters %r" % bad)
+if kind == "text":
+    got = [unprint(m) for m in re.findall(r"^program:      (.*): missing$", text, re.M)]
+    pkgs = [unprint(m) for m in re.findall(r"^package:      (.*)$", text, re.M)]
+elif kind == "json":
+    d = json.loads(text)
+    got = [unprint(p["path"]) for p in d["programs"]]
+    pkgs = [unprint(p["candidate"]["dir"]) for p in d["packages"]]
+elif kind == "prom":
+    from prometheus_client.parser import text_string_to_metric_families
+    got, pkgs = [], []
+    for fam in text_string_to_metric_families(text):
+        for s in fam.samples:
+            if s.name == "cudaload_program":
+                got.append(unprint(s.labels["path"]))
+            if s.name == "cudaload_package_usable":
+                pkgs.append(unprint(s.labels["package"]))
+else:
+    got = names
+    pkgs = [unprint(m) for m in re.findall(r"^(.*): not verified: ", text, re.M)]
+if got != names:
+    sys.exit("names: %r, want %r" % (got, names))
+if pkgs != [package]:
+    sys.exit("packages: %r, want %r" % (pkgs, [package]))
+EOF
+py3=/usr/bin/python3
+[ -x "$py3" ] || py3=python3
+names_check() { "$py3" "$W/names_check.py" "$1"; }
+$NE --status >"$W/names.txt"
+status "names: --status text" "" "$(names_check text <"$W/names.txt" 2>&1)"
+has "names: a CR forges no line" "$(cat "$W/names.txt")" 'program:      /opt/cr\x0dforged: held: missing'
+has "names: a backslash is doubled: no name passes for another" "$(cat "$W/names.txt")" \
+	'program:      /opt/a\\x1b[2Jb: missing'
+$NE --status --json >"$W/names.json"
+status "names: --status --json" "" "$(names_check json <"$W/names.json" 2>&1)"
+$NE --status --prometheus >"$W/names.prom"
+if "$py3" -c 'import prometheus_client' 2>/dev/null; then
+	status "names: --prometheus, as Prometheus' parser reads it" "" "$(names_check prom <"$W/names.prom" 2>&1)"
+	mkdir -p "$W/names-tf"
+	$NE --status --textfile "$W/names-tf" >/dev/null
+	status "names: --textfile, as Prometheus' parser reads it" "" \
+		"$(names_check prom <"$W/names-tf/cudaload.prom" 2>&1)"
+else
+	skip "names: the metrics through Prometheus' parser" "no python3-prometheus-client (scripts/deps.sh installs it)"
+fi
+has "names: a label escaped" "$(cat "$W/names.prom")" \
+	'cudaload_program{path="/opt/we\"ird\\\\name",state="missing",driver="none"} 1'
+$NE --verify --timeout 5 >"$W/names.verify" 2>&1
+status "names: --verify" "" "$(names_check verify <"$W/names.verify" 2>&1)"
+# --explain of a program named with an escape sequence, and of one named
+# with the characters of its printable form: told apart, on one line each
+cp "$L/probe" "$W/names-bin/a$(printf '\033')[2Jb"
+cp "$L/probe" "$W/names-bin/a\\x1b[2Jb"
+has "names: --explain, an escape sequence" "$($NE --explain "$W/names-bin/a$(printf '\033')[2Jb")" \
+	"program:      $W/names-bin/a\\x1b[2Jb"
+has "names: --explain, its printable form's characters" "$($NE --explain "$W/names-bin/a\\x1b[2Jb")" \
+	"program:      $W/names-bin/a\\\\x1b[2Jb"
+json=$($NE --explain --json "$W/names-bin/a$(printf '\033')[2Jb")
+status "names: --explain --json, an escape sequence" "$W/names-bin/a\\x1b[2Jb" "$(jq "d['program']")"
+json=$($NE --explain --json "$W/names-bin/a\\x1b[2Jb")
+status "names: --explain --json, its printable form's characters" "$W/names-bin/a\\\\x1b[2Jb" "$(jq "d['program']")"
+
 # ---- orin: JetPack 5 to 6 (CUDALOAD_ROOT) ----
 R=$W/orin
 if sh "$here/mkroot.sh" "$top/tests/fixtures/orin-jp5-compat124.profile" "$R" "$L" >/dev/null; then
@@ -419,8 +581,9 @@ EOF
 		"pin:          none (x86_64): no pin directory /usr/bin/../lib/cudaload/pin$sys"
 	counts "dc after" 0 2 1 2 0
 	has "dc after: metric program" "$prom" 'cudaload_program{path="/opt/app/bin/probe-lost",state="unpatched",driver="none"} 1'
-	has "dc after: a label escaped" "$prom" 'cudaload_program{path="/opt/app/bin/we\"ird\\name",state="missing",driver="none"} 1'
-	status "dc after: the JSON keeps the name" 'we"ird\name' "$(jq "d['programs'][4]['path'].split('/')[-1]")"
+	# (the printable form: the backslash doubled, then escaped for the format)
+	has "dc after: a label escaped" "$prom" 'cudaload_program{path="/opt/app/bin/we\"ird\\\\name",state="missing",driver="none"} 1'
+	status "dc after: the JSON gives the name's printable form" 'we"ird\\name' "$(jq "d['programs'][4]['path'].split('/')[-1]")"
 	judged "dc after" probe probe-rpath
 	json=$("$B/cudaload" --status --json --root "$R")
 	status "dc after --root: no pin in the image either" not_held "$(prog /opt/app/bin/probe state)"

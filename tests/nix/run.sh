@@ -42,7 +42,7 @@ rm -rf "$W"
 mkdir -p "$W"
 
 # ---- every .nix file parses ----------------------------------------------------
-for f in "$top"/nix/*.nix "$here"/*.nix; do
+for f in "$top"/flake.nix "$top"/nix/*.nix "$here"/*.nix; do
 	if out=$(nix-instantiate --parse "$f" 2>&1 >/dev/null); then ok "parses: ${f#"$top"/}"; else
 		bad "parses: ${f#"$top"/}" "$out"; fi
 done
@@ -70,6 +70,7 @@ lib=${NIXPKGS_LIB:-$top/../shared/testdata/nixpkgs-lib/lib}
 if [ ! -f "$lib/default.nix" ]; then
 	skip "programs.cudaload under lib.evalModules" "no nixpkgs lib at $lib (set NIXPKGS_LIB)"
 	skip "overlay, package and hook evaluated" "no nixpkgs lib at $lib (set NIXPKGS_LIB)"
+	skip "flake.nix's outputs evaluated" "no nixpkgs lib at $lib (set NIXPKGS_LIB)"
 else
 	lib=$(cd "$lib" && pwd)
 	if out=$(nixeval "$here/module-eval.nix" --arg libPath "$lib"); then
@@ -85,6 +86,19 @@ else
 	else
 		bad "overlay evaluates" "$(cat "$W/eval.err")"
 	fi
+	# the flake as Nix calls it, (import ./flake.nix).outputs { self; nixpkgs; },
+	# with a stand-in nixpkgs input (tests/nix/flake-eval.nix)
+	if out=$(nixeval "$here/flake-eval.nix" --arg libPath "$lib"); then
+		want='{"aarch64MakeFlags":["ARCH=aarch64"],"checks":{"aarch64-linux":["hook","install"],"x86_64-linux":["hook","install"]},"cudaloadAdds":"cudaload-0.1.0","cudaloadKeepsEnableHook":["auto-add-cuda-compat-runpath-hook enableHook=false"],"cudaloadSwapsNothing":["auto-add-cuda-compat-runpath-hook"],"defaultKeepsEnableHook":["cudaload-hook enableHook=false"],"defaultKeepsNull":[null],"defaultSwaps":["cudaload-hook"],"description":true,"hookInterp":"/nix/store/00000000000000000000000000000000-cudaload-0.1.0/bin/cudaload","moduleBuilds":["/nix/store/00000000000000000000000000000000-cudaload-0.1.0"],"moduleConfig":"# Written by the NixOS module programs.cudaload.\npolicy = auto\nmode = chain\ndriver_dir = /run/opengl-driver/lib\n","moduleTakesOverlays":["/nix/store/00000000000000000000000000000000-cudaload-from-an-overlay"],"nixpkgsInput":"github:NixOS/nixpkgs/nixos-unstable","oneSetSwapped":["cudaload-hook"],"packages":{"aarch64-linux":{"cudaload":"cudaload-0.1.0","cudaloadHook":"cudaload-hook","default":"cudaload-0.1.0"},"x86_64-linux":{"cudaload":"cudaload-0.1.0","cudaloadHook":"cudaload-hook","default":"cudaload-0.1.0"}}}'
+		status "flake: packages, hook and checks for both systems; overlays.default swaps the hook (keeping enableHook, leaving a null one), overlays.cudaload swaps nothing but the set withCudaloadHook is given; nixosModules with and without pkgs.cudaload" "$want" "$out"
+	else
+		bad "flake.nix's outputs evaluate" "$(cat "$W/eval.err")"
+	fi
+fi
+if [ -e "$top/flake.lock" ]; then
+	bad "no flake.lock shipped: nixpkgs is the consumer's" "$top/flake.lock"
+else
+	ok "no flake.lock shipped: nixpkgs is the consumer's"
 fi
 
 # ---- shellcheck --------------------------------------------------------------------

@@ -217,6 +217,42 @@ Test(compat_sad, candidates_are_bounded)
 	free(root);
 }
 
+/* Issue 36 row 11: 40,000 leftover directories under a pattern cost 130 MB
+ * and seconds per start, though only 256 became candidates.  The entries
+ * read are bounded for the whole start, said once; the bound holds for the
+ * next pattern too (it lists nothing more), and nothing past it counts as
+ * proven absent ("matched nothing" is not said of what was not read). */
+Test(compat_sad, listing_is_bounded)
+{
+	char *root = scratch_dir(), path[4200];
+	snprintf(path, sizeof path, "%s/opt", root);
+	mkdirs(path);
+	for (int i = 0; i < COMPAT_MAX_ENTRIES + 64; i++) {
+		snprintf(path, sizeof path, "%s/opt/f%05d", root, i);
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+		cr_assert_geq(fd, 0, "%s", path);
+		close(fd);
+	}
+	put_lib(root, "/usr/local/cuda-12.2/compat", "libcuda.so.1.1", &plain);
+	const char *patterns[] = { "/opt/*/compat", "/usr/local/cuda-*/compat", "/srv/*/compat" };
+	struct candidates c;
+	cr_assert_eq(compat_discover(root, NULL, 0, patterns, 3, "config", &c), 0);
+	cr_assert_eq(c.n_miss, 1);
+	cr_assert_str_eq(c.miss[0].entry, patterns[0]);
+	cr_assert_str_eq(c.miss[0].why, "stopped after reading 16384 directory entries: "
+					 "the rest is not looked at");
+	cr_assert_eq(c.n, 0, "past the bound nothing more is read");
+	compat_free(&c);
+	/* under the bound, all of it */
+	const char *one[] = { "/usr/local/cuda-*/compat" };
+	cr_assert_eq(compat_discover(root, NULL, 0, one, 1, "config", &c), 0);
+	cr_assert_eq(c.n, 1);
+	cr_assert_eq(c.n_miss, 0);
+	compat_free(&c);
+	rm_rf(root);
+	free(root);
+}
+
 Test(compat_happy, dir_cuda)
 {
 	cr_assert_eq(compat_dir_cuda("/usr/local/cuda-12.2/compat"), 12020);

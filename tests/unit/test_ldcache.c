@@ -3,6 +3,8 @@
 
 #include "../../common/ldcache.h"
 
+#include <time.h>
+
 /* A cache in glibc's layout (elf/dl-cache.h), built here byte by byte:
  * entries of 24 bytes after a 48-byte header, strings after them, offsets
  * from the header; with old, first the old header and entries (glibc 2.31's
@@ -54,6 +56,12 @@ static void collect(const char *path, void *arg)
 	struct seen *s = arg;
 	if (s->n < 4)
 		snprintf(s->paths[s->n++], sizeof s->paths[0], "%s", path);
+}
+
+static void count_given(const char *path, void *arg)
+{
+	(void)path;
+	++*(int *)arg;
 }
 
 static const int flags[] = { 0x0303, 0x0303, 0x0003, 0x0a03, 0x0303 };
@@ -144,4 +152,64 @@ Test(ldcache_happy, made_by_ldconfig)
 		cr_assert(strcmp(s.paths[0], "/usr/local/cuda/compat/libcuda.so.1") == 0 ||
 			  strcmp(s.paths[1], "/usr/local/cuda/compat/libcuda.so.1") == 0);
 	}
+}
+
+/* Issue 36: a cache under a root whose string table had no NUL took each
+ * entry's key and path as a search to the end of the file: a 4 MiB cache
+ * 41 s, per program of --status --root.  A cache of 4 MiB, half entries,
+ * half a string table: every key the soname with a path that never ends,
+ * then every key that never ends.  Linear, it takes milliseconds. */
+Test(ldcache_sad, no_nul_is_linear, .timeout = 60)
+{
+	size_t size = 4u << 20, nlibs = (size / 2 - 48) / 24, strs = 48 + nlibs * 24;
+	unsigned char *b = malloc(size);
+	cr_assert(b);
+	memcpy(b, "glibc-ld.so.cache1.1", 20);
+	put32(b + 20, (uint32_t)nlibs);
+	memset(b + strs, 'a', size - strs);
+	memcpy(b + strs, "libcuda.so.1", 13);
+	b[strs + 13] = '/';
+	struct timespec t0, t1;
+	double cpu = 0;
+	for (int round = 0; round < 2; round++) {
+		for (size_t i = 0; i < nlibs; i++) {
+			unsigned char *e = b + 48 + i * 24;
+			put32(e, 0x0303);
+			put32(e + 4, (uint32_t)(round ? strs + 20 : strs));
+			put32(e + 8, (uint32_t)(strs + 13));
+		}
+		struct seen s = { 0 };
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+		cr_assert_eq(ldcache_scan(b, size, "libcuda.so.1", EM_X86_64, collect, &s), 0);
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
+		cpu += (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	}
+	/* (quadratic: over 10 s; linear: under 50 ms with sanitizers) */
+	cr_assert(cpu < 0.5, "%.3f s of CPU for 4 MiB", cpu);
+	free(b);
+}
+
+/* ld.so takes the first entry for the soname; the reader gives no more
+ * than LDCACHE_MAX_MATCHES of them, in the cache's order. */
+Test(ldcache_sad, matches_bounded)
+{
+	int f[LDCACHE_MAX_MATCHES + 4];
+	const char *k[LDCACHE_MAX_MATCHES + 4], *v[LDCACHE_MAX_MATCHES + 4];
+	char paths[LDCACHE_MAX_MATCHES + 4][32];
+	for (int i = 0; i < LDCACHE_MAX_MATCHES + 4; i++) {
+		f[i] = 0x0303;
+		k[i] = "libcuda.so.1";
+		snprintf(paths[i], sizeof paths[i], "/lib/%d/libcuda.so.1", i);
+		v[i] = paths[i];
+	}
+	struct built c;
+	build(&c, false, f, k, v, LDCACHE_MAX_MATCHES + 4);
+	int given = 0;
+	cr_assert_eq(ldcache_scan(c.b, c.len, "libcuda.so.1", EM_X86_64, count_given, &given),
+		     LDCACHE_MAX_MATCHES);
+	cr_assert_eq(given, LDCACHE_MAX_MATCHES);
+	struct seen s = { 0 };
+	ldcache_scan(c.b, c.len, "libcuda.so.1", EM_X86_64, collect, &s);
+	cr_assert_str_eq(s.paths[0], "/lib/0/libcuda.so.1");
+	cr_assert_str_eq(s.paths[3], "/lib/3/libcuda.so.1");
 }

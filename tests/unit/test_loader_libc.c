@@ -98,6 +98,25 @@ Test(loader_libc, realloc_grows_the_newest_in_place)
 	(void)other;
 }
 
+/* A path buffer cut to its path gives the rest back: the next block comes
+ * right after it, on the page already touched. */
+Test(loader_libc, realloc_shrinks_the_newest_in_place)
+{
+	arena_reset();
+	char *a = loader_malloc(4096);
+	strcpy(a, "/usr/bin/python3");
+	size_t before = used;
+	cr_assert_eq(loader_realloc(a, strlen(a) + 1), a);
+	cr_assert_str_eq(a, "/usr/bin/python3");
+	cr_assert_lt(used, before - 4000);
+	char *b = loader_malloc(16);
+	cr_assert_lt(b, a + 64, "the next block follows the shrunk one");
+	/* an older block keeps its size: only the newest can give back */
+	size_t now = used;
+	cr_assert_eq(loader_realloc(a, 1), a);
+	cr_assert_eq(used, now);
+}
+
 Test(loader_libc, big_blocks_and_a_full_arena_are_mapped)
 {
 	arena_reset();

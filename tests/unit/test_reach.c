@@ -134,6 +134,76 @@ Test(reach_happy, ngc_lib_real)
 	fx_close(&f);
 }
 
+/* symlink(target, root + at), in place of what is there */
+static void put_link(const char *root, const char *target, const char *at)
+{
+	char path[4200];
+	snprintf(path, sizeof path, "%s%s", root, at);
+	unlink(path);
+	char *slash = strrchr(path, '/');
+	*slash = '\0';
+	mkdirs(path);
+	*slash = '/';
+	cr_assert_eq(symlink(target, path), 0, "%s", path);
+}
+
+/* A directory whose libcuda.so.1 links into another one (conda-forge's
+ * newer activation: $PREFIX/lib/libcuda.so.1 -> ../cuda-compat/libcuda.so.1)
+ * stands for the package there: one candidate, whichever name comes first. */
+Test(reach_happy, link_directories)
+{
+	struct fx f;
+	fx_open(&f);
+	put_libs(f.root, (const char *const[]){ "/opt/conda/envs/torch/cuda-compat", "libcuda.so.570.124.06",
+						"/usr/lib/x86_64-linux-gnu", "libcuda.so.535.216.01",
+						"/opt/other", "libcuda.so.575.57.08", NULL });
+	put_text(f.root, "/opt/conda/envs/torch/conda-meta/history", "");
+	put_text(f.root, "/opt/conda/envs/torch/lib/libz.so.1", "");
+	put_link(f.root, "../cuda-compat/libcuda.so.1", "/opt/conda/envs/torch/lib/libcuda.so.1");
+	/* the environment's python: its own package, and LD_LIBRARY_PATH's
+	 * $PREFIX/lib is the same one */
+	struct reach r = at(f.root, "/opt/conda/envs/torch/bin/python");
+	r.llp = "/opt/conda/envs/torch/lib";
+	reaches_one(&r, &f.h, &f.c, "/opt/conda/envs/torch/cuda-compat", "environment");
+	compat_free(&f.c);
+	/* a program outside it: the package, found by the link, read whole */
+	r.program = "/usr/bin/app";
+	reaches_one(&r, &f.h, &f.c, "/opt/conda/envs/torch/cuda-compat", "LD_LIBRARY_PATH");
+	cr_assert(f.c.v[0].has_lib_driver);
+	cr_assert_eq(f.c.v[0].lib_driver.major, 570);
+	compat_free(&f.c);
+	/* the same through the RUNPATH and ld.so.cache's name of it */
+	r.llp = NULL;
+	r.runpath = "/opt/conda/envs/torch/lib:/opt/conda/envs/torch/cuda-compat";
+	reaches_one(&r, &f.h, &f.c, "/opt/conda/envs/torch/cuda-compat", "RUNPATH");
+	compat_free(&f.c);
+	r.runpath = NULL;
+	/* a link to the environment's lib: the name with ".." is the one that
+	 * is the same directory; a link to a link, followed (relative links:
+	 * the kernel would follow an absolute one out of the scratch root) */
+	put_link(f.root, "conda/envs/torch/lib", "/opt/envlib");
+	put_link(f.root, "../envlib/libcuda.so.1", "/opt/links/libcuda.so.1");
+	r.llp = "/opt/links";
+	reaches_one(&r, &f.h, &f.c, "/opt/envlib/../cuda-compat", "LD_LIBRARY_PATH");
+	cr_assert_eq(f.c.v[0].lib_driver.major, 570);
+	compat_free(&f.c);
+	/* a link to a file that is not its directory's libcuda.so.1: the
+	 * link's own directory, as before */
+	put_link(f.root, "../other/libcuda.so.575.57.08", "/opt/odd/libcuda.so.1");
+	put_lib(f.root, "/opt/other2", "libcuda.so.1", &plain);
+	put_link(f.root, "../other2/libcuda.so.1", "/opt/other/libcuda.so.1");
+	r.llp = "/opt/odd";
+	reaches_one(&r, &f.h, &f.c, "/opt/odd", "LD_LIBRARY_PATH");
+	compat_free(&f.c);
+	/* a link to the system driver's file: no candidate, no driver dir */
+	put_link(f.root, "../../usr/lib/x86_64-linux-gnu/libcuda.so.1", "/opt/sys/libcuda.so.1");
+	r.llp = "/opt/sys";
+	cr_assert_eq(reach_discover(&r, &f.h, &f.c), 0);
+	cr_assert_eq(f.c.n, 0);
+	cr_assert_eq(f.h.n_driver_dirs, 0);
+	fx_close(&f);
+}
+
 /* The toolkit whose libcudart the RUNPATH reaches, and CUDA_HOME's; a
  * DT_RPATH counts for nothing beside a RUNPATH. */
 Test(reach_happy, toolkits)
@@ -160,6 +230,40 @@ Test(reach_happy, toolkits)
 	cr_assert(strstr(f.c.v[0].dir, "cuda-12.8.0-q3x7nv2/compat"));
 	cr_assert_str_eq(f.c.v[1].dir, "/opt/apps/cuda/12.9/compat");
 	cr_assert_str_eq(f.c.v[1].origin, "CUDA_HOME");
+	fx_close(&f);
+}
+
+/* An HPC runtime install: lib64/libcudart.so.12 and no libcudart.so
+ * development link.  The program that needs that runtime finds the toolkit
+ * through its RUNPATH or LD_LIBRARY_PATH; one that needs none goes by the
+ * development link, as before. */
+Test(reach_happy, runtime_installs)
+{
+	struct fx f;
+	char dir[256];
+	const char *hpc = "/sw/cuda/12.8.1";
+	fx_open(&f);
+	snprintf(dir, sizeof dir, "%s/compat", hpc);
+	put_lib(f.root, dir, "libcuda.so.570.124.06", &plain);
+	snprintf(dir, sizeof dir, "%s/lib64/libcudart.so.12", hpc);
+	put_text(f.root, dir, "");
+	struct reach r = at(f.root, "/opt/app/bin/app");
+	snprintf(dir, sizeof dir, "/opt/app/lib:%s/lib64", hpc);
+	r.runpath = dir;
+	r.cudart = "libcudart.so.12";
+	reaches_one(&r, &f.h, &f.c, "/sw/cuda/12.8.1/compat", "toolkit");
+	compat_free(&f.c);
+	r.runpath = NULL;
+	r.llp = dir;
+	reaches_one(&r, &f.h, &f.c, "/sw/cuda/12.8.1/compat", "toolkit");
+	compat_free(&f.c);
+	/* another runtime, or none: not this toolkit's */
+	r.cudart = "libcudart.so.13";
+	cr_assert_eq(reach_discover(&r, &f.h, &f.c), 0);
+	cr_assert_eq(f.c.n, 0);
+	r.cudart = NULL;
+	cr_assert_eq(reach_discover(&r, &f.h, &f.c), 0);
+	cr_assert_eq(f.c.n, 0);
 	fx_close(&f);
 }
 
@@ -191,13 +295,41 @@ Test(reach_happy, paths_from_memory)
 	struct image im;
 	const char *rp, *rn;
 	image(&im, true);
-	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn), 0);
+	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn, NULL), 0);
 	cr_assert_str_eq(rn, "/opt/app/lib:$ORIGIN");
 	cr_assert_str_eq(rp, "/rp");
 	image(&im, false);
-	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn), 0);
+	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn, NULL), 0);
 	cr_assert_null(rn);
 	cr_assert_str_eq(rp, "/rp");
+}
+
+/* The CUDA runtime the program needs, from its DT_NEEDED names. */
+Test(reach_happy, cudart_from_memory)
+{
+	struct image im;
+	const char *rp, *rn, *rt;
+	for (int named = 0; named < 3; named++) {
+		image(&im, true);
+		ElfW(Dyn) *d = (ElfW(Dyn) *)(im.b + 0x200);
+		static const char *const names[] = { "libcudart.so", "libcudart.so.12", "libcudart.so.11.0" };
+		memcpy(im.b + 0x300 + 26, "libm.so.6\0", 10);
+		memcpy(im.b + 0x300 + 36, names[named], strlen(names[named]) + 1);
+		d[1].d_un.d_val = 64;
+		d[4] = (ElfW(Dyn)){ .d_tag = DT_NEEDED, .d_un.d_val = 26 };
+		d[5] = (ElfW(Dyn)){ .d_tag = DT_NEEDED, .d_un.d_val = 36 };
+		im.ph[2].p_memsz = 7 * sizeof *d;
+		cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn, &rt), 0);
+		cr_assert_str_eq(rn, "/opt/app/lib:$ORIGIN");
+		if (named)
+			cr_assert_str_eq(rt, names[named]);
+		else
+			cr_assert_null(rt, "the development link is no soname a program needs");
+		/* a name that runs past the string table is none */
+		d[1].d_un.d_val = 36 + 8;
+		cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn, &rt), 0);
+		cr_assert_null(rt);
+	}
 }
 
 Test(reach_sad, paths_from_memory)
@@ -206,17 +338,17 @@ Test(reach_sad, paths_from_memory)
 	const char *rp, *rn;
 	image(&im, true);
 	im.ph[0].p_type = PT_NULL;	/* no PT_PHDR: the bias is unknown */
-	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn), -1);
+	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn, NULL), -1);
 	image(&im, true);
 	im.ph[2].p_vaddr = 0x3f8;	/* the dynamic section past the mapping */
-	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn), -1);
+	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn, NULL), -1);
 	image(&im, true);
 	((ElfW(Dyn) *)(im.b + 0x200))[1].d_un.d_val = 0x200;	/* strings past it */
-	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn), -1);
+	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn, NULL), -1);
 	image(&im, true);
 	((ElfW(Dyn) *)(im.b + 0x200))[2].d_un.d_val = 39;	/* no NUL before the end */
 	memset(im.b + 0x300 + 21, 'x', 19);
-	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn), 0);
+	cr_assert_eq(reach_paths_from_memory(im.ph, 3, sizeof *im.ph, &rp, &rn, NULL), 0);
 	cr_assert_null(rn);
-	cr_assert_eq(reach_paths_from_memory(im.ph, 3, 7, &rp, &rn), -1);	/* another phent */
+	cr_assert_eq(reach_paths_from_memory(im.ph, 3, 7, &rp, &rn, NULL), -1);	/* another phent */
 }

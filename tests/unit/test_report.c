@@ -63,7 +63,7 @@ Test(report_happy, json_is_valid_and_complete)
 		"\"usable\":true", "\"decision\":\"compat\"", "\"compat_dir\":\"/usr/local/cuda-12.2/compat\"",
 		"\"reason\":\"compat CUDA 12.2\"", "\"ldso\":\"/lib/ld-linux-aarch64.so.1\"",
 		"\"library_path\":\"/usr/local/cuda-12.2/compat\"", "\"mode\":\"chain\"",
-		"\"model\":\"Jetson \\\"AGX\\\" Orin\\n\"", "{\"schema\":2,", "\"cuda_source\":\"directory\"",
+		"\"model\":\"Jetson \\\"AGX\\\" Orin\\\\x0a\"", "{\"schema\":2,", "\"cuda_source\":\"directory\"",
 		"\"gpu\":{\"problem\":", "\"config_warnings\":[]", "\"tables\":{\"cuda\":\"13.4\"",
 		"\"compat_searched\":[\"/usr/local/cuda-*/compat\",",
 	};
@@ -243,8 +243,9 @@ Test(report_sad, hostile_names)
 	struct candidates c = { .v = &v, .n = 1, .cap = 1 };
 	struct report r = { &s, &h, &c, &d, NULL, &l, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0 };
 	char *out = render(&r, true);
-	cr_assert(strstr(out, "\"dir\":\"/opt/\\ufffd\\ufffd\\u001b[31mred\xc3\xa9\xc2\x9b\\ufffd\\ufffd/compat\\nfake: line\"")
-		  != NULL, "%s", out);
+	/* the printable form (utf8.h), quoted for JSON */
+	cr_assert(strstr(out, "\"dir\":\"/opt/\\\\xff\\\\xfe\\\\x1b[31mred\xc3\xa9\\\\xc2\\\\x9b\\\\xe2\\\\x82"
+			  "/compat\\\\x0afake: line\"") != NULL, "%s", out);
 	struct compat_note n;
 	char why[128];
 	cr_assert_eq(notejson_parse(out, strlen(out), &n, why, sizeof why), 0, "%s: %s", why, out);
@@ -261,5 +262,32 @@ Test(report_sad, hostile_names)
 	for (const char *p = out; *p; p++)
 		cr_assert(*p == '\n' || (unsigned char)*p >= 0x20, "control byte 0x%02x", (unsigned char)*p);
 	free(out);
+	settings_free(&s);
+}
+
+/* Issue 36: a name could pass for another.  A program named with the four
+ * characters \x1b showed as one named with an escape byte; the backslash
+ * is now doubled, in text and in JSON, so no two names look alike. */
+Test(report_sad, names_cannot_pass_for_others)
+{
+	struct settings s;
+	struct host h;
+	struct candidate v;
+	struct decision d;
+	struct ldso_info l;
+	fixture(&s, &h, &v, &d, &l);
+	struct candidates c = { .v = &v, .n = 1, .cap = 1 };
+	struct report r = { &s, &h, &c, &d, "/opt/a\\x1b[2Jb", &l, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0 };
+	char *lit = render(&r, false), *lit_json = render(&r, true);
+	r.program = "/opt/a\x1b[2Jb";
+	char *esc = render(&r, false), *esc_json = render(&r, true);
+	cr_assert(strstr(lit, "program:      /opt/a\\\\x1b[2Jb\n") != NULL, "%s", lit);
+	cr_assert(strstr(esc, "program:      /opt/a\\x1b[2Jb\n") != NULL, "%s", esc);
+	cr_assert(strstr(lit_json, "\"program\":\"/opt/a\\\\\\\\x1b[2Jb\"") != NULL, "%s", lit_json);
+	cr_assert(strstr(esc_json, "\"program\":\"/opt/a\\\\x1b[2Jb\"") != NULL, "%s", esc_json);
+	free(lit);
+	free(lit_json);
+	free(esc);
+	free(esc_json);
 	settings_free(&s);
 }

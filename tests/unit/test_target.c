@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <link.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "../../common/record.h"
@@ -46,6 +47,57 @@ Test(target_happy, elf_program)
 	cr_assert_eq(t.machine, EM_X86_64);
 	cr_assert_eq(t.argv, argv);
 	target_free(&t);
+}
+
+/* What the kernel grants a program only when it runs it (issue 36 row 9):
+ * set-id bits that change this process's ids, file capabilities. */
+Test(target_happy, privileges)
+{
+	char *dir = scratch_dir(), path[4200], why[128];
+	snprintf(path, sizeof path, "%s/prog", dir);
+	int in = open("/bin/true", O_RDONLY), out = open(path, O_WRONLY | O_CREAT, 0755);
+	char buf[65536];
+	for (ssize_t n; in >= 0 && out >= 0 && (n = read(in, buf, sizeof buf)) > 0;)
+		cr_assert_eq(write(out, buf, (size_t)n), n);
+	close(in);
+	close(out);
+	if (geteuid() != 0) {
+		rm_rf(dir);
+		free(dir);
+		cr_skip_test("needs root, to give the file away");
+	}
+	char *argv[] = { path, NULL };
+	struct target t;
+	cr_assert_eq(target_from_command(&t, 1, argv, NULL, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(t.privileged, 0);
+	target_free(&t);
+	cr_assert_eq(chmod(path, 04755), 0);	/* set-user-ID to its owner: us */
+	cr_assert_eq(target_from_command(&t, 1, argv, NULL, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(t.privileged, 0, "set-user-ID to our own id changes nothing");
+	target_free(&t);
+	cr_assert_eq(chown(path, 1, 1), 0);
+	cr_assert_eq(chmod(path, 02744), 0);	/* set-group-ID without group execute: not set-id */
+	cr_assert_eq(target_from_command(&t, 1, argv, NULL, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(t.privileged, 0);
+	target_free(&t);
+	cr_assert_eq(chmod(path, 02755), 0);
+	cr_assert_eq(target_from_command(&t, 1, argv, NULL, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(t.privileged, TARGET_SET_ID);
+	target_free(&t);
+	cr_assert_eq(chmod(path, 0755), 0);
+	/* cap_net_raw+ep as setcap writes it: VFS_CAP_REVISION_2 with the
+	 * effective flag, permitted bit 13 */
+	const unsigned char caps[20] = { 0x01, 0, 0, 0x02, 0x00, 0x20 };
+	if (setxattr(path, "security.capability", caps, sizeof caps, 0) != 0) {
+		rm_rf(dir);
+		free(dir);
+		cr_skip_test("cannot set file capabilities here: %s", strerror(errno));
+	}
+	cr_assert_eq(target_from_command(&t, 1, argv, NULL, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(t.privileged, TARGET_FILE_CAPS);
+	target_free(&t);
+	rm_rf(dir);
+	free(dir);
 }
 
 Test(target_happy, scripts_and_nesting)

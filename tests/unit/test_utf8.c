@@ -53,14 +53,86 @@ static void json_n(FILE *f, const char *s, size_t n)
 
 Test(utf8_sad, text_and_json_escapes)
 {
-	static const char in[] = "a\x1b[2J\x7f\t\xc2\x85\xc2\xa0\xff\xe2\x82\xac\\\n";
+	static const char in[] = "a\x1b[2J\x7f\t\xc2\x85\xc2\xa0\xff\xe2\x82\xac\\\n\"";
 	char *t = written(utf8_text, in, sizeof in - 1);
-	cr_assert_str_eq(t, "a\\x1b[2J\\x7f\\x09\\xc2\\x85\xc2\xa0\\xff\xe2\x82\xac\\\\x0a");
+	cr_assert_str_eq(t, "a\\x1b[2J\\x7f\\x09\\xc2\\x85\xc2\xa0\\xff\xe2\x82\xac\\\\\\x0a\"");
 	free(t);
+	/* JSON and Prometheus: the same form, backslash and quote escaped */
 	char *j = written(json_n, in, 0);
-	cr_assert_str_eq(j, "\"a\\u001b[2J\x7f\\u0009\xc2\x85\xc2\xa0\\ufffd\xe2\x82\xac\\\\\\n\"");
+	cr_assert_str_eq(j, "\"a\\\\x1b[2J\\\\x7f\\\\x09\\\\xc2\\\\x85\xc2\xa0\\\\xff\xe2\x82\xac\\\\\\\\\\\\x0a\\\"\"");
+	char *q = written(utf8_quoted, in, sizeof in - 1);
+	cr_assert(strlen(j) == strlen(q) + 2 && strncmp(j + 1, q, strlen(q)) == 0, "%s", q);
 	free(j);
+	free(q);
 	t = written(utf8_text, "x\0y", 3);	/* n bytes, a NUL among them */
 	cr_assert_str_eq(t, "x\\x00y");
 	free(t);
+}
+
+/* The printable form read back (utf8.h): \\ a backslash, \xNN the byte. */
+static size_t unprint(const char *s, unsigned char *out)
+{
+	size_t n = 0;
+	for (size_t i = 0; s[i];) {
+		if (s[i] == '\\' && s[i + 1] == '\\') {
+			out[n++] = '\\';
+			i += 2;
+		} else if (s[i] == '\\' && s[i + 1] == 'x') {
+			unsigned v;
+			cr_assert_eq(sscanf(s + i + 2, "%2x", &v), 1, "%s", s);
+			out[n++] = (unsigned char)v;
+			i += 4;
+		} else {
+			cr_assert_neq(s[i], '\\', "a lone backslash in %s", s);
+			out[n++] = (unsigned char)s[i++];
+		}
+	}
+	return n;
+}
+
+/* A JSON string or label value as written: its quoting undone. */
+static char *unquote(const char *s)
+{
+	char *out = malloc(strlen(s) + 1), *o = out;
+	for (; *s; s++) {
+		if (*s == '\\') {
+			s++;
+			cr_assert(*s == '\\' || *s == '"', "escape \\%c", *s);
+		}
+		*o++ = *s;
+	}
+	*o = '\0';
+	return out;
+}
+
+/* Issue 36: the mapping is one to one, so a name cannot pass for another
+ * (a program named with the characters \x1b for one with an escape byte):
+ * every string of bytes that matter comes back from its printable form, in
+ * text and quoted. */
+Test(utf8_sad, printable_form_is_one_to_one)
+{
+	static const unsigned char alphabet[] = { '\\', 'x', '1', 'b', 'a', '"', '\n', '\r', 0x1b, 0,
+						  0x7f, 0xff, 0xfe, 0xc2, 0x85, 0xa0, 0xe2, 0x82, 0xac };
+	unsigned seed = 36;
+	unsigned char in[12], back[64];
+	for (int round = 0; round < 20000; round++) {
+		size_t n = (size_t)(rand_r(&seed) % (int)sizeof in);
+		for (size_t i = 0; i < n; i++)
+			in[i] = alphabet[rand_r(&seed) % (int)sizeof alphabet];
+		char *t = written(utf8_text, (const char *)in, n);
+		cr_assert_eq(unprint(t, back), n, "%s", t);
+		cr_assert_eq(memcmp(back, in, n), 0, "%s", t);
+		char *q = written(utf8_quoted, (const char *)in, n);
+		char *u = unquote(q);
+		cr_assert_str_eq(u, t);
+		for (const unsigned char *p = (const unsigned char *)t; *p;) {
+			size_t k = utf8_seq(p, strlen((const char *)p));
+			cr_assert(k > 0 && *p >= 0x20 && *p != 0x7f && !(k == 2 && *p == 0xc2 && p[1] < 0xa0),
+				  "not printable: %s", t);
+			p += k;
+		}
+		free(t);
+		free(q);
+		free(u);
+	}
 }

@@ -119,7 +119,7 @@ $(BUILD)/aarch64/cudaload: $(A64_OBJ) loader/data.ld
 
 # ---- cudaload-patch: a host tool on elfutils' libelf ----
 ELFPATCH_SRC := $(wildcard tools/elfpatch/*.c)
-TOOL_SRC := tools/cudaload-patch.c $(ELFPATCH_SRC) tools/patchlist.c common/patchlist.c tools/closure.c tools/pysite.c tools/replace.c common/array.c common/elfread.c common/sys.c
+TOOL_SRC := tools/cudaload-patch.c $(ELFPATCH_SRC) tools/patchlist.c common/patchlist.c tools/closure.c tools/pysite.c tools/replace.c tools/inroot.c common/array.c common/elfread.c common/sys.c
 TOOL_HDR := $(wildcard tools/*.h tools/elfpatch/*.h) $(COMMON_HDR)
 # Debian's hardening defaults for a program that runs as root.
 TOOL_HARDEN := -D_FORTIFY_SOURCE=2 -fstack-protector-strong -Wl,-z,relro,-z,now
@@ -180,8 +180,8 @@ UNIT_SRC  := $(wildcard tests/unit/*.c)
 HOST_CFLAGS := $(BASEFLAGS) -g -O1
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-UNIT_TOOL := $(ELFPATCH_SRC) tools/patchlist.c tools/closure.c tools/pysite.c tools/replace.c tools/ptx.c \
-	loader/firstuse.c
+UNIT_TOOL := $(ELFPATCH_SRC) tools/patchlist.c tools/closure.c tools/pysite.c tools/replace.c tools/inroot.c \
+	tools/ptx.c loader/firstuse.c
 UNIT_DEPS := $(UNIT_SRC) $(COMMON_SRC) $(UNIT_TOOL) $(TOOL_HDR) $(wildcard tests/unit/*.h)
 UNIT_CFLAGS := $(HOST_CFLAGS) -Wno-missing-prototypes -Wno-write-strings
 
@@ -223,6 +223,8 @@ e2e: all $(BUILD)/asan/cudaload-patch
 	sh tests/e2e/secure.sh $(BUILD)
 	sh tests/e2e/faults.sh $(BUILD)
 	PATCHER=$(BUILD)/asan/cudaload-patch ASAN_OPTIONS=detect_leaks=1 sh tests/e2e/patch.sh $(BUILD)
+	sh tests/e2e/image.sh $(BUILD)
+	PATCHER=$(BUILD)/asan/cudaload-patch ASAN_OPTIONS=detect_leaks=1 sh tests/e2e/image.sh $(BUILD)
 	sh tests/e2e/valgrind.sh $(BUILD)
 	sh tests/e2e/record.sh $(BUILD)
 	sh tests/e2e/status.sh $(BUILD)
@@ -250,8 +252,8 @@ bench-smoke: all
 	@echo "bench smoke: ok ($(BUILD)/bench/results.json)"
 
 # ---- fuzzing: libFuzzer targets (clang) for every parser of outside data ----
-FUZZ_TARGETS := release versions notejson config elf patch verdict patchlist utf8 ldcache
-FUZZ_LIBSRC := $(COMMON_SRC) $(ELFPATCH_SRC) tools/patchlist.c
+FUZZ_TARGETS := release versions notejson config elf patch verdict patchlist utf8 ldcache inroot
+FUZZ_LIBSRC := $(COMMON_SRC) $(ELFPATCH_SRC) tools/patchlist.c tools/inroot.c
 FUZZ_SECONDS ?= 60
 
 $(BUILD)/fuzz/%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIBSRC) $(TOOL_HDR)

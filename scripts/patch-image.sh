@@ -15,6 +15,13 @@
 #      their interpreter, with their original interpreter recorded;
 #      everything else is left alone.
 #
+# Every write into the image goes through cudaload-patch (--root, and
+# --install for what is installed), which resolves each path inside the
+# image as chroot would: a link of the image that points out of it (usr ->
+# /usr) is followed inside the image, and fails there when the image has no
+# such directory; nothing outside the image is written.  A temporary file
+# that a killed run left in a directory written or walked is removed.
+#
 # Refuses an image whose machine is not that of CUDALOAD; exits non-zero
 # when anything failed.
 #
@@ -81,11 +88,20 @@ if [ -n "$image_machine" ] && [ "$image_machine" != "$machine" ]; then
 	exit 1
 fi
 
-install -d "$rootfs/usr/bin" "$rootfs/etc"
-install -m 755 "$cudaload" "$rootfs/usr/bin/cudaload"
-# its pin directories (cudaload(1), PINNING): beside it, as make install puts them
-sh "$(dirname "$0")/mkpin.sh" "$rootfs/usr/lib/cudaload/pin" /usr/lib/cudaload/pin
-[ -e "$rootfs/etc/cudaload.conf" ] || install -m 644 "$default_config" "$rootfs/etc/cudaload.conf"
+# Installed through cudaload-patch: a shell script cannot resolve a path
+# inside an image (cudaload-patch(1), --install).
+install_in_image() {
+	"$patcher" --root "$rootfs" --quiet --install "$@" ||
+		{ echo "patch-image.sh: cannot install into $rootfs (see above); nothing patched" >&2; exit 1; }
+}
+install_in_image --mode 755 "$cudaload" /usr/bin/cudaload
+# its pin directories (cudaload(1), PINNING): beside it, as make install
+# puts them; made here, then copied in
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+sh "$(dirname "$0")/mkpin.sh" "$stage/pin" /usr/lib/cudaload/pin
+install_in_image "$stage/pin" /usr/lib/cudaload/pin
+install_in_image --mode 644 --no-clobber "$default_config" /etc/cudaload.conf
 
 dirs=
 for d in ${PATCH_DIRS:-usr/bin usr/sbin usr/local opt}; do

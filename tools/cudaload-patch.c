@@ -20,6 +20,14 @@
  * Run as root on this system, what is patched and restored is also kept in
  * a record (patchlist.h) that --reapply and --restore-recorded work from.
  *
+ * With --root, every path in the image (the walk, each program, its
+ * replacement, a record kept there, and what --install writes) is resolved
+ * inside the image as chroot would (inroot.h): a link out of the image
+ * never leads a read of a program or any write out of it.  A temporary
+ * that a killed run left in a directory walked (or beside a file named) is
+ * removed when it is the running user's and nobody holds its lock
+ * (replace.h), and said.
+ *
  * Per-file results and the summary go to stdout, errors and warnings to
  * stderr.  Exit status: 0 every named file done (or already so), 1 an error,
  * 2 a named file skipped, 100 a usage error.
@@ -28,11 +36,12 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -42,6 +51,7 @@
 #include "../common/identity.h"
 #include "closure.h"
 #include "elfpatch.h"
+#include "inroot.h"
 #include "patchlist.h"
 #include "pysite.h"
 #include "replace.h"
@@ -83,11 +93,16 @@ static struct {
 	int machine;
 	bool all, dry_run, break_links, force, verbose;
 	const char *root;		/* --root: the image the programs run in */
+	int rootfd;			/* ... open (O_PATH), -1 without */
+	char root_abs[CL_PATH_MAX];	/* ... absolute, cleaned (inroot_absolute) */
+	char root_real[CL_PATH_MAX];	/* ... its links resolved here (realpath) */
+	bool sweep;			/* remove the temporaries of a killed run */
 	struct closure *closure;	/* what a program loads, judged once per run */
 	struct pysite *pysite;
 	bool progress, quiet;
 	bool recording;			/* keep the record of patched programs */
 	const char *record_file;
+	const char *record_img;		/* the record's path in the image, when it is there */
 	struct patchlist record;
 	unsigned long count[N_OUTCOMES];
 	unsigned long seen;
@@ -162,18 +177,33 @@ static int copy_xattrs(int src, int dst, char *why, size_t cap)
 
 /*
  * Replacing files, in batches.  Each new file is written in full beside its
- * original; then one syncfs() makes the whole batch durable, each file is
- * renamed over its original, and each directory touched is fsynced.  A crash
- * at any point leaves every original intact or fully replaced (at worst, a
- * power cut or SIGKILL, a stray ".NAME.cudaload-XXXXXX" beside it), and
- * costs one flush per batch instead of one per file.  Each original stays
- * open and held (replace.h) until its rename: a batch is bounded by
- * descriptors too.
+ * original, the running user's and locked (replace.h); then each gets the
+ * original's owner, mode and extended attributes, one syncfs() makes the
+ * whole batch durable, each file is renamed over its original, and each
+ * directory touched is fsynced.  A crash at any point leaves every original
+ * intact or fully replaced (at worst, a power cut or SIGKILL, a stray
+ * ".NAME.cudaload-XXXXXX" beside it, which the next run removes), and costs
+ * one flush per batch instead of one per file.  Each original stays open
+ * and held (replace.h) until its rename, with its directory and its
+ * temporary's lock: a batch is bounded by descriptors too (batch_max).
  */
 #define BATCH_MAX 256
 
+/* The directory of the files in hand (dir_of): files in a row share one,
+ * so the last one stays open. */
+static struct {
+	char *key;		/* "i" (in the image) or "h" (here), then the directory as named */
+	int fd;
+	struct stat st;		/* its fstat */
+} dir_cache = { NULL, -1, { 0 } };
+
 struct pending {
-	char *tmp, *path;
+	char *tmp, *path, *name;	/* tmp and name in dirfd; path as said */
+	char *img;			/* the path in the image, with --root */
+	int dirfd;			/* the directory, open (a copy of dir_of's) */
+	dev_t dir_dev;			/* ... its identity */
+	ino_t dir_ino;
+	int lockfd;			/* the temporary, read-only: its lock */
 	struct held held;		/* the original, as it was read */
 	const char *interp;		/* the record's: what it was patched for */
 	char line[CL_PATH_MAX + 768];	/* what to report once it is in place */
@@ -181,17 +211,31 @@ struct pending {
 
 static struct {
 	struct pending v[BATCH_MAX];
-	size_t n;
+	size_t n, max;
 } batch;
 
 static void count(int o, const char *path);
 
-/* Keep the record in step with a file just patched for interp, or restored. */
-static void record_done(const char *path, const char *interp)
+/* A path in the image as this machine names it: the root joined. */
+static bool host_path(const char *img, char *out, size_t cap)
+{
+	return path_join(out, cap, opt.root_abs, img) == 0;
+}
+
+/* Keep the record in step with a file just patched for interp, or
+ * restored: its name with every link resolved (inside the image, with
+ * --root). */
+static void record_done(const char *path, const char *img, const char *interp)
 {
 	if (!opt.recording)
 		return;
-	char *abs = realpath(path, NULL);
+	char resolved[CL_PATH_MAX], joined[CL_PATH_MAX];
+	char *abs = NULL;
+	if (!img)
+		abs = realpath(path, NULL);
+	else if (closure_resolve(opt.root_abs, img, resolved, sizeof resolved) == 0 &&
+		 host_path(resolved, joined, sizeof joined))
+		abs = strdup(joined);
 	if (!abs)
 		return;
 	if (opt.action == RESTORE)
@@ -202,11 +246,25 @@ static void record_done(const char *path, const char *interp)
 }
 
 /* A temporary that could not be removed is said, never left in silence. */
-static void discard_temp(const char *path, const char *tmp)
+static void discard_temp(const char *path, int dirfd, const char *tmp)
 {
 	char why[128];
-	if (replace_discard(tmp, why, sizeof why) < 0)
+	if (replace_discard(dirfd, tmp, why, sizeof why) < 0)
 		complain(path, "error: its temporary copy %s could not be removed: %s", tmp, why);
+}
+
+/* The original's owner, mode and extended attributes on its replacement:
+ * last, so that until the batch is flushed the temporary is the running
+ * user's (a later run removes it when this one is killed). */
+static int keep_metadata(const struct pending *p, char *why, size_t cap)
+{
+	const struct stat *st = &p->held.st;
+	/* owner first: chown clears set-id bits and file capabilities */
+	if (fchown(p->lockfd, st->st_uid, st->st_gid) < 0 && (geteuid() == 0 || st->st_uid != geteuid()))
+		return snprintf(why, cap, "cannot keep the owner: %s", strerror(errno)), -1;
+	if (fchmod(p->lockfd, st->st_mode & 07777) < 0)
+		return snprintf(why, cap, "cannot keep the mode: %s", strerror(errno)), -1;
+	return copy_xattrs(p->held.fd, p->lockfd, why, cap);
 }
 
 static int flush_batch(void)
@@ -214,57 +272,60 @@ static int flush_batch(void)
 	int failed = 0;
 	if (batch.n == 0)
 		return 0;
+	/* what went wrong with each, "" for nothing */
+	char (*whys)[160] = calloc(batch.n, sizeof *whys);
+	for (size_t i = 0; i < batch.n && whys; i++)
+		keep_metadata(&batch.v[i], whys[i], sizeof whys[i]);
 	/* the temporaries are all beside their originals: one filesystem flush
 	 * per file system; syncfs on the first one's directory covers the rest
 	 * when they share it, and fsync covers any that do not */
 	int sfd = batch.v[0].held.fd;
 	bool synced = syncfs(sfd) == 0;
-	char last_dir[CL_PATH_MAX] = "";
+	dev_t last_dev = 0;
+	ino_t last_ino = 0;
 	for (size_t i = 0; i < batch.n; i++) {
 		struct pending *p = &batch.v[i];
 		int r = 0;
 		char why[160];
-		if (!synced || p->held.st.st_dev != batch.v[0].held.st.st_dev) {
-			int fd = open(p->tmp, O_RDONLY | O_CLOEXEC);
-			r = fd >= 0 && fsync(fd) == 0 ? 0 : -1;
-			if (r < 0)
-				snprintf(why, sizeof why, "cannot make the new file durable: %s",
-					 strerror(errno));
-			if (fd >= 0)
-				close(fd);
+		if (!whys || whys[i][0]) {
+			snprintf(why, sizeof why, "%s", whys ? whys[i] : "out of memory");
+			r = -1;
+		}
+		if (r == 0 && (!synced || p->held.st.st_dev != batch.v[0].held.st.st_dev) &&
+		    fsync(p->lockfd) < 0) {
+			snprintf(why, sizeof why, "cannot make the new file durable: %s", strerror(errno));
+			r = -1;
 		}
 		if (r == 0)
-			r = replace_still_held(&p->held, p->path, why, sizeof why);
-		if (r == 0 && (r = replace_commit(p->tmp, p->path)) < 0)
+			r = replace_still_held(&p->held, p->dirfd, p->name, why, sizeof why);
+		if (r == 0 && (r = replace_commit(p->dirfd, p->tmp, p->name)) < 0)
 			snprintf(why, sizeof why, "cannot replace it: %s", strerror(errno));
 		if (r == 0) {
 			progress_clear();
 			if (!opt.quiet)
 				puts(p->line);
 			count(DONE, p->path);
-			record_done(p->path, p->interp);
-			const char *slash = strrchr(p->path, '/');
-			char dir[CL_PATH_MAX];
-			snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - p->path) : 1,
-				 slash ? p->path : ".");
-			if (strcmp(dir, last_dir) != 0) {
-				int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-				if (dfd >= 0) {
-					fsync(dfd);	/* make the renames durable */
-					close(dfd);
-				}
-				snprintf(last_dir, sizeof last_dir, "%s", dir);
+			record_done(p->path, p->img, p->interp);
+			if (p->dir_dev != last_dev || p->dir_ino != last_ino) {
+				fsync(p->dirfd);	/* make the renames durable */
+				last_dev = p->dir_dev;
+				last_ino = p->dir_ino;
 			}
 		} else {
 			complain(p->path, "error: %s; left as it was", why);
-			discard_temp(p->path, p->tmp);
+			discard_temp(p->path, p->dirfd, p->tmp);
 			count(FAILED, p->path);
 			failed++;
 		}
+		close(p->lockfd);	/* and with it the temporary's lock */
 		close(p->held.fd);	/* and with it the lease */
+		close(p->dirfd);
 		free(p->tmp);
 		free(p->path);
+		free(p->name);
+		free(p->img);
 	}
+	free(whys);
 	batch.n = 0;
 	return failed;
 }
@@ -277,46 +338,60 @@ static bool batch_holds(dev_t dev, ino_t ino)
 	return false;
 }
 
-/* Hold the original (open at srcfd, st as read), write the planned file
- * beside `path` with the original's owner, mode and extended attributes,
- * and queue it to replace the original.  The queue owns srcfd from then. */
-static int queue_replacement(const char *path, int srcfd, const struct stat *st,
-			     const unsigned char *img, const struct patch_plan *plan,
-			     const char *interp, const char *line, char *why, size_t cap)
+/* Hold the original (name in dirfd, open at srcfd, st as read), write the
+ * planned file beside it, and queue it to replace the original.  The queue
+ * owns srcfd from then. */
+static int queue_replacement(const char *path, const char *img, int dirfd, const char *name,
+			     int srcfd, const struct stat *st, const unsigned char *bytes,
+			     const struct patch_plan *plan, const char *interp, const char *line,
+			     char *why, size_t cap)
 {
-	char tmp[CL_PATH_MAX];
+	char tmp[NAME_MAX + 1];
 	struct pending *p = &batch.v[batch.n];
-	if (replace_hold(&p->held, srcfd, st, path, why, cap) < 0)
+	memset(p, 0, sizeof *p - sizeof p->line);
+	p->lockfd = -1;
+	/* dirfd is dir_of's: its fstat is kept there */
+	if (replace_hold(&p->held, srcfd, st, dirfd, &dir_cache.st, why, cap) < 0)
 		return -1;
-	int fd = replace_make_temp(path, tmp, sizeof tmp, why, cap);
+	p->dir_dev = dir_cache.st.st_dev;
+	p->dir_ino = dir_cache.st.st_ino;
+	p->dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+	int fd = p->dirfd < 0 ? (snprintf(why, cap, "%s", strerror(errno)), -1)
+			      : replace_make_temp(p->dirfd, name, tmp, sizeof tmp, why, cap);
 	if (fd < 0) {
 		replace_release(&p->held);
+		if (p->dirfd >= 0)
+			close(p->dirfd);
 		return -1;
 	}
-	int r = patch_plan_write(fd, img, plan);
+	int r = patch_plan_write(fd, bytes, plan);
 	if (r < 0)
 		snprintf(why, cap, "cannot write: %s", strerror(-r));
-	/* owner first: chown clears set-id bits and file capabilities */
-	else if (fchown(fd, st->st_uid, st->st_gid) < 0 && (geteuid() == 0 || st->st_uid != geteuid()))
-		snprintf(why, cap, "cannot keep the owner: %s", strerror(errno)), r = -1;
-	else if (fchmod(fd, st->st_mode & 07777) < 0)
-		snprintf(why, cap, "cannot keep the mode: %s", strerror(errno)), r = -1;
-	else if (copy_xattrs(srcfd, fd, why, cap) < 0)
-		r = -1;
+	/* its lock, on a descriptor that does not write (an exec of the
+	 * renamed program would fail with ETXTBSY while one does) */
+	else if ((p->lockfd = replace_lock_again(p->dirfd, tmp)) < 0)
+		snprintf(why, cap, "cannot lock the file beside it: %s", strerror(errno)), r = -1;
 	if (close(fd) < 0 && r == 0)
 		snprintf(why, cap, "cannot write: %s", strerror(errno)), r = -1;
-	if (r == 0 && (!(p->tmp = strdup(tmp)) || !(p->path = strdup(path)))) {
-		free(p->tmp);
+	if (r == 0 && (!(p->tmp = strdup(tmp)) || !(p->path = strdup(path)) || !(p->name = strdup(name)) ||
+		       (img && !(p->img = strdup(img))))) {
 		snprintf(why, cap, "out of memory"), r = -1;
 	}
 	if (r < 0) {
+		free(p->tmp);
+		free(p->path);
+		free(p->name);
+		free(p->img);
 		replace_release(&p->held);
-		discard_temp(path, tmp);
+		discard_temp(path, p->dirfd, tmp);
+		if (p->lockfd >= 0)
+			close(p->lockfd);
+		close(p->dirfd);
 		return -1;
 	}
 	snprintf(p->line, sizeof p->line, "%s", line);
 	p->interp = interp;
-	if (++batch.n == BATCH_MAX)
+	if (++batch.n == batch.max)
 		flush_batch();
 	return 0;
 }
@@ -372,13 +447,25 @@ static bool absolute(const char *path, char *out, size_t cap)
 	return getcwd(cwd, sizeof cwd) && snprintf(out, cap, "%s/%s", cwd, path) < (int)cap;
 }
 
+/* The program at path (img in the image, with --root) as this machine
+ * reaches it, absolute, for the closure and the Python packages: in an
+ * image, its links resolved inside it first, so that what they read is
+ * the image's. */
+static bool program_path(const char *path, const char *img, char *out, size_t cap)
+{
+	char real[CL_PATH_MAX];
+	if (!img)
+		return absolute(path, out, cap);
+	return closure_resolve(opt.root_abs, img, real, sizeof real) == 0 && host_path(real, out, cap);
+}
+
 /* Is a program with no sign of CUDA of its own a CUDA program through the
  * libraries it loads, or, a Python interpreter, through its packages
  * (closure.h, pysite.h)?  The way into why. */
-static bool reaches_cuda(const char *path, char *why, size_t cap)
+static bool reaches_cuda(const char *path, const char *img, char *why, size_t cap)
 {
 	char abs[CL_PATH_MAX];
-	if (!opt.closure || !opt.pysite || !absolute(path, abs, sizeof abs))
+	if (!opt.closure || !opt.pysite || !program_path(path, img, abs, sizeof abs))
 		return false;
 	int r = closure_uses_cuda(opt.closure, abs, why, cap);
 	if (r == 0)
@@ -388,16 +475,77 @@ static bool reaches_cuda(const char *path, char *why, size_t cap)
 	return r > 0;
 }
 
+static void dir_cache_drop(void)
+{
+	if (dir_cache.fd >= 0)
+		close(dir_cache.fd);
+	free(dir_cache.key);
+	dir_cache.key = NULL;
+	dir_cache.fd = -1;
+}
+
+/* The directory that holds a file, open, and the file's name in it: with
+ * --root, img resolved inside the image (inroot.h); else path's directory
+ * as this machine resolves it.  The descriptor is lent until the next call
+ * (dir_cache); -errno when it cannot be opened. */
+static int dir_of(const char *path, const char *img, char *name, size_t cap)
+{
+	const char *p = img ? img : path, *slash = strrchr(p, '/');
+	const char *base = slash ? slash + 1 : p;
+	size_t dl = slash ? (size_t)(slash - p) : 0;
+	if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+		return -EISDIR;
+	if (strlen(base) >= cap)
+		return -ENAMETOOLONG;
+	strcpy(name, base);
+	/* the key: "i" or "h" (image or host), then the directory */
+	char *key = malloc(dl + 3);
+	if (!key)
+		return -ENOMEM;
+	key[0] = img ? 'i' : 'h';
+	if (slash && dl == 0)
+		strcpy(key + 1, "/");
+	else if (!slash)
+		strcpy(key + 1, ".");
+	else
+		snprintf(key + 1, dl + 2, "%.*s", (int)dl, p);
+	if (dir_cache.key && strcmp(dir_cache.key, key) == 0) {
+		free(key);
+		return dir_cache.fd;
+	}
+	dir_cache_drop();
+	int fd = img ? inroot_open(opt.rootfd, key + 1, O_RDONLY | O_DIRECTORY)
+		     : open(key + 1, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		fd = img ? fd : -errno;
+		free(key);
+		return fd;
+	}
+	if (fstat(fd, &dir_cache.st) < 0) {
+		int e = errno;
+		close(fd);
+		free(key);
+		return -e;
+	}
+	dir_cache.key = key;
+	dir_cache.fd = fd;
+	return fd;
+}
+
 /* One file: patched for interp (a cudaload for machine), restored or
  * checked as opt.action says.  The interpreter is the caller's: --reapply
- * gives each recorded program its own. */
-static enum outcome process_file(const char *path, bool named, const char *interp, int machine)
+ * gives each recorded program its own.  img: the file's path in the image
+ * (--root), where it is looked up. */
+static enum outcome process_file(const char *path, const char *img, bool named, const char *interp,
+				 int machine)
 {
-	char why[512] = "";
+	char why[512] = "", name[NAME_MAX + 1];
 	struct stat st;
 	enum outcome o = DONE;
 
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	int dfd = dir_of(path, img, name, sizeof name);
+	int fd = dfd < 0 ? (errno = -dfd, -1)
+			 : openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0) {
 		complain(path, "error: %s", strerror(errno));
 		return FAILED;
@@ -411,8 +559,8 @@ static enum outcome process_file(const char *path, bool named, const char *inter
 		return SKIP_SPECIAL;
 	}
 	size_t len;
-	unsigned char *img = replace_read(fd, &st, &len, why, sizeof why);
-	if (!img) {
+	unsigned char *bytes = replace_read(fd, &st, &len, why, sizeof why);
+	if (!bytes) {
 		complain(path, "error: %s", why);
 		close(fd);
 		return FAILED;
@@ -422,7 +570,7 @@ static enum outcome process_file(const char *path, bool named, const char *inter
 	struct patch_plan plan;
 	bool forced = false;
 	memset(&plan, 0, sizeof plan);
-	if (elfpatch_inspect(img, len, &f, why, sizeof why) < 0) {
+	if (elfpatch_inspect(bytes, len, &f, why, sizeof why) < 0) {
 		complain(path, "error: %s", why);
 		o = FAILED;
 		goto out;
@@ -433,7 +581,7 @@ static enum outcome process_file(const char *path, bool named, const char *inter
 	const char *cuda_why = f.uses_cuda ? f.cuda_lib : NULL;
 	if (f.kind == FOUND_DYNAMIC && !f.uses_cuda && !f.recorded[0] && opt.action != RESTORE &&
 	    ((!named && !opt.all) || opt.action == CHECK || opt.dry_run || opt.verbose) &&
-	    reaches_cuda(path, reach, sizeof reach)) {
+	    reaches_cuda(path, img, reach, sizeof reach)) {
 		f.uses_cuda = true;
 		cuda_why = reach;
 	}
@@ -471,11 +619,11 @@ static enum outcome process_file(const char *path, bool named, const char *inter
 	if (opt.action == RESTORE) {
 		if (f.kind != FOUND_DYNAMIC || !f.recorded[0]) {
 			o = f.kind != FOUND_DYNAMIC ? skip_for_kind(&f) : SKIP_NOT_PATCHED;
-		} else if (elfpatch_plan_restore(img, len, &plan, why, sizeof why) < 0) {
+		} else if (elfpatch_plan_restore(bytes, len, &plan, why, sizeof why) < 0) {
 			if (!opt.force) {
 				complain(path, "error: %s", why);
 				o = FAILED;
-			} else if (elfpatch_plan_force_restore(img, len, &plan, why, sizeof why) < 0) {
+			} else if (elfpatch_plan_force_restore(bytes, len, &plan, why, sizeof why) < 0) {
 				complain(path, "error: %s", why);
 				o = FAILED;
 			} else {
@@ -492,7 +640,7 @@ static enum outcome process_file(const char *path, bool named, const char *inter
 			o = SKIP_NO_CUDA;
 		else if (o == DONE && strcmp(f.interp, interp) == 0)
 			o = SKIP_SAME;
-		else if (o == DONE && elfpatch_plan_patch(img, len, interp, &plan, why, sizeof why) < 0) {
+		else if (o == DONE && elfpatch_plan_patch(bytes, len, interp, &plan, why, sizeof why) < 0) {
 			complain(path, "error: %s", why);
 			o = FAILED;
 		}
@@ -516,7 +664,8 @@ static enum outcome process_file(const char *path, bool named, const char *inter
 		if (opt.dry_run) {
 			progress_clear();
 			puts(line);
-		} else if (queue_replacement(path, fd, &st, img, &plan, interp, line, why, sizeof why) < 0) {
+		} else if (queue_replacement(path, img, dfd, name, fd, &st, bytes, &plan, interp, line, why,
+					     sizeof why) < 0) {
 			complain(path, "error: %s; left as it was", why);
 			o = FAILED;
 		} else {
@@ -546,7 +695,7 @@ static enum outcome process_file(const char *path, bool named, const char *inter
 	}
 out:
 	patch_plan_free(&plan);
-	free(img);
+	free(bytes);
 	if (fd >= 0)
 		close(fd);
 	return o;
@@ -570,6 +719,7 @@ static void count(int o, const char *path)
  * a program another argument names, whatever their order. */
 struct listed_file {
 	char *path;
+	char *img;		/* its path in the image, with --root */
 	bool named;
 	dev_t dev;
 	ino_t ino;
@@ -582,19 +732,16 @@ static struct {
 	bool oom;
 } listed;
 
-/* ".NAME.cudaload-XXXXXX": our own temporary, left by a run that was killed. */
-static bool is_our_temporary(const char *path)
-{
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	const char *mark = strstr(base, ".cudaload-");
-	return base[0] == '.' && mark && strlen(mark) == strlen(".cudaload-XXXXXX");
-}
-
-static int list_file(const char *path, bool named, const struct stat *st)
+static int list_file(const char *path, const char *img, bool named, const struct stat *st)
 {
 	if (array_room(&listed.v, listed.n, &listed.cap, sizeof *listed.v, 256) < 0 ||
 	    !(listed.v[listed.n].path = strdup(path))) {
+		listed.oom = true;
+		return -1;
+	}
+	listed.v[listed.n].img = img ? strdup(img) : NULL;
+	if (img && !listed.v[listed.n].img) {
+		free(listed.v[listed.n].path);
 		listed.oom = true;
 		return -1;
 	}
@@ -606,47 +753,232 @@ static int list_file(const char *path, bool named, const struct stat *st)
 	return 0;
 }
 
-static int walk_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+/* A temporary of ours met in a directory (dirfd) at path: never patched;
+ * removed, and said, when a run that was killed left it (replace.h). */
+static void sweep_one(int dirfd, const char *name, const char *path)
 {
-	(void)ftw;
-	if (type == FTW_DNR || type == FTW_NS) {
-		complain(path, "error: cannot read");
-		count(FAILED, path);
-	}
-	if (type != FTW_F || is_our_temporary(path))
-		return 0;	/* symlinks (FTW_SL) are skipped: their targets are walked or named */
-	return list_file(path, false, st) < 0;
+	char why[128];
+	if (!opt.sweep)
+		return;
+	int r = replace_remove_stale(dirfd, name, why, sizeof why);
+	if (r > 0)
+		say(path, "removed: a temporary copy left by a run that was killed");
+	else if (r < 0)
+		complain(path, "warning: a temporary copy left by a run that was killed could not be "
+			 "removed: %s", why);
+	else if (opt.verbose)
+		say(path, "left: a temporary copy another run is writing, or another user's");
 }
 
-static void list_argument(const char *path)
+/* The temporaries a killed run left beside the files named: each directory
+ * looked at once. */
+static struct {
+	struct { dev_t dev; ino_t ino; } *v;
+	size_t n, cap;
+} swept;
+
+static void sweep_dir_of(const char *path, const char *img)
 {
+	char name[NAME_MAX + 1];
 	struct stat st;
-	if (lstat(path, &st) < 0) {
-		complain(path, "error: %s", strerror(errno));
+	int dfd = opt.sweep ? dir_of(path, img, name, sizeof name) : -1;
+	if (dfd < 0 || fstat(dfd, &st) < 0)
+		return;
+	for (size_t i = 0; i < swept.n; i++)
+		if (swept.v[i].dev == st.st_dev && swept.v[i].ino == st.st_ino)
+			return;
+	if (array_room(&swept.v, swept.n, &swept.cap, sizeof *swept.v, 16) < 0)
+		return;
+	swept.v[swept.n].dev = st.st_dev;
+	swept.v[swept.n++].ino = st.st_ino;
+	int own = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+	DIR *d = own >= 0 ? fdopendir(own) : NULL;
+	if (!d) {
+		if (own >= 0)
+			close(own);
+		return;
+	}
+	const char *slash = strrchr(path, '/');
+	int dl = slash ? (int)(slash - path) : 0;
+	for (struct dirent *e; (e = readdir(d));) {
+		if (!replace_is_temp(e->d_name))
+			continue;
+		char shown[CL_PATH_MAX];
+		snprintf(shown, sizeof shown, "%.*s%s%s", dl, path, slash ? "/" : "", e->d_name);
+		sweep_one(dirfd(d), e->d_name, shown);
+	}
+	closedir(d);
+}
+
+/* A path being walked: as said (path) and, with --root, in the image
+ * (img); each grows by a name on the way down. */
+struct walk_at {
+	char path[CL_PATH_MAX], img[CL_PATH_MAX];
+	size_t pl, il;
+	bool in_image;
+};
+
+static bool walk_push(struct walk_at *w, const char *name)
+{
+	size_t n = strlen(name);
+	if (w->pl + 1 + n >= sizeof w->path || w->il + 1 + n >= sizeof w->img)
+		return false;
+	w->path[w->pl] = '/';
+	memcpy(w->path + w->pl + 1, name, n + 1);
+	w->pl += 1 + n;
+	if (w->in_image) {
+		size_t at = w->il == 1 ? 0 : w->il;	/* the root is "/" */
+		w->img[at] = '/';
+		memcpy(w->img + at + 1, name, n + 1);
+		w->il = at + 1 + n;
+	}
+	return true;
+}
+
+/* The directory open at dfd (taken), walked without following a link:
+ * every regular file listed, every temporary of a killed run swept. */
+static void walk_dir(int dfd, struct walk_at *w, int depth)
+{
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		complain(w->path, "error: cannot read: %s", strerror(errno));
+		count(FAILED, w->path);
+		close(dfd);
+		return;
+	}
+	size_t pl = w->pl, il = w->il;
+	for (;;) {
+		errno = 0;
+		struct dirent *e = readdir(d);
+		if (!e) {
+			if (errno) {
+				complain(w->path, "error: cannot read: %s", strerror(errno));
+				count(FAILED, w->path);
+			}
+			break;
+		}
+		const char *n = e->d_name;
+		if (strcmp(n, ".") == 0 || strcmp(n, "..") == 0)
+			continue;
+		if (e->d_type != DT_UNKNOWN && e->d_type != DT_REG && e->d_type != DT_DIR)
+			continue;	/* links are skipped: their targets are walked or named */
+		if (!walk_push(w, n)) {
+			complain(w->path, "error: %s/%s: %s", w->path, n, strerror(ENAMETOOLONG));
+			count(FAILED, w->path);
+			continue;
+		}
+		struct stat st;
+		if (fstatat(dirfd(d), n, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			complain(w->path, "error: cannot read: %s", strerror(errno));
+			count(FAILED, w->path);
+		} else if (S_ISDIR(st.st_mode)) {
+			int sub = depth < 4096 ? openat(dirfd(d), n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+					       : (errno = ELOOP, -1);
+			if (sub < 0) {
+				complain(w->path, "error: cannot read: %s", strerror(errno));
+				count(FAILED, w->path);
+			} else {
+				walk_dir(sub, w, depth + 1);
+			}
+		} else if (S_ISREG(st.st_mode)) {
+			if (replace_is_temp(n))
+				sweep_one(dirfd(d), n, w->path);
+			else if (list_file(w->path, w->in_image ? w->img : NULL, false, &st) < 0)
+				break;
+		}
+		w->pl = pl;
+		w->path[pl] = '\0';
+		w->il = il;
+		w->img[il] = '\0';
+	}
+	closedir(d);
+}
+
+/* The directory path (img in the image), walked. */
+static void list_dir(const char *path, const char *img)
+{
+	int dfd = img ? inroot_open(opt.rootfd, img, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
+		      : open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct walk_at *w = dfd >= 0 ? malloc(sizeof *w) : NULL;
+	if (!w) {
+		complain(path, "error: %s", dfd < 0 ? strerror(img ? -dfd : errno) : "out of memory");
+		count(FAILED, path);
+		if (dfd >= 0)
+			close(dfd);
+		return;
+	}
+	w->in_image = img != NULL;
+	snprintf(w->path, sizeof w->path, "%s", path);
+	snprintf(w->img, sizeof w->img, "%s", img ? img : "");
+	w->pl = strlen(w->path);
+	w->il = strlen(w->img);
+	while (w->pl > 1 && w->path[w->pl - 1] == '/')
+		w->path[--w->pl] = '\0';	/* "dir/" walks as dir */
+	walk_dir(dfd, w, 0);
+	free(w);
+	if (listed.oom) {
+		complain(path, "error: out of memory");
+		count(FAILED, path);
+	}
+}
+
+/* lstat of path (img in the image): 0, or -errno. */
+static int stat_named(const char *path, const char *img, struct stat *st, bool follow)
+{
+	if (!img)
+		return (follow ? stat(path, st) : lstat(path, st)) == 0 ? 0 : -errno;
+	int fd = inroot_open(opt.rootfd, img, O_PATH | (follow ? 0 : O_NOFOLLOW));
+	if (fd < 0)
+		return fd;
+	int r = fstat(fd, st) == 0 ? 0 : -errno;
+	close(fd);
+	return r;
+}
+
+static void list_argument(const char *arg)
+{
+	const char *path = arg;
+	struct stat st;
+	char abs[CL_PATH_MAX], resolved[CL_PATH_MAX], shown[CL_PATH_MAX];
+	const char *img = NULL;
+	char *real = NULL;
+	/* in the image: below the root as given, or as this machine resolves
+	 * it (the image's own links are never followed to get there) */
+	if (opt.rootfd >= 0 &&
+	    (inroot_absolute(path, abs, sizeof abs) < 0 ||
+	     (!(img = inroot_below(opt.root_abs, abs)) && !(img = inroot_below(opt.root_real, abs))))) {
+		complain(path, "error: not in the image (--root %s): name its files there", opt.root_abs);
 		count(FAILED, path);
 		return;
 	}
-	if (S_ISDIR(st.st_mode)) {
-		if (nftw(path, walk_entry, 64, FTW_PHYS) != 0 || listed.oom) {
-			complain(path, "error: %s", listed.oom ? "out of memory" : strerror(errno));
-			count(FAILED, path);
+	int r = stat_named(path, img, &st, false);
+	if (r == 0 && S_ISLNK(st.st_mode)) {
+		/* A named link: what it points to (in the image: where the
+		 * image's link leads there), never the link itself. */
+		if (!img) {
+			real = realpath(path, NULL);
+			r = real ? 0 : -errno;
+		} else if ((r = closure_resolve(opt.root_abs, img, resolved, sizeof resolved)) == 0) {
+			real = host_path(resolved, shown, sizeof shown) ? strdup(shown) : NULL;
+			r = real ? 0 : -ENAMETOOLONG;
+			img = resolved;
 		}
-		return;
-	}
-	if (S_ISLNK(st.st_mode)) {
-		/* A named link: patch what it points to, never replace the link. */
-		char *real = realpath(path, NULL);
-		if (!real || stat(real, &st) < 0) {
-			complain(path, "error: %s", strerror(errno));
-			count(FAILED, path);
-		} else if (list_file(real, true, &st) < 0) {
-			complain(path, "error: out of memory");
+		if (r == 0) {
+			path = real;
+			r = stat_named(path, img, &st, true);
 		}
-		free(real);
-		return;
 	}
-	if (list_file(path, true, &st) < 0)
+	if (r < 0) {
+		complain(arg, "error: %s", strerror(-r));
+		count(FAILED, arg);
+	} else if (S_ISDIR(st.st_mode)) {
+		list_dir(path, img);
+	} else if (list_file(path, img, true, &st) < 0) {
 		complain(path, "error: out of memory");
+	} else {
+		sweep_dir_of(path, img);
+	}
+	free(real);
 }
 
 static int by_file(const void *a, const void *b)
@@ -661,10 +993,20 @@ static int by_file(const void *a, const void *b)
 	return x < y ? -1 : x > y;	/* then the first listed */
 }
 
-/* Two paths of one name? */
-static bool same_name(const char *a, const char *b)
+/* A listed file's name, every link resolved (inside the image for one
+ * there), malloc'd, or NULL. */
+static char *resolved_name(const struct listed_file *f)
 {
-	char *ra = realpath(a, NULL), *rb = realpath(b, NULL);
+	char out[CL_PATH_MAX];
+	if (!f->img)
+		return realpath(f->path, NULL);
+	return closure_resolve(opt.root_abs, f->img, out, sizeof out) == 0 ? strdup(out) : NULL;
+}
+
+/* Two paths of one name? */
+static bool same_name(const struct listed_file *a, const struct listed_file *b)
+{
+	char *ra = resolved_name(a), *rb = resolved_name(b);
 	bool same = ra && rb && strcmp(ra, rb) == 0;
 	free(ra);
 	free(rb);
@@ -689,9 +1031,11 @@ static void drop_duplicates(void)
 			continue;
 		}
 		for (size_t j = group; j < i && order[i]->path; j++)
-			if (order[j]->path && (order[i]->nlink == 1 || same_name(order[i]->path, order[j]->path))) {
+			if (order[j]->path && (order[i]->nlink == 1 || same_name(order[i], order[j]))) {
 				free(order[i]->path);
+				free(order[i]->img);
 				order[i]->path = NULL;
+				order[i]->img = NULL;
 			}
 	}
 	free(order);
@@ -704,8 +1048,8 @@ static void process_listed(void)
 	for (size_t i = 0; i < listed.n && opt.pysite; i++) {
 		const char *p = listed.v[i].path, *base = p ? strrchr(p, '/') : NULL;
 		char abs[CL_PATH_MAX];
-		if (base && strcmp(base + 1, "pyvenv.cfg") == 0 && absolute(p, abs, sizeof abs) &&
-		    pysite_add_venv(opt.pysite, abs) < 0)
+		if (base && strcmp(base + 1, "pyvenv.cfg") == 0 &&
+		    program_path(p, listed.v[i].img, abs, sizeof abs) && pysite_add_venv(opt.pysite, abs) < 0)
 			complain(p, "warning: out of memory");
 	}
 	for (size_t i = 0; i < listed.n; i++) {
@@ -715,16 +1059,17 @@ static void process_listed(void)
 		if (p && listed.v[i].nlink > 1 && batch_holds(listed.v[i].dev, listed.v[i].ino))
 			flush_batch();
 		if (p)
-			count(process_file(p, listed.v[i].named, opt.interp, opt.machine), p);
+			count(process_file(p, listed.v[i].img, listed.v[i].named, opt.interp, opt.machine), p);
 		free(listed.v[i].path);
+		free(listed.v[i].img);
 	}
 	free(listed.v);
 	memset(&listed, 0, sizeof listed);
 }
 
-static int interp_machine(const char *path)
+/* The machine of the ELF file open at fd (taken), or -1. */
+static int machine_of_fd(int fd)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	struct elf_file ef;
 	char why[128];
 	if (fd < 0)
@@ -735,25 +1080,31 @@ static int interp_machine(const char *path)
 	return m;
 }
 
-/* An image path as this machine reaches it: the root joined to it with
- * its links resolved inside the image (closure.h). */
-static bool in_image(const char *root, const char *path, char *out, size_t cap)
+static int interp_machine(const char *path)
 {
-	char resolved[CL_PATH_MAX];
-	return closure_resolve(root, path, resolved, sizeof resolved) == 0 &&
-	       path_join(out, cap, root, resolved) == 0;
+	return machine_of_fd(open(path, O_RDONLY | O_CLOEXEC));
+}
+
+/* A file the programs will name (an interpreter), opened where they will
+ * see it: in the image with --root.  fd, or -errno. */
+static int open_as_seen(const char *path, int flags)
+{
+	if (opt.rootfd >= 0)
+		return inroot_open(opt.rootfd, path, flags);
+	int fd = open(path, flags | O_CLOEXEC);
+	return fd >= 0 ? fd : -errno;
 }
 
 /* The cudaload installed in the image root, as the image names it, or NULL. */
-static const char *image_cudaload(const char *root)
+static const char *image_cudaload(void)
 {
 	static const char *const places[] = { "/usr/bin/cudaload", "/usr/local/bin/cudaload" };
 	for (size_t i = 0; i < sizeof places / sizeof places[0]; i++) {
-		char here[CL_PATH_MAX], why[128];
+		char why[128];
 		struct stat st;
 		struct elf_facts f;
 		size_t len;
-		int fd = in_image(root, places[i], here, sizeof here) ? open(here, O_RDONLY | O_CLOEXEC) : -1;
+		int fd = open_as_seen(places[i], O_RDONLY);
 		unsigned char *img = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)
 					     ? replace_read(fd, &st, &len, why, sizeof why) : NULL;
 		bool found = img && elfpatch_inspect(img, len, &f, why, sizeof why) == 0 &&
@@ -782,8 +1133,8 @@ static int machine_by_name(const char *name)
  * Options that pick what to do (a mode) exclude each other. */
 
 enum opt_id { O_INTERP, O_MACHINE, O_ROOT, O_ALL, O_DRY_RUN, O_VERBOSE, O_BREAK_LINKS, O_RESTORE,
-	      O_FORCE, O_CHECK, O_REAPPLY, O_RESTORE_RECORDED, O_QUIET, O_NO_RECORD, O_HELP,
-	      O_VERSION };
+	      O_FORCE, O_CHECK, O_REAPPLY, O_RESTORE_RECORDED, O_QUIET, O_NO_RECORD, O_INSTALL, O_MODE,
+	      O_NO_CLOBBER, O_HELP, O_VERSION };
 
 struct option_def {
 	const char *name;	/* without the leading "--" */
@@ -803,7 +1154,8 @@ static const struct option_def options[] = {
 	  "the target machine (x86_64, aarch64 ...; default: --interp's)" },
 	{ "root", 0, "DIR", false, O_ROOT,
 	  "the image the programs run in: their libraries and\n"
-	  "Python packages are looked for there (default: /)" },
+	  "Python packages are looked for there, and every\n"
+	  "path in it is resolved inside it (default: /)" },
 	{ "all", 0, NULL, false, O_ALL,
 	  "in directories, patch every dynamic program, not\n"
 	  "only the CUDA ones" },
@@ -828,12 +1180,72 @@ static const struct option_def options[] = {
 	{ "quiet", 'q', NULL, false, O_QUIET, "print errors and warnings only" },
 	{ "no-record", 0, NULL, false, O_NO_RECORD,
 	  "keep what is patched out of the record (an image)" },
+	{ "install", 0, NULL, true, O_INSTALL,
+	  "with --root, and SRC DEST as the paths: copy the file\n"
+	  "or tree SRC of this machine to DEST as the image names\n"
+	  "it, every path resolved inside the image" },
+	{ "mode", 0, "MODE", false, O_MODE,
+	  "with --install: the files' mode, in octal (default: SRC's)" },
+	{ "no-clobber", 0, NULL, false, O_NO_CLOBBER,
+	  "with --install: leave what the image has at DEST" },
 	{ "help", 'h', NULL, true, O_HELP, "this help" },
 	{ "version", 0, NULL, true, O_VERSION, "the version" },
 };
 #define N_OPTIONS (sizeof options / sizeof options[0])
 
 static int finish(void);
+
+/* The record, read and written; in the image when it lies there (the
+ * programs' paths in it are the image's, as this machine names them). */
+static int record_load(char *why, size_t cap)
+{
+	if (!opt.record_img)
+		return patchlist_load(&opt.record, opt.record_file, why, cap);
+	int fd = inroot_open(opt.rootfd, opt.record_img, O_RDONLY);
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0) {
+		snprintf(why, cap, "%s: %s", opt.record_file, strerror(-fd));
+		return -1;
+	}
+	return patchlist_load_fd(&opt.record, fd, opt.record_file, why, cap);
+}
+
+static int record_save(char *why, size_t cap)
+{
+	if (!opt.record_img)
+		return patchlist_save(&opt.record, opt.record_file, why, cap);
+	char name[NAME_MAX + 1];
+	int dfd = inroot_parent(opt.rootfd, opt.record_img, true, name, sizeof name);
+	if (dfd < 0) {
+		snprintf(why, cap, "%s: %s", opt.record_file, strerror(-dfd));
+		return -1;
+	}
+	int r = patchlist_save_at(&opt.record, dfd, name, opt.record_file, why, cap);
+	close(dfd);
+	return r;
+}
+
+/* Files a batch may hold: each holds three descriptors (the original, its
+ * directory, its temporary's lock), so the limit on them is raised as far
+ * as it may go and the batch kept well under it. */
+static size_t batch_max(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return 64;
+	if (rl.rlim_cur < rl.rlim_max && rl.rlim_cur < 4096) {
+		rlim_t want = rl.rlim_max < 4096 ? rl.rlim_max : 4096;
+		struct rlimit more = { want, rl.rlim_max };
+		if (setrlimit(RLIMIT_NOFILE, &more) == 0)
+			rl.rlim_cur = want;
+	}
+	size_t room = rl.rlim_cur > 128 ? (size_t)(rl.rlim_cur - 64) / 3 : 16;
+	return room < BATCH_MAX ? room : BATCH_MAX;
+}
+
+__attribute__((format(printf, 1, 2)))
+static int usage_error(const char *fmt, ...);
 
 /* --reapply: patch again each recorded program that is no longer patched
  * (a package upgrade put an unpatched copy in its place); --restore-recorded:
@@ -859,6 +1271,7 @@ static int from_recorded(bool reapply)
 			patchlist_remove(&opt.record, path);
 			continue;
 		}
+		sweep_dir_of(path, NULL);
 		const char *interp = todo.v[k].interp;
 		if (reapply) {
 			int machine = interp_machine(interp);
@@ -866,10 +1279,10 @@ static int from_recorded(bool reapply)
 				complain(path, "error: its interpreter %s cannot be read here", interp);
 				o = FAILED;
 			} else {
-				o = process_file(path, true, interp, machine);
+				o = process_file(path, NULL, true, interp, machine);
 			}
 		} else {
-			o = process_file(path, true, interp, opt.machine);
+			o = process_file(path, NULL, true, interp, opt.machine);
 			if (o != DONE && o != QUEUED && o != FAILED)
 				patchlist_remove(&opt.record, path);	/* nothing to restore */
 		}
@@ -882,9 +1295,262 @@ static int from_recorded(bool reapply)
 	return r;
 }
 
+/* ---- --install: patch-image.sh's writes into an image -------------------
+ * A shell script cannot resolve a path inside an image: each of these is
+ * resolved there (inroot.h), so a link of the image that points out of it
+ * (usr -> /usr) leads no write out.  Files are written as patched programs
+ * are (a locked temporary beside them, made durable, renamed into place);
+ * links and directories made as they are. */
+
+static struct {
+	int mode;		/* --mode, -1: the source's */
+	bool no_clobber;
+	unsigned long files, links, dirs, kept;
+	bool failed;
+} inst = { -1, false, 0, 0, 0, 0, false };
+
+/* dest (in the image) as this machine names it, for messages. */
+static const char *shown_dest(const char *dest, char *buf, size_t cap)
+{
+	if (!host_path(dest, buf, cap))
+		snprintf(buf, cap, "%s", dest);
+	return buf;
+}
+
+static void install_error(const char *dest, const char *what, int err)
+{
+	char shown[CL_PATH_MAX];
+	complain(shown_dest(dest, shown, sizeof shown), "error: cannot %s: %s%s", what, strerror(err),
+		 err == ENOENT || err == ELOOP || err == ENOTDIR
+		 ? " (in the image: its links are followed inside it, never out of it)" : "");
+	inst.failed = true;
+}
+
+/* --no-clobber and something at name: kept, said with -v. */
+static bool kept(int dfd, const char *name, const char *dest)
+{
+	struct stat st;
+	char shown[CL_PATH_MAX];
+	if (!inst.no_clobber || fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return false;
+	inst.kept++;
+	if (opt.verbose)
+		say(shown_dest(dest, shown, sizeof shown), "kept: the image has one");
+	return true;
+}
+
+static void install_file(const char *src, const struct stat *sst, const char *dest)
+{
+	char name[NAME_MAX + 1], tmp[NAME_MAX + 1], why[160], shown[CL_PATH_MAX];
+	int dfd = inroot_parent(opt.rootfd, dest, true, name, sizeof name);
+	if (dfd < 0) {
+		install_error(dest, "make its directory", -dfd);
+		return;
+	}
+	shown_dest(dest, shown, sizeof shown);
+	sweep_dir_of(shown, dest);	/* a killed run's temporaries there */
+	if (kept(dfd, name, dest)) {
+		close(dfd);
+		return;
+	}
+	int in = open(src, O_RDONLY | O_CLOEXEC), lock = -1, r = 0;
+	int fd = in < 0 ? -1 : replace_make_temp(dfd, name, tmp, sizeof tmp, why, sizeof why);
+	if (in < 0) {
+		snprintf(why, sizeof why, "cannot read %s: %s", src, strerror(errno));
+		r = -1;
+	} else if (fd < 0) {
+		r = -1;
+	}
+	char buf[65536];
+	for (ssize_t n; r == 0 && (n = read(in, buf, sizeof buf)) != 0;) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		for (ssize_t off = 0; n > 0 && off < n;) {
+			ssize_t w = write(fd, buf + off, (size_t)(n - off));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				snprintf(why, sizeof why, "cannot write: %s", strerror(w < 0 ? errno : ENOSPC));
+				r = -1;
+				break;
+			}
+			off += w;
+		}
+		if (n < 0) {
+			snprintf(why, sizeof why, "cannot read %s: %s", src, strerror(errno));
+			r = -1;
+		}
+	}
+	mode_t mode = inst.mode >= 0 ? (mode_t)inst.mode : sst->st_mode & 07777;
+	if (r == 0 && fchmod(fd, mode) < 0)
+		snprintf(why, sizeof why, "cannot set its mode: %s", strerror(errno)), r = -1;
+	if (r == 0 && fsync(fd) < 0)
+		snprintf(why, sizeof why, "cannot make it durable: %s", strerror(errno)), r = -1;
+	if (r == 0 && (lock = replace_lock_again(dfd, tmp)) < 0)
+		snprintf(why, sizeof why, "cannot lock the file beside it: %s", strerror(errno)), r = -1;
+	if (fd >= 0 && close(fd) < 0 && r == 0)
+		snprintf(why, sizeof why, "cannot write: %s", strerror(errno)), r = -1;
+	if (r == 0 && replace_commit(dfd, tmp, name) < 0)
+		snprintf(why, sizeof why, "cannot put it in place: %s", strerror(errno)), r = -1;
+	if (r == 0) {
+		fsync(dfd);	/* the rename, durable */
+		inst.files++;
+		if (opt.verbose)
+			say(shown, "installed from %s", src);
+	} else {
+		complain(shown, "error: %s", why);
+		inst.failed = true;
+		if (fd >= 0)
+			discard_temp(shown, dfd, tmp);
+	}
+	if (lock >= 0)
+		close(lock);
+	if (in >= 0)
+		close(in);
+	close(dfd);
+}
+
+static void install_link(const char *target, const char *dest)
+{
+	char name[NAME_MAX + 1], shown[CL_PATH_MAX], *now = malloc(CL_PATH_MAX);
+	int dfd = now ? inroot_parent(opt.rootfd, dest, true, name, sizeof name) : -ENOMEM;
+	if (dfd < 0) {
+		install_error(dest, "make its directory", -dfd);
+		free(now);
+		return;
+	}
+	if (kept(dfd, name, dest)) {
+		close(dfd);
+		free(now);
+		return;
+	}
+	ssize_t n = readlinkat(dfd, name, now, CL_PATH_MAX - 1);
+	int e = errno;
+	struct stat st;
+	if (n >= 0 && (size_t)n == strlen(target) && memcmp(now, target, (size_t)n) == 0) {
+		inst.links++;	/* there already, as it should be */
+	} else if (n < 0 && e == EINVAL && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		install_error(dest, "make a link: something else is there", EEXIST);
+	} else if ((n >= 0 && unlinkat(dfd, name, 0) < 0) || symlinkat(target, dfd, name) < 0) {
+		install_error(dest, "make a link", errno);
+	} else {
+		inst.links++;
+		if (opt.verbose)
+			say(shown_dest(dest, shown, sizeof shown), "linked to %s", target);
+	}
+	close(dfd);
+	free(now);
+}
+
+static bool install_dir(const char *dest)
+{
+	char name[NAME_MAX + 1];
+	if (strcmp(dest, "/") == 0)
+		return true;
+	int dfd = inroot_parent(opt.rootfd, dest, true, name, sizeof name);
+	if (dfd < 0) {
+		install_error(dest, "make its directory", -dfd);
+		return false;
+	}
+	if (mkdirat(dfd, name, 0755) == 0) {
+		int nd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (nd >= 0) {
+			(void)fchmod(nd, 0755);	/* whatever the umask */
+			close(nd);
+		}
+		inst.dirs++;
+	}
+	close(dfd);
+	/* made, or there already: a directory (or a link to one in the image) */
+	int fd = inroot_open(opt.rootfd, dest, O_RDONLY | O_DIRECTORY);
+	if (fd < 0) {
+		install_error(dest, "make the directory", -fd);
+		return false;
+	}
+	close(fd);
+	return true;
+}
+
+static void install_path(const char *src, const char *dest, int depth);
+
+/* A directory of this machine, its files, links and directories, into dest. */
+static void install_tree(const char *src, const char *dest, int depth)
+{
+	if (!install_dir(dest))
+		return;
+	DIR *d = opendir(src);
+	if (!d) {
+		complain(src, "error: cannot read: %s", strerror(errno));
+		inst.failed = true;
+		return;
+	}
+	for (struct dirent *e; (e = readdir(d));) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		char *s2 = malloc(CL_PATH_MAX), *d2 = malloc(CL_PATH_MAX);
+		if (!s2 || !d2 || snprintf(s2, CL_PATH_MAX, "%s/%s", src, e->d_name) >= CL_PATH_MAX ||
+		    snprintf(d2, CL_PATH_MAX, "%s%s%s", dest, strcmp(dest, "/") ? "/" : "", e->d_name) >=
+			    CL_PATH_MAX) {
+			complain(src, "error: %s/%s: %s", src, e->d_name, strerror(ENAMETOOLONG));
+			inst.failed = true;
+		} else {
+			install_path(s2, d2, depth + 1);
+		}
+		free(s2);
+		free(d2);
+	}
+	closedir(d);
+}
+
+static void install_path(const char *src, const char *dest, int depth)
+{
+	struct stat st;
+	if ((depth ? lstat(src, &st) : stat(src, &st)) < 0) {
+		complain(src, "error: %s", strerror(errno));
+		inst.failed = true;
+	} else if (S_ISDIR(st.st_mode) && depth < 64) {
+		install_tree(src, dest, depth);
+	} else if (S_ISREG(st.st_mode)) {
+		install_file(src, &st, dest);
+	} else if (S_ISLNK(st.st_mode)) {
+		char *t = malloc(CL_PATH_MAX);
+		ssize_t n = t ? readlink(src, t, CL_PATH_MAX - 1) : -1;
+		if (n < 0) {
+			complain(src, "error: %s", t ? strerror(errno) : "out of memory");
+			inst.failed = true;
+		} else {
+			t[n] = '\0';
+			install_link(t, dest);	/* as it is: the image reads it */
+		}
+		free(t);
+	} else {
+		complain(src, "error: not a file, a directory or a link (or too deep)");
+		inst.failed = true;
+	}
+}
+
+static int install(const char *src, const char *dest)
+{
+	if (dest[0] != '/')
+		return usage_error("--install %s %s: DEST is a path as the image names it (/usr/bin/...)",
+				   src, dest);
+	install_path(src, dest, 0);
+	if (!opt.quiet) {
+		printf("cudaload-patch: installed %lu file%s, %lu link%s, %lu new director%s", inst.files,
+		       inst.files == 1 ? "" : "s", inst.links, inst.links == 1 ? "" : "s", inst.dirs,
+		       inst.dirs == 1 ? "y" : "ies");
+		if (inst.kept)
+			printf(" (%lu kept: the image has %s)", inst.kept, inst.kept == 1 ? "it" : "them");
+		printf(" in %s%s\n", opt.root_abs, inst.failed ? "; some failed" : "");
+	}
+	fflush(stdout);
+	return inst.failed ? 1 : 0;
+}
+
 static void print_help(FILE *to)
 {
 	fputs("usage: cudaload-patch [OPTION]... PATH...\n"
+	      "       cudaload-patch --root DIR --install [--mode MODE] [--no-clobber] SRC DEST\n"
 	      "Sets the program interpreter of executables to cudaload, recording the\n"
 	      "original so cudaload runs each with the loader it was built for.  Named\n"
 	      "files are patched when they are dynamically linked programs; directories\n"
@@ -921,7 +1587,6 @@ static void print_help(FILE *to)
 	      "2 a named file is not a dynamic program.\n", to);
 }
 
-__attribute__((format(printf, 1, 2)))
 static int usage_error(const char *fmt, ...)
 {
 	va_list ap;
@@ -961,7 +1626,8 @@ int main(int argc, char **argv)
 	char self_interp[CL_PATH_MAX];
 	bool interp_given = false;
 	enum { NAMED, REAPPLY, RESTORE_RECORDED } from_record = NAMED;
-	bool no_record = false;
+	bool no_record = false, install_given = false;
+	const char *mode_arg = NULL;
 
 	elfpatch_init();
 	replace_install_handlers();
@@ -1013,6 +1679,9 @@ int main(int argc, char **argv)
 		case O_RESTORE_RECORDED: from_record = RESTORE_RECORDED; opt.action = RESTORE; break;
 		case O_QUIET: opt.quiet = true; break;
 		case O_NO_RECORD: no_record = true; break;
+		case O_INSTALL: install_given = true; break;
+		case O_MODE: mode_arg = value; break;
+		case O_NO_CLOBBER: inst.no_clobber = true; break;
 		case O_HELP: case O_VERSION: break;
 		}
 	}
@@ -1026,14 +1695,53 @@ int main(int argc, char **argv)
 	}
 	if (opt.force && opt.action != RESTORE)
 		return usage_error("%s only goes with --restore", "--force");
+	if ((mode_arg || inst.no_clobber) && !install_given)
+		return usage_error("%s only goes with --install", mode_arg ? "--mode" : "--no-clobber");
+	if (mode_arg) {
+		char *end;
+		long m = strtol(mode_arg, &end, 8);
+		if (!*mode_arg || *end || m < 0 || m > 07777)
+			return usage_error("--mode %s: not an octal mode", mode_arg);
+		inst.mode = (int)m;
+	}
+	if (install_given && (!opt.root || npaths != 2 || opt.dry_run))
+		return usage_error("%s", !opt.root ? "--install writes into an image: give --root DIR"
+				   : opt.dry_run ? "--install has no --dry-run"
+				   : "--install takes two paths: SRC (here) and DEST (in the image)");
 	if (from_record != NAMED && npaths)
 		return usage_error("--%s takes no PATH", mode->name);
 	if (npaths == 0 && from_record == NAMED)
 		return usage_error("%s", "no PATH given");
+	/* Our own resolver where the kernel has openat2 too: the tests'. */
+	const char *resolver = getenv("CUDALOAD_PATCH_RESOLVER");
+	if (resolver && strcmp(resolver, "own") == 0)
+		inroot_use_own(true);
+
+	/* The image: every path in it resolved inside it from here on. */
+	opt.rootfd = -1;
+	if (opt.root && (inroot_absolute(opt.root, opt.root_abs, sizeof opt.root_abs) < 0 ||
+			 (opt.rootfd = open(opt.root_abs, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)) {
+		fprintf(stderr, "cudaload-patch: --root %s: not a directory\n", opt.root);
+		return EXIT_USAGE;
+	}
+	if (opt.root && !realpath(opt.root_abs, opt.root_real))
+		snprintf(opt.root_real, sizeof opt.root_real, "%s", opt.root_abs);
+	if (opt.root && opt.verbose)
+		printf("cudaload-patch: paths in %s are resolved inside it, by %s\n", opt.root_abs,
+		       inroot_resolver());
+	opt.sweep = !opt.dry_run && opt.action != CHECK;
+	if (install_given) {
+		int r = install(paths[0], paths[1]);
+		dir_cache_drop();
+		free(swept.v);
+		close(opt.rootfd);
+		return r;
+	}
 
 	/* The record: kept by root where the package made its directory (a
 	 * build tree or a test patching as root leaves no trace), or where
-	 * CUDALOAD_PATCH_RECORD says. */
+	 * CUDALOAD_PATCH_RECORD says; in an image, when it lies there,
+	 * resolved inside it like the programs. */
 	const char *rf = getenv("CUDALOAD_PATCH_RECORD");
 	opt.record_file = rf && *rf ? rf
 			  : geteuid() == 0 && access(PATCHLIST_DIR, F_OK) == 0 ? PATCHLIST_FILE : NULL;
@@ -1043,9 +1751,13 @@ int main(int argc, char **argv)
 			PATCHLIST_DIR);
 		return EXIT_USAGE;
 	}
+	static char record_abs[CL_PATH_MAX];
+	if (opt.record_file && opt.rootfd >= 0 && from_record == NAMED &&
+	    inroot_absolute(opt.record_file, record_abs, sizeof record_abs) == 0)
+		opt.record_img = inroot_below(opt.root_abs, record_abs);
 	if (opt.recording || from_record != NAMED) {
 		char why[CL_PATH_MAX + 64];
-		if (patchlist_load(&opt.record, opt.record_file, why, sizeof why) < 0) {
+		if (record_load(why, sizeof why) < 0) {
 			fprintf(stderr, "cudaload-patch: %s\n", why);
 			if (from_record != NAMED)
 				return 1;
@@ -1055,14 +1767,9 @@ int main(int argc, char **argv)
 	if (from_record != NAMED)
 		return from_recorded(from_record == REAPPLY);
 
-	char root[CL_PATH_MAX] = "";
-	if (opt.root && (!absolute(opt.root, root, sizeof root) || !rooted_is_dir("", root))) {
-		fprintf(stderr, "cudaload-patch: --root %s: not a directory\n", opt.root);
-		return EXIT_USAGE;
-	}
 	if (opt.action == PATCH) {
 		/* an image's programs get the image's cudaload, never this machine's */
-		if (!opt.interp && opt.root && !(opt.interp = image_cudaload(root))) {
+		if (!opt.interp && opt.root && !(opt.interp = image_cudaload())) {
 			fprintf(stderr, "cudaload-patch: --root %s: no cudaload in the image (usr/bin or "
 				"usr/local/bin): install it there, or give --interp PATH as the image "
 				"sees it\n", opt.root);
@@ -1083,12 +1790,10 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 		/* the interpreter as the programs will see it: inside the image */
-		char interp_here[CL_PATH_MAX];
-		if (!opt.root)
-			snprintf(interp_here, sizeof interp_here, "%s", opt.interp);
-		else if (!in_image(root, opt.interp, interp_here, sizeof interp_here))
-			interp_here[0] = '\0';
-		bool here = interp_here[0] && access(interp_here, F_OK) == 0;
+		int ifd = open_as_seen(opt.interp, O_PATH);
+		bool here = ifd >= 0;
+		if (here)
+			close(ifd);
 		if (!here && !interp_given) {
 			fprintf(stderr, "cudaload-patch: no cudaload beside cudaload-patch (%s): "
 				"give --interp PATH\n", opt.interp);
@@ -1104,11 +1809,12 @@ int main(int argc, char **argv)
 			fprintf(stderr, "cudaload-patch: warning: %s does not exist %s; patched "
 				"programs start only where it does\n", opt.interp,
 				opt.root ? "in the image" : "here");
-		opt.machine = machine ? machine_by_name(machine) : interp_machine(interp_here);
+		int here_machine = here ? machine_of_fd(open_as_seen(opt.interp, O_RDONLY)) : -1;
+		opt.machine = machine ? machine_by_name(machine) : here_machine;
 		/* A program is recorded only when it runs through this system's
 		 * cudaload: not one patched for an image, nor for another machine. */
 		if (opt.recording && !getenv("CUDALOAD_PATCH_RECORD") &&
-		    (!here || opt.root || interp_machine(interp_here) != opt.machine))
+		    (!here || opt.root || here_machine != opt.machine))
 			opt.recording = false;
 		if (opt.machine < 0) {
 			fprintf(stderr, machine ? "cudaload-patch: --machine %s: unknown machine\n"
@@ -1118,9 +1824,10 @@ int main(int argc, char **argv)
 		}
 	}
 	opt.progress = isatty(STDERR_FILENO);
+	batch.max = batch_max();
 
-	opt.closure = closure_new(root, judge_library, NULL);
-	opt.pysite = pysite_new(root, judge_library, NULL);
+	opt.closure = closure_new(opt.root ? opt.root_abs : "", judge_library, NULL);
+	opt.pysite = pysite_new(opt.root ? opt.root_abs : "", judge_library, NULL);
 	for (int i = 0; i < npaths; i++)
 		list_argument(paths[i]);
 	process_listed();
@@ -1133,9 +1840,12 @@ int main(int argc, char **argv)
 
 static int finish(void)
 {
+	dir_cache_drop();
+	free(swept.v);
+	memset(&swept, 0, sizeof swept);
 	if (opt.recording && opt.record.changed) {
 		char why[CL_PATH_MAX + 64];
-		if (patchlist_save(&opt.record, opt.record_file, why, sizeof why) < 0) {
+		if (record_save(why, sizeof why) < 0) {
 			fprintf(stderr, "cudaload-patch: cannot update the record: %s\n", why);
 			opt.count[FAILED]++;
 		}

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,6 +19,11 @@ int patchlist_load(struct patchlist *pl, const char *file, char *why, size_t why
 		snprintf(why, whycap, "%s: %s", file, strerror(errno));
 		return -1;
 	}
+	return patchlist_load_fd(pl, fd, file, why, whycap);
+}
+
+int patchlist_load_fd(struct patchlist *pl, int fd, const char *file, char *why, size_t whycap)
+{
 	struct stat st;
 	char *buf = NULL;
 	size_t len = 0;
@@ -58,34 +64,73 @@ static int mkdir_parents(char *dir)
 
 int patchlist_save(const struct patchlist *pl, const char *file, char *why, size_t whycap)
 {
-	char dir[4096], tmp[4096 + 16];
+	char dir[4096];
 	const char *slash = strrchr(file, '/');
-	if (!slash || snprintf(dir, sizeof dir, "%.*s", (int)(slash - file), file) >= (int)sizeof dir ||
-	    snprintf(tmp, sizeof tmp, "%s.XXXXXX", file) >= (int)sizeof tmp) {
+	if (!slash || snprintf(dir, sizeof dir, "%.*s", (int)(slash - file), file) >= (int)sizeof dir) {
 		snprintf(why, whycap, "%s: not an absolute path, or too long", file);
 		return -1;
 	}
+	if (pl->n && dir[0] && mkdir_parents(dir) < 0) {
+		snprintf(why, whycap, "%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	int dfd = open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		if (!pl->n && errno == ENOENT)
+			return 0;	/* nothing to remove */
+		snprintf(why, whycap, "%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	int r = patchlist_save_at(pl, dfd, slash + 1, file, why, whycap);
+	close(dfd);
+	return r;
+}
+
+/* A new file beside name in dirfd ("NAME.XXXXXX"), its name into tmp. */
+static int make_temp(int dirfd, const char *name, char *tmp, size_t cap)
+{
+	static const char letters[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	for (int tries = 0; tries < 100; tries++) {
+		unsigned char r[6];
+		if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+			for (size_t i = 0; i < sizeof r; i++)
+				r[i] = (unsigned char)(rand() ^ getpid() ^ tries);
+		char suffix[7];
+		for (size_t i = 0; i < sizeof r; i++)
+			suffix[i] = letters[r[i] % (sizeof letters - 1)];
+		suffix[6] = '\0';
+		if (snprintf(tmp, cap, "%s.%s", name, suffix) >= (int)cap) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		int fd = openat(dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
+}
+
+int patchlist_save_at(const struct patchlist *pl, int dirfd, const char *name, const char *file,
+		      char *why, size_t whycap)
+{
+	char tmp[512];
 	if (pl->n == 0) {
-		if (unlink(file) < 0 && errno != ENOENT) {
+		if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT) {
 			snprintf(why, whycap, "%s: %s", file, strerror(errno));
 			return -1;
 		}
 		return 0;
 	}
-	if (dir[0] && mkdir_parents(dir) < 0) {
-		snprintf(why, whycap, "%s: %s", dir, strerror(errno));
-		return -1;
-	}
-	int fd = mkstemp(tmp);
+	int fd = make_temp(dirfd, name, tmp, sizeof tmp);
 	if (fd < 0) {
-		snprintf(why, whycap, "%s: %s", tmp, strerror(errno));
+		snprintf(why, whycap, "%s: cannot create a file beside it: %s", file, strerror(errno));
 		return -1;
 	}
 	FILE *f = fdopen(fd, "w");
 	if (!f) {
 		close(fd);
-		unlink(tmp);
-		snprintf(why, whycap, "%s: %s", tmp, strerror(errno));
+		unlinkat(dirfd, tmp, 0);
+		snprintf(why, whycap, "%s: %s", file, strerror(errno));
 		return -1;
 	}
 	for (size_t i = 0; i < pl->n; i++)
@@ -94,17 +139,13 @@ int patchlist_save(const struct patchlist *pl, const char *file, char *why, size
 	int e = errno;
 	if (fclose(f) != 0 && r == 0)
 		r = -1, e = errno;
-	if (r == 0 && rename(tmp, file) < 0)
+	if (r == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
 		r = -1, e = errno;
 	if (r < 0) {
-		unlink(tmp);
+		unlinkat(dirfd, tmp, 0);
 		snprintf(why, whycap, "%s: %s", file, strerror(e));
 		return -1;
 	}
-	int dfd = open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);	/* make the rename durable */
-		close(dfd);
-	}
+	fsync(dirfd);	/* make the rename durable */
 	return 0;
 }

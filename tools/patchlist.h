@@ -22,8 +22,16 @@
  * (unreadable, out of memory). */
 int patchlist_load(struct patchlist *pl, const char *file, char *why, size_t whycap);
 
+/* The same from a file open at fd (taken, and closed); shown names it. */
+int patchlist_load_fd(struct patchlist *pl, int fd, const char *shown, char *why, size_t whycap);
+
 /* Write the list to file atomically, creating its directory (0755) when
  * missing; an empty list removes the file.  0, or -1 with a reason. */
 int patchlist_save(const struct patchlist *pl, const char *file, char *why, size_t whycap);
+
+/* The same as name in the directory open at dirfd (an image's, resolved
+ * inside it); shown names it. */
+int patchlist_save_at(const struct patchlist *pl, int dirfd, const char *name, const char *shown,
+		      char *why, size_t whycap);
 
 #endif

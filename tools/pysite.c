@@ -244,8 +244,12 @@ static int site_answer(struct pysite *p, const char *dir, const char **why)
 			*why = p->sites[i].why;
 			return p->sites[i].answer;
 		}
-	char path[CL_PATH_MAX], said[CL_PATH_MAX + 160] = "";
-	int len = snprintf(path, sizeof path, "%s%s", p->root, dir);
+	char path[CL_PATH_MAX], said[CL_PATH_MAX + 160] = "", real[CL_PATH_MAX];
+	/* in an image, its links resolved inside it (a usr that links out of
+	 * the image is not this machine's /usr); the scan follows none */
+	int len = !p->root[0] ? snprintf(path, sizeof path, "%s", dir)
+		  : closure_resolve(p->root, dir, real, sizeof real) == 0
+		  ? snprintf(path, sizeof path, "%s%s", p->root, real) : -1;
 	int answer = len > 0 && len < (int)sizeof path
 		? scan(p, path, (size_t)len, sizeof path, 0, said, sizeof said) : 0;
 	if (array_room(&p->sites, p->n_sites, &p->cap_sites, sizeof *p->sites, 8) < 0)

@@ -5,10 +5,14 @@
 #include <fcntl.h>
 #include <linux/fs.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
+#include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Enough for "\177ELF" and "#!" */
@@ -77,27 +81,24 @@ static const char *fixed_flag(int fd)
 	return flags & FS_APPEND_FL ? "append-only" : flags & FS_IMMUTABLE_FL ? "immutable" : NULL;
 }
 
-/* fixed_flag of path's directory; a walk meets one directory many times in
- * a row, so the last answer is kept. */
-static const char *dir_fixed_flag(const char *path)
+/* fixed_flag of the directory open at dirfd (dirst its fstat); a walk
+ * meets one directory many times in a row, so the last answer is kept. */
+static const char *dir_fixed_flag(int dirfd, const struct stat *dirst)
 {
-	static char last[4096];
+	static dev_t last_dev;
+	static ino_t last_ino;
+	static bool known;
 	static const char *last_flag;
-	const char *slash = strrchr(path, '/');
-	char dir[sizeof last];
-	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1,
-		 slash ? path : ".");
-	if (last[0] && strcmp(dir, last) == 0)
+	if (known && dirst->st_dev == last_dev && dirst->st_ino == last_ino)
 		return last_flag;
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	last_flag = dfd >= 0 ? fixed_flag(dfd) : NULL;
-	if (dfd >= 0)
-		close(dfd);
-	snprintf(last, sizeof last, "%s", dir);
+	last_flag = fixed_flag(dirfd);
+	last_dev = dirst->st_dev;
+	last_ino = dirst->st_ino;
+	known = true;
 	return last_flag;
 }
 
-int replace_hold(struct held *h, int fd, const struct stat *st, const char *path,
+int replace_hold(struct held *h, int fd, const struct stat *st, int dirfd, const struct stat *dirst,
 		 char *why, size_t cap)
 {
 	const char *flag = fixed_flag(fd);
@@ -105,7 +106,7 @@ int replace_hold(struct held *h, int fd, const struct stat *st, const char *path
 		snprintf(why, cap, "it is %s (chattr): it cannot be replaced", flag);
 		return -1;
 	}
-	flag = dir_fixed_flag(path);
+	flag = dir_fixed_flag(dirfd, dirst);
 	if (flag) {
 		snprintf(why, cap, "its directory is %s (chattr): a new file there could neither "
 			 "replace it nor be removed again", flag);
@@ -129,7 +130,7 @@ int replace_hold(struct held *h, int fd, const struct stat *st, const char *path
 	return 0;
 }
 
-int replace_still_held(const struct held *h, const char *path, char *why, size_t cap)
+int replace_still_held(const struct held *h, int dirfd, const char *name, char *why, size_t cap)
 {
 	struct stat now;
 	if (h->leased && fcntl(h->fd, F_GETLEASE) != F_RDLCK) {
@@ -137,7 +138,8 @@ int replace_still_held(const struct held *h, const char *path, char *why, size_t
 		return -1;
 	}
 	/* the name first: a rename over it also changes the old file's ctime */
-	if (lstat(path, &now) < 0 || now.st_dev != h->st.st_dev || now.st_ino != h->st.st_ino) {
+	if (fstatat(dirfd, name, &now, AT_SYMLINK_NOFOLLOW) < 0 || now.st_dev != h->st.st_dev ||
+	    now.st_ino != h->st.st_ino) {
 		snprintf(why, cap, "it was replaced meanwhile (an upgrade?)");
 		return -1;
 	}
@@ -156,88 +158,184 @@ void replace_release(struct held *h)
 }
 
 /* The registered temporaries, for the signal handler: a slot holds a name
- * from its creation until it is renamed or removed. */
+ * (and its directory) from its creation until it is renamed or removed. */
 #define SLOTS 1024
-static char *volatile slots[SLOTS];
+static struct {
+	volatile int dirfd;
+	char *volatile name;
+} slots[SLOTS];
 
-static int slot_of(const char *tmp)
+static int slot_of(int dirfd, const char *tmp)
 {
 	for (int i = 0; i < SLOTS; i++)
-		if (slots[i] && strcmp(slots[i], tmp) == 0)
+		if (slots[i].name && slots[i].dirfd == dirfd && strcmp(slots[i].name, tmp) == 0)
 			return i;
 	return -1;
 }
 
-static void forget(const char *tmp)
+static void forget(int dirfd, const char *tmp)
 {
-	int i = slot_of(tmp);
+	int i = slot_of(dirfd, tmp);
 	if (i >= 0) {
-		char *name = slots[i];
-		slots[i] = NULL;
+		char *name = slots[i].name;
+		slots[i].name = NULL;
 		free(name);
 	}
 }
 
-int replace_make_temp(const char *path, char *tmp, size_t cap, char *why, size_t whycap)
+#define TEMP_MARK ".cudaload-"
+#define TEMP_RANDOM 6
+static const char letters[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+bool replace_is_temp(const char *name)
 {
-	const char *slash = strrchr(path, '/');
-	int dirlen = slash ? (int)(slash - path) : 1;
-	const char *dir = slash ? path : ".";
-	if (snprintf(tmp, cap, "%.*s/.%s.cudaload-XXXXXX", dirlen, dir,
-		     slash ? slash + 1 : path) >= (int)cap) {
-		snprintf(why, whycap, "path too long");
+	size_t len = strlen(name), tail = sizeof TEMP_MARK - 1 + TEMP_RANDOM;
+	if (len < 2 + tail || name[0] != '.' ||
+	    memcmp(name + len - tail, TEMP_MARK, sizeof TEMP_MARK - 1) != 0)
+		return false;
+	for (size_t i = len - TEMP_RANDOM; i < len; i++)
+		if (!strchr(letters, name[i]) || !name[i])
+			return false;
+	return true;
+}
+
+/* TEMP_RANDOM letters that nobody can guess to make the name first (and
+ * O_EXCL refuses a name that is there anyway): the kernel's randomness
+ * once, then a generator seeded with it. */
+static void random_letters(char *out)
+{
+	static uint64_t state;
+	if (!state) {
+		if (getrandom(&state, sizeof state, GRND_NONBLOCK) != (ssize_t)sizeof state) {
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			state = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ ((uint64_t)getpid() << 48);
+		}
+		state |= 1;
+	}
+	for (size_t i = 0; i < TEMP_RANDOM; i++) {
+		/* xorshift64* */
+		state ^= state >> 12;
+		state ^= state << 25;
+		state ^= state >> 27;
+		out[i] = letters[((state * 0x2545F4914F6CDD1Dull) >> 40) % (sizeof letters - 1)];
+	}
+}
+
+int replace_make_temp(int dirfd, const char *name, char *tmp, size_t cap, char *why, size_t whycap)
+{
+	char made[256];
+	size_t len = strlen(name);
+	if (len + 2 + sizeof TEMP_MARK - 1 + TEMP_RANDOM > 255 ||
+	    snprintf(made, sizeof made, ".%s" TEMP_MARK "XXXXXX", name) >= (int)sizeof made ||
+	    strlen(made) >= cap) {
+		snprintf(why, whycap, "its name is too long for a temporary file beside it");
 		return -1;
 	}
 	int free_slot = -1;
 	for (int i = 0; i < SLOTS && free_slot < 0; i++)
-		if (!slots[i])
+		if (!slots[i].name)
 			free_slot = i;
-	char *name = free_slot >= 0 ? strdup(tmp) : NULL;
-	if (!name) {
+	char *reg = free_slot >= 0 ? strdup(made) : NULL;
+	if (!reg) {
 		snprintf(why, whycap, "out of memory");
 		return -1;
 	}
 	/* Registered before it exists, and made in the registered buffer: a
 	 * signal at any moment finds the name (or a name no file has). */
-	slots[free_slot] = name;
-	int fd = mkstemp(name);
+	slots[free_slot].dirfd = dirfd;
+	slots[free_slot].name = reg;
+	int fd = -1, e = EEXIST;
+	for (int tries = 0; tries < 100 && fd < 0 && e == EEXIST; tries++) {
+		random_letters(reg + strlen(reg) - TEMP_RANDOM);
+		fd = openat(dirfd, reg, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		e = errno;
+	}
 	if (fd < 0) {
-		snprintf(why, whycap, "cannot create a file beside it: %s", strerror(errno));
-		forget(name);
+		snprintf(why, whycap, "cannot create a file beside it: %s", strerror(e));
+		forget(dirfd, reg);
 		return -1;
 	}
-	strcpy(tmp, name);
+	/* Ours alone from here: a later run removes it only while nobody
+	 * holds this lock (a run that was killed).  Shared, so that the
+	 * descriptor that keeps it (replace_lock_again) may hold it too. */
+	if (flock(fd, LOCK_SH | LOCK_NB) < 0) {
+		snprintf(why, whycap, "cannot lock the file beside it: %s", strerror(errno));
+		close(fd);
+		unlinkat(dirfd, reg, 0);
+		forget(dirfd, reg);
+		return -1;
+	}
+	strcpy(tmp, reg);
 	return fd;
 }
 
-int replace_commit(const char *tmp, const char *path)
+int replace_lock_again(int dirfd, const char *tmp)
+{
+	/* by name, as the rename will be: the directory is the caller's */
+	int ro = openat(dirfd, tmp, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (ro < 0)
+		return -1;
+	if (flock(ro, LOCK_SH | LOCK_NB) < 0) {
+		int e = errno;
+		close(ro);
+		errno = e;
+		return -1;
+	}
+	return ro;
+}
+
+int replace_commit(int dirfd, const char *tmp, const char *name)
 {
 	/* a signal between the two removes a name no file has any more */
-	int r = rename(tmp, path);
+	int r = renameat(dirfd, tmp, dirfd, name);
 	int e = errno;
 	if (r == 0)
-		forget(tmp);
+		forget(dirfd, tmp);
 	errno = e;
 	return r;
 }
 
-int replace_discard(const char *tmp, char *why, size_t cap)
+int replace_discard(int dirfd, const char *tmp, char *why, size_t cap)
 {
-	int r = unlink(tmp);
+	int r = unlinkat(dirfd, tmp, 0);
 	if (r < 0 && errno != ENOENT) {
 		snprintf(why, cap, "%s", strerror(errno));
-		forget(tmp);
+		forget(dirfd, tmp);
 		return -1;
 	}
-	forget(tmp);
+	forget(dirfd, tmp);
 	return 0;
+}
+
+int replace_remove_stale(int dirfd, const char *name, char *why, size_t cap)
+{
+	if (!replace_is_temp(name))
+		return 0;
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st, now;
+	if (fd < 0)
+		return 0;	/* a link, gone, or not ours to read */
+	int r = 0;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1 &&
+	    st.st_uid == geteuid() && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+	    fstatat(dirfd, name, &now, AT_SYMLINK_NOFOLLOW) == 0 && now.st_dev == st.st_dev &&
+	    now.st_ino == st.st_ino) {
+		/* nobody writes it, and the name is still that file */
+		if (unlinkat(dirfd, name, 0) == 0)
+			r = 1;
+		else if (errno != ENOENT)
+			r = -1, snprintf(why, cap, "%s", strerror(errno));
+	}
+	close(fd);
+	return r;
 }
 
 static void on_fatal_signal(int sig)
 {
 	for (int i = 0; i < SLOTS; i++)
-		if (slots[i])
-			unlink(slots[i]);
+		if (slots[i].name)
+			unlinkat(slots[i].dirfd, slots[i].name, 0);
 	signal(sig, SIG_DFL);
 	raise(sig);
 }

@@ -291,8 +291,12 @@ for f in "$K"/app-*; do
 	else torn=$((torn + 1)); fi
 done
 status "kill -9: no file half-written ($intact intact, $done_ patched)" 0 "$torn"
-find "$K" -name '.*.cudaload-*' -delete	# what a killed run may leave beside the originals
-"$P" --restore "$K" >/dev/null
+# what a killed run left beside the originals: the next run removes it
+left=$(find "$K" -name '.*.cudaload-*' | wc -l)
+out=$("$P" --restore "$K" 2>&1)
+status "kill -9: the next run removes the $left temporaries left, each said" "$left" \
+	"$(printf '%s\n' "$out" | grep -c ': removed: a temporary copy left by a run that was killed')"
+status "kill -9: ... none left" 0 "$(find "$K" -name '.*.cudaload-*' | wc -l)"
 if diff -r "$K" "$W/killed.orig" >/dev/null; then ok "kill -9: restore gives back the whole tree"; else bad "kill -9: tree differs after restore"; fi
 
 # ---- a Jetson root filesystem: scripts/patch-image.sh, then run in a chroot -------

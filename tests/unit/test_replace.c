@@ -10,7 +10,7 @@
 struct fixture {
 	char *dir;
 	char path[4200];
-	int fd;
+	int fd, dirfd;
 	struct stat st;
 	struct held h;
 	char why[128];
@@ -22,24 +22,29 @@ static void open_fixture(struct fixture *f, const void *data, size_t len)
 	put_file(f->dir, "/prog", data, len);
 	snprintf(f->path, sizeof f->path, "%s/prog", f->dir);
 	f->fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	f->dirfd = open(f->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	f->why[0] = '\0';
 	cr_assert_geq(f->fd, 0);
+	cr_assert_geq(f->dirfd, 0);
 	cr_assert_eq(fstat(f->fd, &f->st), 0);
 }
 
 static int hold(struct fixture *f)
 {
-	return replace_hold(&f->h, f->fd, &f->st, f->path, f->why, sizeof f->why);
+	struct stat dirst;
+	cr_assert_eq(fstat(f->dirfd, &dirst), 0);
+	return replace_hold(&f->h, f->fd, &f->st, f->dirfd, &dirst, f->why, sizeof f->why);
 }
 
 static int still(struct fixture *f)
 {
-	return replace_still_held(&f->h, f->path, f->why, sizeof f->why);
+	return replace_still_held(&f->h, f->dirfd, "prog", f->why, sizeof f->why);
 }
 
 static void close_fixture(struct fixture *f)
 {
 	close(f->fd);
+	close(f->dirfd);
 	rm_rf(f->dir);
 	free(f->dir);
 }
@@ -167,15 +172,82 @@ Test(replace, temporaries_are_committed_or_removed)
 	struct fixture f;
 	char why[128] = "", tmp[4300];
 	open_fixture(&f, "\177ELF", 4);
-	int fd = replace_make_temp(f.path, tmp, sizeof tmp, why, sizeof why);
+	int fd = replace_make_temp(f.dirfd, "prog", tmp, sizeof tmp, why, sizeof why);
 	cr_assert_geq(fd, 0, "%s", why);
+	cr_assert(replace_is_temp(tmp), "%s", tmp);
+	cr_assert_eq(strncmp(tmp, ".prog.cudaload-", 15), 0, "%s", tmp);
 	close(fd);
 	cr_assert_eq(temps_in(f.dir), 1);
-	cr_assert_eq(replace_discard(tmp, why, sizeof why), 0);
+	cr_assert_eq(replace_discard(f.dirfd, tmp, why, sizeof why), 0);
 	cr_assert_eq(temps_in(f.dir), 0);
-	fd = replace_make_temp(f.path, tmp, sizeof tmp, why, sizeof why);
+	fd = replace_make_temp(f.dirfd, "prog", tmp, sizeof tmp, why, sizeof why);
 	close(fd);
-	cr_assert_eq(replace_commit(tmp, f.path), 0);
+	cr_assert_eq(replace_commit(f.dirfd, tmp, "prog"), 0);
 	cr_assert_eq(temps_in(f.dir), 0);
+	close_fixture(&f);
+}
+
+Test(replace, names_of_temporaries)
+{
+	cr_assert(replace_is_temp(".app.cudaload-a1B2c3"));
+	cr_assert(replace_is_temp(".x.cudaload-x.cudaload-ABCDEF"));
+	cr_assert_not(replace_is_temp("app.cudaload-a1B2c3"), "hidden, always");
+	cr_assert_not(replace_is_temp(".cudaload-a1B2c3"), "a name before the mark");
+	cr_assert_not(replace_is_temp(".app.cudaload-a1B2c"));
+	cr_assert_not(replace_is_temp(".app.cudaload-a1B2c3d"));
+	cr_assert_not(replace_is_temp(".app.cudaload-a1B2c."));
+	cr_assert_not(replace_is_temp(".app.cudaload.a1B2c3"));
+}
+
+/* A temporary is removed by a later run only when a killed run left it:
+ * not while a live run holds it, nor another user's, nor a link. */
+Test(replace, stale_temporaries_and_live_ones)
+{
+	struct fixture f;
+	char why[128] = "", tmp[4300], live[4300];
+	open_fixture(&f, "\177ELF", 4);
+	/* a live run's: locked from its creation to its rename */
+	int fd = replace_make_temp(f.dirfd, "prog", live, sizeof live, why, sizeof why);
+	cr_assert_geq(fd, 0, "%s", why);
+	cr_assert_eq(write(fd, "\177ELF", 4), 4);
+	int lock = replace_lock_again(f.dirfd, live);
+	cr_assert_geq(lock, 0);
+	close(fd);	/* written: the read-only descriptor keeps the lock */
+	pid_t pid = fork();
+	if (pid == 0)	/* another run: a process of its own */
+		_exit(replace_remove_stale(f.dirfd, live, why, sizeof why) == 0 ? 0 : 1);
+	int status;
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_assert_eq(WEXITSTATUS(status), 0, "a live run's temporary is left");
+	cr_assert_eq(temps_in(f.dir), 1);
+	/* the run killed: nobody holds it any more */
+	close(lock);
+	cr_assert_eq(replace_remove_stale(f.dirfd, live, why, sizeof why), 1, "%s", why);
+	cr_assert_eq(temps_in(f.dir), 0);
+
+	/* another user's, a link, a directory, a second name: left */
+	snprintf(tmp, sizeof tmp, "%s/.prog.cudaload-AAAAAA", f.dir);
+	put_file(f.dir, "/.prog.cudaload-AAAAAA", "x", 1);
+	if (geteuid() == 0) {
+		cr_assert_eq(chown(tmp, 1234, 1234), 0);
+		cr_assert_eq(replace_remove_stale(f.dirfd, ".prog.cudaload-AAAAAA", why, sizeof why), 0);
+		cr_assert_eq(chown(tmp, 0, 0), 0);
+	}
+	char other[4300];
+	snprintf(other, sizeof other, "%s/second", f.dir);
+	cr_assert_eq(link(tmp, other), 0);
+	cr_assert_eq(replace_remove_stale(f.dirfd, ".prog.cudaload-AAAAAA", why, sizeof why), 0,
+		     "two links: not a temporary of ours");
+	cr_assert_eq(unlink(other), 0);
+	cr_assert_eq(symlinkat("prog", f.dirfd, ".prog.cudaload-BBBBBB"), 0);
+	cr_assert_eq(replace_remove_stale(f.dirfd, ".prog.cudaload-BBBBBB", why, sizeof why), 0);
+	cr_assert_eq(mkdirat(f.dirfd, ".prog.cudaload-CCCCCC", 0700), 0);
+	cr_assert_eq(replace_remove_stale(f.dirfd, ".prog.cudaload-CCCCCC", why, sizeof why), 0);
+	cr_assert_eq(replace_remove_stale(f.dirfd, "prog", why, sizeof why), 0, "not the name of one");
+	cr_assert_eq(replace_remove_stale(f.dirfd, ".prog.cudaload-AAAAAA", why, sizeof why), 1);
+	struct stat st;
+	cr_assert_eq(fstatat(f.dirfd, "prog", &st, 0), 0, "the program stays");
+	cr_assert_eq(fstatat(f.dirfd, ".prog.cudaload-BBBBBB", &st, AT_SYMLINK_NOFOLLOW), 0);
+	cr_assert_eq(fstatat(f.dirfd, ".prog.cudaload-CCCCCC", &st, AT_SYMLINK_NOFOLLOW), 0);
 	close_fixture(&f);
 }

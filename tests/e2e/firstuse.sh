@@ -18,16 +18,10 @@ HOSTCC=${CC:-cc}
 . "$here/lib.sh"
 unset CUDALOAD_FIRST_USE	# this script is about it: the default, verify
 
-if [ "$arch" = "$(uname -m)" ]; then
-	CL=$B/cudaload TCC=$HOSTCC OBJCOPY=objcopy
-else
-	CL=$B/$arch/cudaload TCC=$arch-linux-gnu-gcc OBJCOPY=$arch-linux-gnu-objcopy
-	. "$here/foreign.sh"
-	if ! foreign_ready "$arch" "$CL" "$TCC"; then
-		skip "$arch first use" "$foreign_why"
-		finish
-		exit
-	fi
+if ! for_arch "$arch"; then
+	skip "$arch first use" "$foreign_why"
+	finish
+	exit
 fi
 [ -x "$(dirname "$CL")/cudaload-verify" ] || { bad "no cudaload-verify beside $CL"; finish; exit; }
 echo "== first use, $arch"

@@ -82,3 +82,16 @@ build_cudart() {
 		"$nvcc" -x cu -cudart shared -Xlinker -rpath="$rtlib" -o "$1" "$here/cudart.c" >>"$1.log" 2>&1 ||
 		return 2
 }
+
+# for_arch ARCH: CL (that machine's cudaload under $B), TCC and OBJCOPY for
+# ARCH's programs; 1, the reason in foreign_why, when they cannot run here
+# (needs $B and $here).
+for_arch() {
+	if [ "$1" = "$(uname -m)" ]; then
+		CL=$B/cudaload TCC=${CC:-cc} OBJCOPY=objcopy
+		return 0
+	fi
+	CL=$B/$1/cudaload TCC=$1-linux-gnu-gcc OBJCOPY=$1-linux-gnu-objcopy
+	. "$here/foreign.sh"
+	foreign_ready "$1" "$CL" "$TCC"
+}

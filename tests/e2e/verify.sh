@@ -16,16 +16,10 @@ arch=${2:-$(uname -m)}
 HOSTCC=${CC:-cc}
 . "$here/lib.sh"
 
-if [ "$arch" = "$(uname -m)" ]; then
-	CL=$B/cudaload TCC=$HOSTCC OBJCOPY=objcopy
-else
-	CL=$B/$arch/cudaload TCC=$arch-linux-gnu-gcc OBJCOPY=$arch-linux-gnu-objcopy
-	. "$here/foreign.sh"
-	if ! foreign_ready "$arch" "$CL" "$TCC"; then
-		skip "$arch verify suite" "$foreign_why"
-		finish
-		exit
-	fi
+if ! for_arch "$arch"; then
+	skip "$arch verify suite" "$foreign_why"
+	finish
+	exit
 fi
 [ -x "$(dirname "$CL")/cudaload-verify" ] || { bad "no cudaload-verify beside $CL"; finish; exit; }
 echo "== verify, $arch: $CL --verify"

@@ -95,3 +95,25 @@ for_arch() {
 	. "$here/foreign.sh"
 	foreign_ready "$1" "$CL" "$TCC"
 }
+
+# root_only DIR: are DIR and every directory above it root's and writable by
+# root alone (one above may be writable by others when sticky, as /tmp)?
+# Root's --verify loads no package under a tree others can change (issue 36):
+# the verifier suites need their fixtures in such a tree.
+root_only() {
+	ro=$(cd "$1" && pwd -P) || return 1
+	ro_first=1
+	while :; do
+		set -- $(stat -c '%u %a' "$ro")
+		[ "$1" = 0 ] || return 1
+		case $2 in
+		[0-7][0-7][2367][0-7] | [0-7][2367][0-7] | [0-7][0-7][0-7][2367] | [0-7][0-7][2367]) ;;
+		*) [ "$ro" = / ] && return 0; ro=$(dirname "$ro"); ro_first=; continue ;;
+		esac
+		# writable by group or others: only a sticky one above the tree
+		case $2 in 1[0-7][0-7][0-7]) [ -z "$ro_first" ] || return 1 ;; *) return 1 ;; esac
+		[ "$ro" = / ] && return 0
+		ro=$(dirname "$ro")
+		ro_first=
+	done
+}

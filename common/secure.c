@@ -54,6 +54,28 @@ bool secure_path_owned(const char *path, uid_t owner)
 	return trusted;
 }
 
+bool secure_package_owned(const char *root, const char *dir, uid_t owner)
+{
+	static const char lib[] = "/libcuda.so.1";
+	char *full = rooted_path(root, dir);
+	if (!full)
+		return false;
+	bool owned = false;
+	size_t n = strlen(full);
+	/* on the heap: the loader asks this on its start-up path */
+	char *path = n + sizeof lib <= CL_PATH_MAX ? malloc(n + sizeof lib) : NULL;
+	if (path && secure_path_owned(full, owner)) {
+		struct stat st;
+		memcpy(path, full, n);
+		memcpy(path + n, lib, sizeof lib);
+		owned = stat(path, &st) == 0 && (st.st_uid == 0 || st.st_uid == owner) &&
+			!(st.st_mode & (S_IWGRP | S_IWOTH));
+	}
+	free(path);
+	rooted_path_free(full, dir);
+	return owned;
+}
+
 /* Is dir, looked up under root, trusted?  Paths too long to join are not. */
 static bool rooted_trusted(const char *root, const char *dir)
 {

@@ -28,6 +28,12 @@ bool secure_path_trusted(const char *path);
  * can change (a user's own package, for a verifier run by that user). */
 bool secure_path_owned(const char *path, uid_t owner);
 
+/* May no one but root and owner change the package dir (looked up under
+ * root): the directory, every one above it (secure_path_owned), and the
+ * libcuda.so.1 in it?  A verifier that loads the package runs its code as
+ * owner (root's --verify, a user's, first use). */
+bool secure_package_owned(const char *root, const char *dir, uid_t owner);
+
 /* Drop untrusted driver directories and make untrusted candidates unusable. */
 void secure_filter(const char *root, struct host *h, struct candidates *c);
 

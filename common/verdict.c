@@ -440,6 +440,13 @@ uint64_t verdict_host_key(const struct host *h)
 	return k;
 }
 
+bool verdict_file_is(const struct verdict_file *f, const struct stat *st)
+{
+	return (uint64_t)st->st_dev == f->dev && (uint64_t)st->st_ino == f->ino &&
+	       (uint64_t)st->st_size == f->size && (int64_t)st->st_mtim.tv_sec == f->mtime_s &&
+	       (uint32_t)st->st_mtim.tv_nsec == f->mtime_ns;
+}
+
 static bool same_file(const char *root, const char *dir, const struct verdict_file *f)
 {
 	struct stat st;
@@ -455,10 +462,7 @@ static bool same_file(const char *root, const char *dir, const struct verdict_fi
 		memcpy(path, root, rl);
 	memcpy(path + rl, dir, dl);
 	memcpy(path + rl + dl, lib, sizeof lib);
-	bool same = stat(path, &st) == 0 && (uint64_t)st.st_dev == f->dev &&
-		    (uint64_t)st.st_ino == f->ino && (uint64_t)st.st_size == f->size &&
-		    (int64_t)st.st_mtim.tv_sec == f->mtime_s &&
-		    (uint32_t)st.st_mtim.tv_nsec == f->mtime_ns;
+	bool same = stat(path, &st) == 0 && verdict_file_is(f, &st);
 	free(path);
 	return same;
 }

@@ -198,6 +198,11 @@ struct verdict_store {
 	size_t len, entries;	/* entries: offset of the first compat line */
 };
 
+struct stat;
+
+/* Is st (a stat of <dir>/libcuda.so.1) the file a verdict was made on? */
+bool verdict_file_is(const struct verdict_file *f, const struct stat *st);
+
 /* Did the library pass every step? */
 static inline bool verdict_ok(const struct verdict *v)
 {

@@ -34,30 +34,6 @@ int first_use_exec_verifier(const char *self_dir, char *helper, char **av, char 
 	return err;
 }
 
-/* Could anyone but root and this user change the package the verifier
- * would load: its directory, one above it, or its libcuda.so.1? */
-static bool owned_package(const char *root, const char *dir)
-{
-	static const char lib[] = "/libcuda.so.1";
-	uid_t uid = getuid();
-	char *full = rooted_path(root, dir);
-	if (!full)
-		return false;
-	bool owned = false;
-	size_t n = strlen(full);
-	char *path = n + sizeof lib <= CL_PATH_MAX ? malloc(n + sizeof lib) : NULL;
-	if (path && secure_path_owned(full, uid)) {
-		struct stat st;
-		memcpy(path, full, n);
-		memcpy(path + n, lib, sizeof lib);
-		owned = stat(path, &st) == 0 && (st.st_uid == 0 || st.st_uid == uid) &&
-			!(st.st_mode & (S_IWGRP | S_IWOTH));
-	}
-	free(path);
-	rooted_path_free(full, dir);
-	return owned;
-}
-
 int first_use_pending(const struct settings *s, const struct host *h,
 		      const struct candidates *c, const struct decision *d, int *which, int cap)
 {
@@ -76,7 +52,7 @@ int first_use_pending(const struct settings *s, const struct host *h,
 		if (k->verdict.state == VSTATE_INCONCLUSIVE &&
 		    (long long)time(NULL) - k->verdict.when < FIRST_USE_RETRY_S)
 			continue;	/* the GPU was busy a moment ago */
-		if (!owned_package(s->root, k->dir)) {
+		if (!secure_package_owned(s->root, k->dir, getuid())) {
 			diag("first use: %s: others than root and this user can change it; not loaded to ask the driver",
 			     k->dir);
 			continue;

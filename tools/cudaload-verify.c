@@ -665,23 +665,6 @@ static int reach_all(const char *root, const char *llp, char **names, int n_name
 	return rc;
 }
 
-/* ---- whose code a package is ------------------------------------------------ */
-
-/* Can anyone but root (and, for a user's own verifier, that user) change
- * the package: its directory, one above it, or its libcuda.so.1?  Loading
- * it runs its code as whoever verifies: root's --verify loads only root's
- * packages, as a set-id program takes only those (secure.h). */
-static bool package_owned(const char *root, const char *dir, uid_t uid)
-{
-	char full[CL_PATH_MAX], lib[CL_PATH_MAX + 16];
-	struct stat st;
-	if (path_join(full, sizeof full, root, dir) < 0 || !secure_path_owned(full, uid))
-		return false;
-	snprintf(lib, sizeof lib, "%s/libcuda.so.1", full);
-	return stat(lib, &st) == 0 && (st.st_uid == 0 || st.st_uid == uid) &&
-	       !(st.st_mode & (S_IWGRP | S_IWOTH));
-}
-
 /* ---- first use: a start asks about the packages it would take --------------- */
 
 /* The store as it is, malloc'd into *len bytes: a regular file under the
@@ -738,11 +721,7 @@ static bool kept_applies(const struct kept_store *k, const char *dir, const stru
 	struct verdict_entry e;
 	for (size_t pos = 0; k->valid && verdict_next(&k->s, &pos, &e);)
 		if (e.dir_len == strlen(dir) && memcmp(e.dir, dir, e.dir_len) == 0)
-			return kept_conclusive(k, &e.v) &&
-			       e.file.dev == (uint64_t)st->st_dev && e.file.ino == (uint64_t)st->st_ino &&
-			       e.file.size == (uint64_t)st->st_size &&
-			       e.file.mtime_s == (int64_t)st->st_mtim.tv_sec &&
-			       e.file.mtime_ns == (uint32_t)st->st_mtim.tv_nsec;
+			return kept_conclusive(k, &e.v) && verdict_file_is(&e.file, st);
 	return false;
 }
 
@@ -1015,7 +994,7 @@ int main(int argc, char **argv)
 			snprintf(skip, sizeof skip, "libcuda.so.1: %s", strerror(errno));
 		else if (strchr(c->dir, '\n'))
 			snprintf(skip, sizeof skip, "its path has a newline");
-		else if (!package_owned(s.root, c->dir, uid))
+		else if (!secure_package_owned(s.root, c->dir, uid))	/* its code would run as us */
 			snprintf(skip, sizeof skip, "%s can change it, and loading it would run their code as %s",
 				 user ? "someone other than root and this user" : "someone other than root",
 				 user ? "this user" : "root");

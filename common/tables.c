@@ -213,13 +213,14 @@ const char *tables_soc_name(const char *soc)
 	return NULL;
 }
 
-/* Does `words` occur in s as whole words, ignoring case? */
-static bool has_words(const char *s, const char *words)
+/* Does `words` occur in s as whole words, ignoring case?  dash: a word may
+ * also go on with '-' ("V100-SXM2" holds the chip "V100"). */
+static bool has_words(const char *s, const char *words, bool dash)
 {
 	size_t n = strlen(words);
 	for (const char *p = s; *p; p++) {
 		if ((p == s || p[-1] == ' ') && strncasecmp(p, words, n) == 0 &&
-		    (p[n] == ' ' || p[n] == '\0'))
+		    (p[n] == ' ' || p[n] == '\0' || (dash && p[n] == '-')))
 			return true;
 	}
 	return false;
@@ -228,7 +229,7 @@ static bool has_words(const char *s, const char *words)
 int tables_gpu_brand(const char *model)
 {
 	for (size_t i = 0; i < COUNT(gpu_brands); i++)
-		if (has_words(model, gpu_brands[i].words))
+		if (has_words(model, gpu_brands[i].words, false))
 			return gpu_brands[i].brand;
 	return BRAND_NVIDIA;
 }
@@ -360,22 +361,10 @@ int tables_gpu_arch_by_id(unsigned device_id)
 	return GPU_ARCH_UNKNOWN;
 }
 
-/* Does `words` occur in s as whole words, a word perhaps going on with
- * '-' ("V100-SXM2"), ignoring case? */
-static bool has_model_words(const char *s, const char *words)
-{
-	size_t n = strlen(words);
-	for (const char *p = s; *p; p++)
-		if ((p == s || p[-1] == ' ') && strncasecmp(p, words, n) == 0 &&
-		    (p[n] == ' ' || p[n] == '-' || p[n] == '\0'))
-			return true;
-	return false;
-}
-
 int tables_gpu_arch_by_model(const char *model)
 {
 	for (size_t i = 0; i < COUNT(gpu_models); i++)
-		if (has_model_words(model, gpu_models[i].words))
+		if (has_words(model, gpu_models[i].words, true))
 			return gpu_models[i].arch;
 	return GPU_ARCH_UNKNOWN;
 }

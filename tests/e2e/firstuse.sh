@@ -18,17 +18,7 @@ HOSTCC=${CC:-cc}
 . "$here/lib.sh"
 unset CUDALOAD_FIRST_USE	# this script is about it: the default, verify
 
-if ! for_arch "$arch"; then
-	skip "$arch first use" "$foreign_why"
-	finish
-	exit
-fi
-if [ "$(id -u)" -eq 0 ] && ! root_only "$B"; then
-	skip "$arch first use" "$B or a directory above it can be changed by others than root: root's --verify rightly loads no package there (build in a tree only root can write)"
-	finish
-	exit
-fi
-[ -x "$(dirname "$CL")/cudaload-verify" ] || { bad "no cudaload-verify beside $CL"; finish; exit; }
+verifier_suite "$arch" "first use" || { finish; exit; }
 echo "== first use, $arch"
 W=$B/e2e-firstuse-$arch
 rm -rf "$W"

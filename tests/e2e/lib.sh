@@ -98,22 +98,34 @@ for_arch() {
 
 # root_only DIR: are DIR and every directory above it root's and writable by
 # root alone (one above may be writable by others when sticky, as /tmp)?
-# Root's --verify loads no package under a tree others can change (issue 36):
-# the verifier suites need their fixtures in such a tree.
+# Root's --verify loads no package under a tree others can change (issue 36).
 root_only() {
 	ro=$(cd "$1" && pwd -P) || return 1
-	ro_first=1
+	ro_above=
 	while :; do
-		set -- $(stat -c '%u %a' "$ro")
-		[ "$1" = 0 ] || return 1
-		case $2 in
-		[0-7][0-7][2367][0-7] | [0-7][2367][0-7] | [0-7][0-7][0-7][2367] | [0-7][0-7][2367]) ;;
-		*) [ "$ro" = / ] && return 0; ro=$(dirname "$ro"); ro_first=; continue ;;
-		esac
-		# writable by group or others: only a sticky one above the tree
-		case $2 in 1[0-7][0-7][0-7]) [ -z "$ro_first" ] || return 1 ;; *) return 1 ;; esac
+		ro_stat=$(stat -c '%u %a' "$ro") || return 1
+		ro_mode=0${ro_stat#* }
+		[ "${ro_stat%% *}" = 0 ] || return 1
+		if [ $((ro_mode & 022)) -ne 0 ]; then
+			[ -n "$ro_above" ] && [ $((ro_mode & 01000)) -ne 0 ] || return 1
+		fi
 		[ "$ro" = / ] && return 0
 		ro=$(dirname "$ro")
-		ro_first=
+		ro_above=1
 	done
+}
+
+# verifier_suite ARCH NAME: ready to run the verifier's suite NAME for ARCH
+# (for_arch; a build tree root's --verify may load from; cudaload-verify
+# beside CL); 1 having said SKIP or FAIL with the reason.
+verifier_suite() {
+	if ! for_arch "$1"; then
+		skip "$1 $2" "$foreign_why"
+		return 1
+	fi
+	if [ "$(id -u)" -eq 0 ] && ! root_only "$B"; then
+		skip "$1 $2" "$B or a directory above it can be changed by others than root: root's --verify rightly loads no package there (build in a tree only root can write)"
+		return 1
+	fi
+	[ -x "$(dirname "$CL")/cudaload-verify" ] || { bad "no cudaload-verify beside $CL"; return 1; }
 }

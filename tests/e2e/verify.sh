@@ -16,17 +16,7 @@ arch=${2:-$(uname -m)}
 HOSTCC=${CC:-cc}
 . "$here/lib.sh"
 
-if ! for_arch "$arch"; then
-	skip "$arch verify suite" "$foreign_why"
-	finish
-	exit
-fi
-if [ "$(id -u)" -eq 0 ] && ! root_only "$B"; then
-	skip "$arch verify suite" "$B or a directory above it can be changed by others than root: root's --verify rightly loads no package there (build in a tree only root can write)"
-	finish
-	exit
-fi
-[ -x "$(dirname "$CL")/cudaload-verify" ] || { bad "no cudaload-verify beside $CL"; finish; exit; }
+verifier_suite "$arch" "verify suite" || { finish; exit; }
 echo "== verify, $arch: $CL --verify"
 W=$B/e2e-verify-$arch
 rm -rf "$W"

@@ -400,15 +400,17 @@ void settings_load_config(struct settings *s, char *const *envp, const char *sel
 		return;
 	}
 	const char *etc = "/etc/cudaload.conf";
-	char *path = rooted_path(s->secure ? NULL : s->root, etc);
+	char small[256];	/* most paths: no allocation on the way to the driver */
+	const char *root = s->secure ? NULL : s->root;
+	char *path = path_join(small, sizeof small, root, etc) == 0 ? small : rooted_path(root, etc);
 	bool found = path && read_config(s, path, false);
-	rooted_path_free(path, etc);
+	if (path != small)
+		rooted_path_free(path, etc);
 	const char *slash = self_path ? strrchr(self_path, '/') : NULL;
 	if (found || s->secure || !slash)
 		return;
 	static const char beside[] = "/../etc/cudaload.conf";
 	size_t dl = (size_t)(slash - self_path);
-	char small[256];	/* most paths: no allocation on the way to the driver */
 	path = dl + sizeof beside <= sizeof small ? small : malloc(dl + sizeof beside);
 	if (!path)
 		return;

@@ -67,7 +67,10 @@ static char *joined(const char *a, size_t al, const char *b, size_t bl, const ch
 /* Does dir (as on the target) hold a libcuda.so.1?  One system call. */
 static bool has_libcuda(const char *root, const char *dir)
 {
-	char *full = joined(root, root_len(root), dir, strlen(dir), "/libcuda.so.1");
+	size_t rl = root_len(root);
+	char *full = joined(root, rl, dir, strlen(dir), "/libcuda.so.1");
+	if (full)
+		sys_note(full + rl);	/* an input of a prepared decision */
 	bool there = full && access(full, F_OK) == 0;
 	free(full);
 	return there;
@@ -108,6 +111,7 @@ void pin_system(const char *root, const char *self, const struct host *h,
 				  sizeof PIN_SHIPPED_BASE - 1, out->system_dir);
 		if (!out->dir)
 			return;
+		sys_note(out->dir);
 		if (access(out->dir, F_OK) == 0) {
 			out->links = true;
 		} else {

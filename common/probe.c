@@ -436,7 +436,7 @@ static void probe_dgpu(const char *root, struct host *h)
 
 /* Every Tegra is an ARM SoC: an x86_64 machine's own root has none to read
  * (a fixture root, CUDALOAD_ROOT, may be anything). */
-static bool tegra_possible(const char *root)
+bool probe_tegra_possible(const char *root)
 {
 #if defined(__x86_64__)
 	return root && root[0] && strcmp(root, "/") != 0;
@@ -452,7 +452,7 @@ void probe_host(const char *root, const char *const *extra_dirs, int n_extra,
 	memset(h, 0, sizeof *h);
 
 	/* Tegra first: JetPack 6+ also loads a kernel module named nvidia. */
-	if (tegra_possible(root))
+	if (probe_tegra_possible(root))
 		probe_soc(root, details, h);
 	/* IGX Orin can drive a discrete GPU with the nvidia module beside the
 	 * SoC: then it is a data-center-style host.  Thor's integrated GPU is

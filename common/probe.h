@@ -100,6 +100,10 @@ const char *probe_gpu_arch_text(const struct dgpu *g, char *buf, size_t cap);
 
 /* extra_dirs: config driver_dir entries, appended when they exist.
  * details: also read what only reports show (the board model). */
+/* Can this be a Jetson?  On an aarch64 machine, or under a root (a test's
+ * or an image's) on any: where the device tree is worth a look. */
+bool probe_tegra_possible(const char *root);
+
 void probe_host(const char *root, const char *const *extra_dirs, int n_extra,
 		bool details, struct host *out);
 

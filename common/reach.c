@@ -514,16 +514,24 @@ static void cache_entry(const char *path, void *arg)
 	consider_named(x, "ld.so.cache");
 }
 
+bool reach_own_env(const char *program, char *out, size_t cap)
+{
+	const char *slash = program ? strrchr(program, '/') : NULL;
+	size_t bl = slash ? (size_t)(slash - program) : 0;
+	if (bl < 4 || strncmp(program + bl - 4, "/bin", 4) != 0 ||
+	    bl - 4 + sizeof "/cuda-compat" > (cap < DIR_MAX ? cap : DIR_MAX))
+		return false;
+	memcpy(out, program, bl - 4);
+	memcpy(out + bl - 4, "/cuda-compat", sizeof "/cuda-compat");
+	return true;
+}
+
 /* PREFIX/cuda-compat for a program in PREFIX/bin; the prefix into x->dir. */
 static bool own_env(struct ctx *x)
 {
-	const char *prog = x->r->program;
-	const char *slash = prog ? strrchr(prog, '/') : NULL;
-	size_t bl = slash ? (size_t)(slash - prog) : 0;
-	if (bl < 4 || strncmp(prog + bl - 4, "/bin", 4) != 0 || bl - 4 + sizeof "/cuda-compat" > DIR_MAX)
+	if (!reach_own_env(x->r->program, x->dir, sizeof x->dir))
 		return false;
-	memcpy(x->dir, prog, bl - 4);
-	x->dir[bl - 4] = '\0';
+	x->dir[strlen(x->dir) - (sizeof "/cuda-compat" - 1)] = '\0';
 	return true;
 }
 

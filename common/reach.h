@@ -72,6 +72,11 @@ int reach_discover(const struct reach *r, struct host *h, struct candidates *c);
 int reach_discover_program(const char *root, int machine, const char *path, struct host *h,
 			   struct candidates *c);
 
+/* The program's own environment's package: PREFIX/cuda-compat (as on the
+ * target) into out for a program in PREFIX/bin; false for one elsewhere,
+ * or when it does not fit. */
+bool reach_own_env(const char *program, char *out, size_t cap);
+
 /* Where a candidate was found, said for people: "from LD_LIBRARY_PATH". */
 const char *reach_origin_text(const char *origin);
 

@@ -37,8 +37,26 @@ int path_join(char *out, size_t cap, const char *root, const char *path)
 	return 0;
 }
 
+struct sys_seen *sys_seen;
+
+void sys_note(const char *path)
+{
+	struct sys_seen *s = sys_seen;
+	if (!s || s->full)
+		return;
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->paths[i], path) == 0)
+			return;
+	if (s->n == SYS_SEEN_MAX || !(s->paths[s->n] = strdup(path)))
+		s->full = true;
+	else
+		s->n++;
+}
+
 char *rooted_path(const char *root, const char *path)
 {
+	if (sys_seen)
+		sys_note(path);
 	if (!root || !root[0] || strcmp(root, "/") == 0)
 		return (char *)path;
 	size_t cap = strlen(root) + strlen(path) + 1;

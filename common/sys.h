@@ -55,6 +55,20 @@ enum dent_step { DENT_END, DENT_ENTRY, DENT_UNTERMINATED, DENT_BROKEN };
 #define DENT_HEAD 19	/* d_ino, d_off, d_reclen, d_type: the bytes before d_name */
 enum dent_step dent_next(const char *buf, size_t len, size_t *pos, const char **name);
 
+/* While sys_seen is set, every path looked up under the root (as on the
+ * target) is recorded in it: the inputs of a decision to be prepared
+ * (prepared.h).  Past SYS_SEEN_MAX paths, or out of memory, full is set
+ * and nothing more is kept.  NULL, the default, costs nothing. */
+#define SYS_SEEN_MAX 256
+struct sys_seen {
+	char *paths[SYS_SEEN_MAX];
+	size_t n;
+	bool full;
+};
+extern struct sys_seen *sys_seen;
+/* Record a path looked at without rooted_path (one built by hand). */
+void sys_note(const char *path);
+
 /* The hardware seam (see nvgpu.h).  Real implementations call open/ioctl. */
 extern int (*sys_gpu_open)(const char *path);
 extern int (*sys_gpu_ioctl)(int fd, unsigned long request, void *arg);

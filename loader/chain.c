@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include "chain.h"
 
+/* The most of the start-up vector built on the stack (chain_enter). */
+#define CHAIN_STACK_VECTOR (16 * 1024)
+
 #include <elf.h>
 #include <errno.h>
 #include <link.h>
@@ -268,7 +271,15 @@ void chain_enter(const struct chain_ldso *ldso, char **argv, size_t *auxv,
 	size_t words = 1 + argc + 1 + envc + added + 1 + auxw;
 	size_t list_bytes = strlen(llp_entry) + 1;
 	size_t list_words = (list_bytes + sizeof(size_t) - 1) / sizeof(size_t);
-	size_t *v = malloc((words + list_words) * sizeof *v);
+	size_t *new_sp = (size_t *)(((uintptr_t)sp - (words + list_words) * sizeof(size_t) - 256) &
+				    ~(uintptr_t)15);
+	/* Built below this frame when it fits there, under the place it is
+	 * copied to (chain_jump copies upwards, with nothing of the old stack
+	 * in use after it); else on the heap, which costs a mapping. */
+	size_t bytes = (words + list_words) * sizeof(size_t);
+	size_t *v = bytes <= CHAIN_STACK_VECTOR ? __builtin_alloca(bytes) : NULL;
+	if (!v || (uintptr_t)v + bytes > (uintptr_t)new_sp)
+		v = malloc(bytes);
 	if (!v)
 		return;
 	size_t k = 0;
@@ -288,8 +299,6 @@ void chain_enter(const struct chain_ldso *ldso, char **argv, size_t *auxv,
 			v[i + 1] = (size_t)chain_entry_trampoline;	/* the list is taken out again */
 	memcpy(v + words, llp_entry, list_bytes);
 
-	size_t *new_sp = (size_t *)(((uintptr_t)sp - (words + list_words) * sizeof *v - 256) &
-				    ~(uintptr_t)15);
 	chain_handover.env_slot = (char **)(new_sp + env_at + slot);
 	chain_handover.env_original = added ? NULL : envp[slot];
 	v[env_at + slot] = (size_t)(new_sp + words);

@@ -30,6 +30,7 @@
 #include "../common/ldso.h"
 #include "../common/pin.h"
 #include "../common/plan.h"
+#include "../common/prepared.h"
 #include "../common/probe.h"
 #include "../common/reach.h"
 #include "../common/report.h"
@@ -521,200 +522,436 @@ static void exec_or_die(const char *path, char *const *av, char **envp)
 				      : strerror(e));
 }
 
-int main(int argc, char **argv, char **envp)
-{
-	bool as_interp = getauxval(AT_BASE) != 0;
+/* What each step of a start produced, handed from one to the next. */
+struct start {
+	/* the kernel and the command line */
+	bool as_interp;		/* started as a program's interpreter */
 	struct settings s;
-	struct options o = { 0 };
+	struct options o;
+	int argc;
+	char **argv, **envp;
+	/* find_program: the program, and this binary's own path (for ../etc) */
 	struct target t;
+	const char *self;
+	bool have_program, is_static;
+	/* settle_mode */
+	enum mode configured_mode;	/* before what this start allows */
+	const char *handed;	/* a set-id program as ld.so gets it: the held file */
+	const char *bare;	/* why no search list can be given, or NULL */
+	/* find_loader */
+	struct ldso_info ldso;
+	bool patched;		/* the program's PT_INTERP is cudaload */
+	int ldso_status;	/* 0, or 126/127 with ldso_problem */
+	char *ldso_problem;
+	bool llp_first;		/* this ld.so reads the first LD_LIBRARY_PATH, not the last */
+	const char *user_llp;	/* the user's list, without what a cudaload above handed down */
+	/* the choice: a prepared decision's, or judged now */
+	char *list;		/* the search list for ld.so, or NULL: none */
+	char *own;		/* `cudaload PROGRAM`: the chosen driver's directories alone */
+	bool compat;		/* a compat package leads the list */
+	char prepared[PREPARED_CAP];	/* a prepared decision read: the list points into it */
+};
+
+/* The program, and where this binary lives (its directory holds
+ * ../etc/cudaload.conf). */
+static void find_program(struct start *st)
+{
+	struct target *t = &st->t;
 	char why[160];
-
-	settings_from_env(&s, envp, getauxval(AT_SECURE) != 0);
-	if (!as_interp)
-		parse_options(argc, argv, &s, &o);
-	if (diag_on)
-		diag_set_program(as_interp ? (argc ? argv[0] : NULL)
-					   : o.first < argc ? argv[o.first] : "cudaload");
-	if (o.verify)
-		run_verifier(argc, argv, envp);
-	if (o.root) {
-		const char *problem = status_check_root(o.root);
-		if (problem)
-			die(STATUS_UNREADABLE, "--root %s: %s", o.root, problem);
-		s.root = o.root;	/* a view of the image: its paths, its ld.so, nothing run */
-		o.so.image = true;
-	}
-	if (o.status) {
-		const char *self = path_from_kernel();
-		settings_load_config(&s, envp, self);
-		return status_run(&s, self, &o.so);
-	}
-	diag("%s%s", as_interp ? "as interpreter" : "as a command", s.secure ? ", secure" : "");
-
-	/* ---- the program, and where this binary lives ---- */
-	/* This binary's path: its directory holds ../etc/cudaload.conf. */
-	const char *self = NULL;
-	target_init(&t);
-	if (as_interp) {
-		t.argv = argv;
-		t.argc = argc;
-		t.cls = __ehdr_start.e_ident[EI_CLASS];
-		t.machine = __ehdr_start.e_machine;
-		t.has_interp = true;	/* we are it: never exec the program itself */
-		if (target_interp_from_memory(&t, start_program.phdr, start_program.phnum,
+	target_init(t);
+	if (st->as_interp) {
+		t->argv = st->argv;
+		t->argc = st->argc;
+		t->cls = __ehdr_start.e_ident[EI_CLASS];
+		t->machine = __ehdr_start.e_machine;
+		t->has_interp = true;	/* we are it: never exec the program itself */
+		if (target_interp_from_memory(t, start_program.phdr, start_program.phnum,
 					      start_program.phent) < 0) {
 			/* From the file the kernel ran, not from a name (§6). */
 			int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-			char *name = fd < 0 && !s.secure ? path_from_kernel() : NULL;
+			char *name = fd < 0 && !st->s.secure ? path_from_kernel() : NULL;
 			if (name)
 				fd = open(name, O_RDONLY | O_CLOEXEC);
 			free(name);
 			if (fd < 0)
 				snprintf(why, sizeof why, "%s", strerror(errno));
-			if (fd < 0 || target_interp_from_fd(&t, fd, why, sizeof why) < 0)
+			if (fd < 0 || target_interp_from_fd(t, fd, why, sizeof why) < 0)
 				diag("cannot read the program's PT_INTERP: %s", why);
 			if (fd >= 0)
 				close(fd);
 		}
-		self = t.interp;
+		st->self = t->interp;
 	} else {
-		self = path_from_kernel();
-		if (o.first < argc) {
-			if (o.root && !(argv[o.first] = rooted_path(o.root, argv[o.first])))
+		struct options *o = &st->o;
+		st->self = path_from_kernel();
+		if (o->first < st->argc) {
+			char **argv = st->argv;
+			if (o->root && !(argv[o->first] = rooted_path(o->root, argv[o->first])))
 				die(EXIT_CANNOT_EXEC, "out of memory");
-			int r = target_from_command(&t, argc - o.first, argv + o.first,
+			int r = target_from_command(t, st->argc - o->first, argv + o->first,
 						    getenv("PATH"), why, sizeof why);
 			if (r < 0)
 				die(r == -ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC, "%s: %s",
-				    argv[o.first], why);
+				    argv[o->first], why);
 		} else {
-			t.cls = __ehdr_start.e_ident[EI_CLASS];
-			t.machine = __ehdr_start.e_machine;
+			t->cls = __ehdr_start.e_ident[EI_CLASS];
+			t->machine = __ehdr_start.e_machine;
 		}
 	}
-	settings_load_config(&s, envp, self);
-	enum mode configured_mode = s.mode;
-	/* Chain mode needs a mapped program (PT_INTERP) and an ld.so that reads
-	 * LD_LIBRARY_PATH, which it does not in secure mode.  So a set-id
-	 * program goes by exec, handed to ld.so as the file the kernel ran,
-	 * held from here on (§6); without /proc it cannot be held, and chain
-	 * mode runs it as the kernel mapped it, without a search list.  So does
-	 * a program with file capabilities, which an exec of ld.so would drop:
-	 * bare says why no list can be given, and nothing is looked for. */
-	const char *handed = NULL, *bare = NULL;
-	if (as_interp && s.secure && secure_by_capabilities()) {
-		bare = caps_why;
-		s.mode = MODE_CHAIN;
-	} else if (as_interp && s.secure && !(handed = program_for_ldso(true))) {
-		bare = "a set-id program without /proc";
-		s.mode = MODE_CHAIN;
-	} else if (s.mode == MODE_CHAIN && (!as_interp || s.secure)) {
-		diag("chain mode %s; exec mode", s.secure ? "cannot pass the search list in secure mode"
-						      : "needs cudaload as the interpreter");
-		s.mode = MODE_EXEC;
+	st->have_program = st->as_interp || st->o.first < st->argc;
+	st->is_static = st->have_program && !t->has_interp;
+}
+
+/* The mode this start can run in.  Chain mode needs a mapped program
+ * (PT_INTERP) and an ld.so that reads LD_LIBRARY_PATH, which it does not in
+ * secure mode.  So a set-id program goes by exec, handed to ld.so as the
+ * file the kernel ran, held from here on (§6); without /proc it cannot be
+ * held, and chain mode runs it as the kernel mapped it, without a search
+ * list.  So does a program with file capabilities, which an exec of ld.so
+ * would drop: bare says why no list can be given, and nothing is looked for. */
+static void settle_mode(struct start *st)
+{
+	struct settings *s = &st->s;
+	settings_load_config(s, st->envp, st->self);
+	st->configured_mode = s->mode;
+	if (st->as_interp && s->secure && secure_by_capabilities()) {
+		st->bare = caps_why;
+		s->mode = MODE_CHAIN;
+	} else if (st->as_interp && s->secure && !(st->handed = program_for_ldso(true))) {
+		st->bare = "a set-id program without /proc";
+		s->mode = MODE_CHAIN;
+	} else if (s->mode == MODE_CHAIN && (!st->as_interp || s->secure)) {
+		diag("chain mode %s; exec mode", s->secure ? "cannot pass the search list in secure mode"
+							: "needs cudaload as the interpreter");
+		s->mode = MODE_EXEC;
 	}
-	diag("%s mode%s%s", mode_name(s.mode), bare ? ", the system driver: " : "", bare ? bare : "");
+	diag("%s mode%s%s", mode_name(s->mode), st->bare ? ", the system driver: " : "",
+	     st->bare ? st->bare : "");
+}
 
-	/* A static program has no loader to hand over to: run it as it is.  Nor
-	 * can one the kernel makes privileged (set-id, file capabilities) be
-	 * handed to ld.so: only the kernel's exec of the program grants that, so
-	 * it runs as without cudaload (a patched one starts cudaload again, as
-	 * its interpreter, in secure mode). */
-	bool have_program = as_interp || o.first < argc;
-	bool is_static = have_program && !t.has_interp;
-	if ((is_static || t.privileged) && !o.explain) {
-		diag("%s is %s; running it directly", t.path,
-		     is_static ? "statically linked" : "privileged by its file");
-		exec_or_die(t.path, t.argv, envp);
+/* The real loader, and the user's search list as it reads it (were the
+ * variable there twice). */
+static void find_loader(struct start *st)
+{
+	struct ldso_info *l = &st->ldso;
+	memset(l, 0, sizeof *l);
+	l->fd = -1;
+	l->keep = st->s.mode == MODE_CHAIN && !st->o.explain;	/* chain maps it next */
+	l->path = "";
+	if (st->have_program && !st->is_static)
+		st->ldso_status = pick_ldso(&st->s, &st->t, st->as_interp, l, &st->patched,
+					    &st->ldso_problem);
+	if (st->ldso_status && !st->o.explain)
+		die(st->ldso_status, "%s", st->ldso_problem);
+	st->llp_first = l->kind == LDSO_MUSL;
+	st->user_llp = user_library_path((st->llp_first ? env_get : env_get_last)(st->envp, "LD_LIBRARY_PATH"),
+					 st->envp, st->s.secure);
+}
+
+/* This binary's GNU build ID, from its own program headers in memory: what
+ * makes a prepared decision this build's (prepared.h).  NULL when none. */
+static const unsigned char *build_id(size_t *len)
+{
+	const unsigned char *base = (const unsigned char *)&__ehdr_start;
+	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(base + __ehdr_start.e_phoff);
+	uintptr_t bias = (uintptr_t)base;	/* static-pie: the header is at address 0 */
+	for (int i = 0; i < __ehdr_start.e_phnum; i++) {
+		if (ph[i].p_type != PT_NOTE)
+			continue;
+		const unsigned char *p = (const unsigned char *)(bias + ph[i].p_vaddr);
+		const unsigned char *end = p + ph[i].p_memsz;
+		while (end - p >= 12) {
+			const uint32_t *n = (const uint32_t *)(const void *)p;
+			size_t name = (n[0] + 3) & ~3u, desc = (n[1] + 3) & ~3u;
+			if ((size_t)(end - p) - 12 < name + desc)
+				break;
+			if (n[2] == NT_GNU_BUILD_ID && n[0] == 4 && memcmp(p + 12, "GNU", 4) == 0) {
+				*len = n[1];
+				return p + 12 + name;
+			}
+			p += 12 + name + desc;
+		}
 	}
+	*len = 0;
+	return NULL;
+}
 
-	struct ldso_info ldso;
-	memset(&ldso, 0, sizeof ldso);
-	ldso.fd = -1;
-	ldso.keep = s.mode == MODE_CHAIN && !o.explain;	/* chain maps it next */
-	ldso.path = "";
-	char *ldso_problem = NULL;	/* set with a non-zero status only */
-	bool patched = false;
-	int ldso_status = have_program && !is_static
-				  ? pick_ldso(&s, &t, as_interp, &ldso, &patched, &ldso_problem)
-				  : 0;
-	if (ldso_status && !o.explain)
-		die(ldso_status, "%s", ldso_problem);
+/* Can this start use a prepared decision, or write one (prepared.h)?  A
+ * patched program, not set-id, on a host that may be a Jetson, that names
+ * no directories of its own: no DT_RPATH or DT_RUNPATH, no LD_LIBRARY_PATH
+ * (what its environment names is looked at each start: brings_package). */
+static bool prepared_fits(const struct start *st)
+{
+	const char *rpath = NULL, *runpath = NULL, *cudart = NULL;
+	if (!st->as_interp || st->s.secure || st->bare || st->o.explain || st->is_static ||
+	    st->ldso_status || st->user_llp || !probe_tegra_possible(st->s.root))
+		return false;
+	reach_paths_from_memory(start_program.phdr, start_program.phnum, start_program.phent,
+				&rpath, &runpath, &cudart);
+	return !rpath && !runpath;
+}
 
-	/* ---- host, candidates, decision ---- */
-	/* The user's list as this ld.so reads it, were the variable there twice */
-	bool llp_first = ldso.kind == LDSO_MUSL;
-	const char *user_llp = user_library_path((llp_first ? env_get : env_get_last)(envp, "LD_LIBRARY_PATH"),
-						 envp, s.secure);
+/* Where this start keeps its prepared decision: root's for root, a user's
+ * own in XDG_RUNTIME_DIR (which the user's session owns) for another. */
+static int prepared_place(const struct start *st, bool users, char *out, size_t cap)
+{
+	if (!users)
+		return prepared_path(out, cap, st->s.root, PREPARED_DIR, st->t.machine);
+	const char *xdg = env_get(st->envp, "XDG_RUNTIME_DIR");
+	if (!xdg || xdg[0] != '/' || strlen(xdg) + sizeof "/cudaload" > CL_PATH_MAX)
+		return -1;
+	char dir[CL_PATH_MAX];
+	snprintf(dir, sizeof dir, "%s/cudaload", xdg);
+	return prepared_path(out, cap, "", dir, st->t.machine);
+}
+
+/* Does the program bring a package the prepared decision did not judge:
+ * its own environment's (PREFIX/cuda-compat), CONDA_PREFIX's cuda-compat,
+ * CUDA_HOME's (else CUDA_PATH's) compat/ (reach.h)?  A stat each. */
+static bool brings_package(const struct start *st, const struct prepared_view *v)
+{
+	char exe[512], dir[512], full[1024];
+	const char *conda = env_get(st->envp, "CONDA_PREFIX"), *home = env_get(st->envp, "CUDA_HOME");
+	if (!home)
+		home = env_get(st->envp, "CUDA_PATH");
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0 || (size_t)n >= sizeof exe - 1)
+		return true;	/* no /proc, or a long name: the full path sees to it */
+	exe[n] = '\0';
+	for (int k = 0; k < 3; k++) {
+		const char *base = k == 1 ? conda : home, *tail = k == 1 ? "/cuda-compat" : "/compat";
+		if (k == 0 ? !reach_own_env(exe, dir, sizeof dir)
+			   : !base || base[0] != '/' ||
+				     snprintf(dir, sizeof dir, "%s%s", base, tail) >= (int)sizeof dir)
+			continue;
+		struct stat sb;
+		if (path_join(full, sizeof full, st->s.root, dir) < 0)
+			return true;
+		if (stat(full, &sb) == 0 && S_ISDIR(sb.st_mode) &&
+		    !prepared_has_candidate(v, sb.st_dev, sb.st_ino))
+			return true;
+	}
+	return false;
+}
+
+/* The choice from a prepared decision that still holds (prepared.h): a
+ * readlink, a stat per input, the program's own environment. */
+__attribute__((noinline))
+static bool use_prepared(struct start *st)
+{
+	if (!prepared_fits(st))
+		return false;
+	size_t bl;
+	const unsigned char *b = build_id(&bl);
+	uint64_t key = prepared_key(b, bl, &st->s, st->t.cls, st->t.machine);
+	unsigned uid = (unsigned)getauxval(AT_UID);
+	char path[CL_PATH_MAX / 4];
+	struct prepared_view v;
+	const char *why = "none";
+	bool held = false;
+	for (int users = 0; users < 2 && !held; users++) {
+		if ((users && uid == 0) || prepared_place(st, users, path, sizeof path) < 0)
+			break;
+		held = prepared_check(path, key, st->prepared, &v, &why) &&
+		       (uid == 0 || users || !v.users_stores);
+	}
+	held = held && !brings_package(st, &v);
+	if (diag_on) {
+		diag("prepared decision: %s", held ? "holds (the full path runs for this trace)" : why);
+		return false;
+	}
+	if (!held)
+		return false;
+	st->list = v.list[0] ? (char *)v.list : NULL;
+	st->compat = v.compat;
+	return true;
+}
+
+/* Keep what the full path decided for the next start (prepared.h): unless
+ * a package the program's environment named was among those judged (then
+ * the decision is the program's, not the host's). */
+static void prepare(struct start *st, struct prepared_record *rec, const struct host *h,
+		    const struct candidates *c, const struct decision *d)
+{
+	/* the origins reach.h gives what the environment names (no table:
+	 * pointers would land in the loader's one writable page) */
+	for (size_t i = 0; i < c->n; i++) {
+		const char *o = c->v[i].origin;
+		if (strcmp(o, "environment") == 0 || strcmp(o, "CONDA_PREFIX") == 0 ||
+		    strncmp(o, "CUDA_", 5) == 0) {
+			diag("prepared decision not written: the program's environment named %s",
+			     c->v[i].dir);
+			return;
+		}
+	}
+	unsigned uid = (unsigned)getauxval(AT_UID);
+	bool users = uid != 0;
+	char path[CL_PATH_MAX / 4], exe[512], env[512];
+	const char *conda = env_get(st->envp, "CONDA_PREFIX"), *home = env_get(st->envp, "CUDA_HOME");
+	struct prepared_decision pd = {
+		.cands = c, .compat = d->use_compat, .list = st->list, .reason = d->reason,
+		.users_stores = h->platform != PLATFORM_TEGRA,
+		.program_dirs = { conda, home ? home : env_get(st->envp, "CUDA_PATH") },
+	};
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0 && (size_t)n < sizeof exe - 1) {
+		exe[n] = '\0';
+		if (reach_own_env(exe, env, sizeof env)) {
+			env[strlen(env) - (sizeof "/cuda-compat" - 1)] = '\0';	/* PREFIX */
+			pd.program_dirs[pd.program_dirs[0] ? pd.program_dirs[1] ? 2 : 1 : 0] = env;
+		}
+	}
+	bool lasting = false;
+	char *store = users && pd.users_stores ? verdict_user_store(st->envp, uid, &lasting) : NULL;
+	pd.user_store = store;
+	size_t bl;
+	const unsigned char *b = build_id(&bl);
+	pd.key = prepared_key(b, bl, &st->s, st->t.cls, st->t.machine);
+	const char *why = "no place to keep it (XDG_RUNTIME_DIR)";
+	int rc = 1;
+	if (prepared_place(st, users, path, sizeof path) == 0) {
+		char *slash = strrchr(path, '/');
+		*slash = '\0';
+		mkdir(path, users ? 0700 : 0755);
+		*slash = '/';
+		rc = prepared_write(rec, path, &pd, &why);
+	}
+	diag("prepared decision %s%s%s", rc == 0 ? "written: " : "not written: ", rc == 0 ? path : "",
+	     rc == 0 ? "" : rc < 0 ? "out of memory" : why);
+	free(store);
+}
+
+/* What else names a libcuda for the program (the trace and --explain),
+ * then, for --explain, the choice's whole story, and exit: 0, or 126/127
+ * when the real loader cannot be used.  Apart from main, like judge. */
+__attribute__((noinline))
+static void explain(struct start *st, struct host *host, struct candidates *cands,
+		    struct decision *d, struct verdict *system_verdict, struct pin *pin)
+{
+	struct settings *s = &st->s;
+	struct target *t = &st->t;
+	char *llp = st->list;
+	/* What `cudaload PROGRAM` of one the kernel makes privileged gets (it
+	 * runs by itself), and a patched one with file capabilities (bare). */
+	if (st->o.explain && ((t->privileged & TARGET_FILE_CAPS) || (t->privileged && !st->patched))) {
+		free(llp);
+		llp = NULL;
+		d->use_compat = false;
+		snprintf(d->reason, sizeof d->reason, "system driver: %s",
+			 t->privileged & TARGET_FILE_CAPS ? caps_why : "set-id, it runs by itself");
+	}
+	char *libcuda = NULL, **rivals = NULL;
+	bool only;	/* the system driver, pinned or not: never its own rival */
+	const char *sys_dir = pin->system_dir ? pin->system_dir
+			      : pin_system_dir(s->root, host, cands, t->machine, &only);
+	int n_rivals = pin_rivals(s->root, st->have_program ? t->path : NULL,
+				  d->use_compat ? cands->v[d->chosen].dir : sys_dir, llp != NULL,
+				  st->user_llp, st->envp, s->secure, t->machine, &libcuda, &rivals);
+	if (libcuda)
+		diag("libcuda %s", libcuda);
+	for (int i = 0; i < n_rivals; i++)
+		diag("%s", rivals[i]);
+	if (!st->o.explain)
+		return;
+	const char *mode_why = NULL;
+	const char *mode = explained_mode(s, t, st->configured_mode, st->have_program, st->is_static,
+					  st->patched, &mode_why);
+	if (st->o.root)
+		image_paths(st->o.root, s, t, &st->ldso, st->ldso_problem, llp, pin, libcuda, rivals,
+			    n_rivals);
+	struct report r = { s, host, cands, d, st->have_program ? t->path : NULL,
+			    st->have_program && !st->is_static ? &st->ldso : NULL,
+			    st->ldso_status ? st->ldso_problem : NULL, llp, system_verdict,
+			    (long long)time(NULL), mode, mode_why, pin, libcuda, rivals, n_rivals };
+	(st->o.json ? report_json : report_text)(stdout, &r);
+	exit(fflush(stdout) != 0 ? 1 : st->ldso_status);
+}
+
+/* Judge the host and choose: probe, find the packages, read the verdicts,
+ * decide, ask the driver when only it can tell, pin, plan the list; explain
+ * (and exit) or leave the list for the hand-over.  Apart from main: its
+ * frame holds what a prepared decision spares. */
+__attribute__((noinline))
+static void judge(struct start *st)
+{
+	struct settings *s = &st->s;
+	struct options *o = &st->o;
+	struct target *t = &st->t;
 	struct host host;
 	struct candidates cands;
 	struct decision d;
 	struct verdict system_verdict = { 0 };
 	struct pin pin = { 0 };
+	struct prepared_record rec = { .seen = NULL };
+	bool preparing = prepared_fits(st) && prepared_begin(&rec, s->root) == 0;
+	bool settled = true;	/* no question left for the driver: can be prepared */
 	char *llp = NULL;
-	if (bare) {
+	if (st->bare) {
 		/* nothing a search list could change: nothing to look at */
 		memset(&host, 0, sizeof host);
 		memset(&cands, 0, sizeof cands);
 		memset(&d, 0, sizeof d);
 		d.chosen = -1;
-		snprintf(d.reason, sizeof d.reason, "system driver: %s", bare);
+		snprintf(d.reason, sizeof d.reason, "system driver: %s", st->bare);
 	} else {
-		probe_host(s.root, (const char *const *)s.driver_dirs, s.n_driver_dirs,
-			   o.explain || diag_on, &host);
+		probe_host(s->root, (const char *const *)s->driver_dirs, s->n_driver_dirs,
+			   o->explain || diag_on, &host);
 		/* Looked for when one could be chosen, and wherever a GPU is: a package
 		 * the policy refuses can still be named by a RUNPATH (pin.h). */
-		if (!o.explain && !diag_on && !decide_may_use_compat(&host, s.policy) &&
+		if (!o->explain && !diag_on && !decide_may_use_compat(&host, s->policy) &&
 		    host.platform == PLATFORM_NONE)
 			memset(&cands, 0, sizeof cands);	/* nothing to choose or to hold against */
-		else if (compat_discover(s.root, (const char *const *)s.compat_env, s.n_compat_env,
-					 (const char *const *)s.compat, s.n_compat,
-					 s.compat_from_config ? "config" : "default", &cands) < 0)
+		else if (compat_discover(s->root, (const char *const *)s->compat_env, s->n_compat_env,
+					 (const char *const *)s->compat, s->n_compat,
+					 s->compat_from_config ? "config" : "default", &cands) < 0)
 			diag("out of memory while looking for compat packages");
 		else
-			reach_more(&s, &t, as_interp, o.explain, envp, user_llp, &host, &cands);
-		compat_apply_stated(s.root, &cands, (const char *const *)s.compat, s.compat_cuda, s.n_compat);
-		if (s.secure)
-			secure_filter(s.root, &host, &cands);
+			reach_more(s, t, st->as_interp, o->explain, st->envp, st->user_llp, &host, &cands);
+		compat_apply_stated(s->root, &cands, (const char *const *)s->compat, s->compat_cuda, s->n_compat);
+		if (s->secure)
+			secure_filter(s->root, &host, &cands);
 		/* Verdicts matter only when there is something to verify and the
 		 * policy leaves the choice to the device (docs/design.md): root's
 		 * store, then this user's own (never set-id, never on a Jetson; the
 		 * real uid from the auxiliary vector, no system call). */
 		unsigned uid = (unsigned)getauxval(AT_UID);
-		if (cands.n > 0 && (s.policy == POLICY_AUTO || o.explain))
-			verdict_load_stores(s.root, s.secure, envp, uid, &host, &cands, &system_verdict);
-		decide(&host, &cands, s.policy, t.cls, t.machine, &d);
+		if (cands.n > 0 && (s->policy == POLICY_AUTO || o->explain))
+			verdict_load_stores(s->root, s->secure, st->envp, uid, &host, &cands, &system_verdict);
+		decide(&host, &cands, s->policy, t->cls, t->machine, &d);
 		/* What only the driver can judge is asked once, by the start that
 		 * would take it (firstuse.h); then the stores are read again. */
-		int ask[FIRST_USE_MAX], n_ask = o.explain ? 0
-					: first_use_pending(&s, &host, &cands, &d, ask, FIRST_USE_MAX);
-		if (n_ask && first_use_ask(self, envp, &cands, ask, n_ask)) {
-			verdict_load_stores(s.root, s.secure, envp, uid, &host, &cands, &system_verdict);
-			decide(&host, &cands, s.policy, t.cls, t.machine, &d);
+		int ask[FIRST_USE_MAX], n_ask = o->explain ? 0
+					: first_use_pending(s, &host, &cands, &d, ask, FIRST_USE_MAX);
+		if (n_ask && first_use_ask(st->self, st->envp, &cands, ask, n_ask)) {
+			verdict_load_stores(s->root, s->secure, st->envp, uid, &host, &cands, &system_verdict);
+			decide(&host, &cands, s->policy, t->cls, t->machine, &d);
 		}
-		for (size_t i = 0; i < cands.n; i++)
+		for (size_t i = 0; i < cands.n; i++) {
+			settled = settled && !cands.v[i].needs_word;
 			diag("candidate %s (%s): %s: %s", cands.v[i].dir, reach_origin_text(cands.v[i].origin),
 			     cands.v[i].usable ? "usable" : "refused", cands.v[i].reason);
+		}
 		diag("decision: %s", d.reason);
 
-		if (!d.use_compat && pin_needed(&cands, t.cls, t.machine)) {
-			pin_system(s.root, self, &host, &cands, t.machine, s.secure, &pin);
+		if (!d.use_compat && pin_needed(&cands, t->cls, t->machine)) {
+			pin_system(s->root, st->self, &host, &cands, t->machine, s->secure, &pin);
 			if (pin.dir)
 				diag("pin %s (%s)", pin.dir, pin.links ? "links to the driver's files"
 								       : "the driver's own directory");
 			else
 				diag("system driver not pinned: %s", pin.why);
 		}
-		llp = plan_library_path(s.root, &d, &cands, &host, pin.dir, user_llp, s.secure);
+		llp = plan_library_path(s->root, &d, &cands, &host, pin.dir, st->user_llp, s->secure);
 	}
+	prepared_end(&rec);
 	if (d.use_compat && !llp) {
 		d.use_compat = false;
 		snprintf(d.reason, sizeof d.reason, "system driver: no memory for the search list");
 	}
 	/* Exec mode passes the list as one argument, which the kernel may
 	 * refuse (E2BIG): then no list, and the program runs (fail open). */
-	if (llp && s.mode == MODE_EXEC && !plan_fits_argument(llp)) {
-		settings_warn(&s, "the search list (%zu bytes) is longer than exec mode can pass in one "
+	if (llp && s->mode == MODE_EXEC && !plan_fits_argument(llp)) {
+		settings_warn(s, "the search list (%zu bytes) is longer than exec mode can pass in one "
 			      "argument; the system driver, unpinned", strlen(llp));
 		free(llp);
 		llp = NULL;
@@ -722,106 +959,149 @@ int main(int argc, char **argv, char **envp)
 		snprintf(d.reason, sizeof d.reason,
 			 "system driver: the search list (with LD_LIBRARY_PATH) is too long to pass in exec mode");
 	}
-	/* What `cudaload PROGRAM` of one the kernel makes privileged gets (it
-	 * runs by itself), and a patched one with file capabilities (bare). */
-	if (o.explain && ((t.privileged & TARGET_FILE_CAPS) || (t.privileged && !patched))) {
-		free(llp);
-		llp = NULL;
-		d.use_compat = false;
-		snprintf(d.reason, sizeof d.reason, "system driver: %s",
-			 t.privileged & TARGET_FILE_CAPS ? caps_why : "set-id, it runs by itself");
-	}
-	char *libcuda = NULL, **rivals = NULL;
-	int n_rivals = 0;
-	if (o.explain || diag_on) {
-		bool only;	/* the system driver, pinned or not: never its own rival */
-		const char *sys_dir = pin.system_dir ? pin.system_dir
-				      : pin_system_dir(s.root, &host, &cands, t.machine, &only);
-		n_rivals = pin_rivals(s.root, have_program ? t.path : NULL,
-				      d.use_compat ? cands.v[d.chosen].dir : sys_dir, llp != NULL,
-				      user_llp, envp, s.secure, t.machine, &libcuda, &rivals);
-		if (libcuda)
-			diag("libcuda %s", libcuda);
-		for (int i = 0; i < n_rivals; i++)
-			diag("%s", rivals[i]);
-	}
+	st->list = llp;
+	st->compat = d.use_compat;
+	if (preparing && settled && !st->bare)
+		prepare(st, &rec, &host, &cands, &d);
+	prepared_record_free(&rec);
+	/* `cudaload PROGRAM` hands the chosen driver's own directories down */
+	if (!o->explain && !st->as_interp && llp)
+		st->own = plan_library_path(s->root, &d, &cands, &host, pin.dir, NULL, s->secure);
+	if (o->explain || diag_on)
+		explain(st, &host, &cands, &d, &system_verdict, &pin);	/* explain exits */
+}
 
-	if (o.explain) {
-		const char *mode_why = NULL;
-		const char *mode = explained_mode(&s, &t, configured_mode, have_program, is_static,
-						  patched, &mode_why);
-		if (o.root)
-			image_paths(o.root, &s, &t, &ldso, ldso_problem, llp, &pin, libcuda, rivals, n_rivals);
-		struct report r = { &s, &host, &cands, &d, have_program ? t.path : NULL,
-				    have_program && !is_static ? &ldso : NULL,
-				    ldso_status ? ldso_problem : NULL, llp, &system_verdict,
-				    (long long)time(NULL), mode, mode_why, &pin, libcuda, rivals, n_rivals };
-		(o.json ? report_json : report_text)(stdout, &r);
-		if (fflush(stdout) != 0)
-			return 1;
-		return ldso_status;	/* 127/126 when the real loader cannot be used */
+/* Chain mode: map ld.so here and enter it with the list in the
+ * environment; returns only when it cannot (then exec mode).  *llp is
+ * cleared when the list cannot be given at all. */
+static void hand_over_chain(struct start *st, char **llp)
+{
+	char why[160];
+	struct ldso_info *l = &st->ldso;
+	struct chain_ldso cl;
+	static const char var[] = "LD_LIBRARY_PATH=";
+	size_t n = *llp ? strlen(*llp) : 0;
+	/* the variable: on the stack when short (a heap would cost its mapping) */
+	char small[1024];
+	char *entry = !*llp ? NULL : n + sizeof var <= sizeof small ? small : malloc(n + sizeof var);
+	if (entry)
+		memcpy((char *)memcpy(entry, var, sizeof var - 1) + sizeof var - 1, *llp, n + 1);
+	if (!l->n_ph)
+		snprintf(why, sizeof why, "no program headers");
+	else if ((!*llp || entry) && chain_map(l, st->t.machine, &cl, why, sizeof why) == 0) {
+		ldso_release(l);
+		diag("chain %s at 0x%lx%s%s", l->path, (unsigned long)cl.base, entry ? ", " : "",
+		     entry ? entry : "");
+		chain_enter(&cl, st->argv, start_program.auxv, start_program.phdr, start_program.phnum,
+			    start_program.phent, entry, st->llp_first);
+		snprintf(why, sizeof why, "out of memory");
 	}
-
-	/* ---- hand over ---- */
-	if (s.secure)
-		secure_env_filter(envp);
-	if (!as_interp) {
-		char *own = llp ? plan_library_path(s.root, &d, &cands, &host, pin.dir, NULL, s.secure)
-				: NULL;
-		envp = inheritable_env(envp, own, user_llp);
-	}
-	/* Run as a command with the system driver, nothing to pin, and the program's own loader:
-	 * exec the program itself, exactly as without cudaload. */
-	if (!as_interp && !llp && strcmp(ldso.from, "PT_INTERP") == 0)
-		exec_or_die(t.path, t.argv, envp);
-
-	if (s.mode == MODE_CHAIN) {
-		struct chain_ldso cl;
-		char *entry = llp ? malloc(strlen(llp) + sizeof "LD_LIBRARY_PATH=") : NULL;
-		if (entry)
-			strcat(strcpy(entry, "LD_LIBRARY_PATH="), llp);
-		if (!ldso.n_ph)
-			snprintf(why, sizeof why, "no program headers");
-		else if ((!llp || entry) && chain_map(&ldso, t.machine, &cl, why, sizeof why) == 0) {
-			ldso_release(&ldso);
-			diag("chain %s at 0x%lx%s%s", ldso.path, (unsigned long)cl.base,
-			     entry ? ", " : "", entry ? entry : "");
-			chain_enter(&cl, argv, start_program.auxv, start_program.phdr,
-				    start_program.phnum, start_program.phent, entry, llp_first);
-			snprintf(why, sizeof why, "out of memory");
-		}
-		diag("chain mode: %s: %s; exec mode instead", ldso.path, entry || !llp ? why : "out of memory");
-		ldso_release(&ldso);
+	diag("chain mode: %s: %s; exec mode instead", l->path, entry || !*llp ? why : "out of memory");
+	ldso_release(l);
+	if (entry != small)
 		free(entry);
-	}
+}
 
-	if (as_interp && !handed && !(handed = program_for_ldso(s.secure)))
+/* Exec mode: ld.so with the list as its argument (which the kernel may
+ * refuse, E2BIG: then no list, and the program runs: fail open). */
+__attribute__((noreturn))
+static void hand_over_exec(struct start *st, char *llp, char **envp)
+{
+	struct target *t = &st->t;
+	if (st->as_interp && !st->handed && !(st->handed = program_for_ldso(st->s.secure)))
 		die(EXIT_CANNOT_EXEC, "a set-id program is handed to ld.so only as the file the kernel "
 				      "ran, and /proc/self/exe cannot be opened");
-	if (as_interp)
-		t.path = handed;
-	char **av = calloc((size_t)t.argc + 8, sizeof *av);
+	if (st->as_interp)
+		t->path = st->handed;
+	char **av = calloc((size_t)t->argc + 8, sizeof *av);
 	if (!av)
 		die(EXIT_CANNOT_EXEC, "out of memory");
 	static char opt_library_path[] = "--library-path", opt_argv0[] = "--argv0";
 	int k = 0;
-	av[k++] = (char *)ldso.path;
-	if (llp && !plan_fits_argument(llp)) {	/* chain fell back to exec: as above */
-		settings_warn(&s, "the search list (%zu bytes) is longer than exec mode can pass in one "
-			      "argument; the system driver, unpinned", strlen(llp));
-		llp = NULL;
-	}
+	av[k++] = (char *)st->ldso.path;
 	if (llp) {
 		av[k++] = opt_library_path;
 		av[k++] = llp;
 	}
-	if (ldso.argv0) {
+	if (st->ldso.argv0) {
 		av[k++] = opt_argv0;
-		av[k++] = t.argc > 0 ? t.argv[0] : (char *)t.path;
+		av[k++] = t->argc > 0 ? t->argv[0] : (char *)t->path;
 	}
-	av[k++] = (char *)t.path;
-	for (int i = 1; i < t.argc; i++)
-		av[k++] = t.argv[i];
+	av[k++] = (char *)t->path;
+	for (int i = 1; i < t->argc; i++)
+		av[k++] = t->argv[i];
 	av[k] = NULL;
-	exec_or_die(ldso.path, av, envp);
+	exec_or_die(st->ldso.path, av, envp);
+}
+
+/* Give the program to ld.so with the choice. */
+__attribute__((noreturn))
+static void hand_over(struct start *st)
+{
+	char **envp = st->envp;
+	char *llp = st->list;
+	if (st->s.secure)
+		secure_env_filter(envp);
+	if (!st->as_interp)
+		envp = inheritable_env(envp, llp ? st->own : NULL, st->user_llp);
+	/* Run as a command with the system driver, nothing to pin, and the
+	 * program's own loader: exec the program itself, exactly as without
+	 * cudaload. */
+	if (!st->as_interp && !llp && strcmp(st->ldso.from, "PT_INTERP") == 0)
+		exec_or_die(st->t.path, st->t.argv, envp);
+	if (st->s.mode == MODE_CHAIN)
+		hand_over_chain(st, &llp);
+	if (llp && !plan_fits_argument(llp)) {	/* chain fell back to exec: as above */
+		settings_warn(&st->s, "the search list (%zu bytes) is longer than exec mode can pass in "
+				      "one argument; the system driver, unpinned", strlen(llp));
+		llp = NULL;
+	}
+	hand_over_exec(st, llp, envp);
+}
+
+int main(int argc, char **argv, char **envp)
+{
+	struct start st = { .as_interp = false };
+	st.as_interp = getauxval(AT_BASE) != 0;
+	st.argc = argc;
+	st.argv = argv;
+	st.envp = envp;
+	settings_from_env(&st.s, envp, getauxval(AT_SECURE) != 0);
+	if (!st.as_interp)
+		parse_options(argc, argv, &st.s, &st.o);
+	if (diag_on)
+		diag_set_program(st.as_interp ? (argc ? argv[0] : NULL)
+					      : st.o.first < argc ? argv[st.o.first] : "cudaload");
+	if (st.o.verify)
+		run_verifier(argc, argv, envp);
+	if (st.o.root) {
+		const char *problem = status_check_root(st.o.root);
+		if (problem)
+			die(STATUS_UNREADABLE, "--root %s: %s", st.o.root, problem);
+		st.s.root = st.o.root;	/* a view of the image: its paths, its ld.so, nothing run */
+		st.o.so.image = true;
+	}
+	if (st.o.status) {
+		const char *self = path_from_kernel();
+		settings_load_config(&st.s, envp, self);
+		return status_run(&st.s, self, &st.o.so);
+	}
+	diag("%s%s", st.as_interp ? "as interpreter" : "as a command", st.s.secure ? ", secure" : "");
+
+	find_program(&st);
+	settle_mode(&st);
+	/* A static program has no loader to hand over to: run it as it is.  Nor
+	 * can one the kernel makes privileged (set-id, file capabilities) be
+	 * handed to ld.so: only the kernel's exec of the program grants that, so
+	 * it runs as without cudaload (a patched one starts cudaload again, as
+	 * its interpreter, in secure mode). */
+	if ((st.is_static || st.t.privileged) && !st.o.explain) {
+		diag("%s is %s; running it directly", st.t.path,
+		     st.is_static ? "statically linked" : "privileged by its file");
+		exec_or_die(st.t.path, st.t.argv, envp);
+	}
+	find_loader(&st);
+	if (!use_prepared(&st))
+		judge(&st);
+	hand_over(&st);
 }

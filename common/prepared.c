@@ -1,0 +1,564 @@
+/* SPDX-License-Identifier: MIT */
+#include "prepared.h"
+
+#include <dirent.h>
+#include <stddef.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sys.h"
+
+/* ---- the stamp ----------------------------------------------------------- */
+
+#define FNV_BASIS 0xcbf29ce484222325ULL
+#define FNV_PRIME 0x100000001b3ULL
+
+static uint64_t fold(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * FNV_PRIME;
+	return h;
+}
+
+static uint64_t fold_str(uint64_t h, const char *s)
+{
+	return fold(h, s, s ? strlen(s) + 1 : 1);
+}
+
+static uint64_t fold_u64(uint64_t h, uint64_t v)
+{
+	return fold(h, &v, sizeof v);
+}
+
+/* One input: 'n' a kernel node (sysfs, procfs), whose times are those of
+ * its inode in the cache, not of the thing: its identity only; 'f' anything
+ * else: identity, type, size and both times (ctime moves with every change
+ * of content, entries or metadata). */
+static uint64_t stamp_input(uint64_t h, char kind, const char *path)
+{
+	struct stat st;
+	h = fold(h, &kind, 1);
+	if (stat(path, &st) < 0) {
+		int e = errno;
+		return fold(h, &e, sizeof e);
+	}
+	h = fold_u64(h, (uint64_t)st.st_dev);
+	h = fold_u64(h, (uint64_t)st.st_ino);
+	if (kind == 'n')
+		return h;
+	h = fold_u64(h, (uint64_t)st.st_mode);
+	h = fold_u64(h, (uint64_t)st.st_size);
+	h = fold_u64(h, (uint64_t)st.st_mtim.tv_sec);
+	h = fold_u64(h, (uint64_t)st.st_mtim.tv_nsec);
+	h = fold_u64(h, (uint64_t)st.st_ctim.tv_sec);
+	return fold_u64(h, (uint64_t)st.st_ctim.tv_nsec);
+}
+
+uint64_t prepared_key(const void *build, size_t build_len, const struct settings *s, int cls,
+		      int machine)
+{
+	uint64_t h = fold_str(FNV_BASIS, PREPARED_MAGIC);
+	h = fold(h, build, build_len);
+	h = fold_str(h, s->root);
+	h = fold_u64(h, (uint64_t)cls);
+	h = fold_u64(h, (uint64_t)machine);
+	h = fold_u64(h, (uint64_t)s->policy);
+	h = fold_u64(h, (uint64_t)s->first_use_off);
+	h = fold_u64(h, (uint64_t)s->compat_from_config);
+	h = fold_u64(h, (uint64_t)s->n_compat_env);
+	for (int i = 0; i < s->n_compat_env; i++)
+		h = fold_str(h, s->compat_env[i]);
+	h = fold_u64(h, (uint64_t)s->n_compat);
+	for (int i = 0; i < s->n_compat; i++) {
+		h = fold_str(h, s->compat[i]);
+		h = fold_u64(h, (uint64_t)(s->compat_cuda ? s->compat_cuda[i] : 0));
+	}
+	h = fold_u64(h, (uint64_t)s->n_driver_dirs);
+	for (int i = 0; i < s->n_driver_dirs; i++)
+		h = fold_str(h, s->driver_dirs[i]);
+	return h;
+}
+
+int prepared_path(char *out, size_t cap, const char *root, const char *dir, int machine)
+{
+	size_t rl = root_len(root);
+	int n = snprintf(out, cap, "%.*s%s/prepared-%d", (int)rl, rl ? root : "", dir, machine);
+	return n < 0 || (size_t)n >= cap ? -1 : 0;
+}
+
+/* ---- reading ------------------------------------------------------------- */
+
+/* The text: a header line, one line per input ("f PATH" or "n PATH"), one
+ * per package judged ("c DEV INO", hex: the directory's identity), "= LIST"
+ * and "? REASON".  The header:
+ *   cudaload-prepared 1 <key, 16 hex> <stamp, 16 hex> <flags: c, u or ->
+ * Parsing cuts the lines (NUL for each newline) in place. */
+#define HEX 16
+
+static bool hex64(const char *p, uint64_t *out)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < HEX; i++) {
+		char c = p[i];
+		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+		if (d < 0)
+			return false;
+		v = v << 4 | (uint64_t)d;
+	}
+	*out = v;
+	return true;
+}
+
+/* "c DEV INO", lower-case hex, nothing after. */
+static bool identity(const char *p, uint64_t *dev, uint64_t *ino)
+{
+	uint64_t *out[2] = { dev, ino };
+	if (p[0] != 'c')
+		return false;
+	p++;
+	for (int k = 0; k < 2; k++) {
+		uint64_t v = 0;
+		int digits = 0;
+		if (*p++ != ' ')
+			return false;
+		for (; (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'); p++, digits++)
+			v = v << 4 | (uint64_t)(*p <= '9' ? *p - '0' : *p - 'a' + 10);
+		if (digits == 0 || digits > HEX)
+			return false;
+		*out[k] = v;
+	}
+	return *p == '\0';
+}
+
+int prepared_parse(char *text, size_t len, uint64_t *key, uint64_t *stamp,
+		   struct prepared_view *v)
+{
+	static const char magic[] = PREPARED_MAGIC " ";
+	size_t ml = sizeof magic - 1;
+	memset(v, 0, sizeof *v);
+	if (len == 0 || text[len - 1] != '\n' || memchr(text, '\0', len))
+		return -1;
+	for (size_t i = 0; i < len; i++)
+		if (text[i] == '\n')
+			text[i] = '\0';
+	/* header: magic, key, ' ', stamp, ' ', flags */
+	if (strlen(text) < ml + 2 * HEX + 3 || memcmp(text, magic, ml) != 0 ||
+	    !hex64(text + ml, key) || text[ml + HEX] != ' ' || !hex64(text + ml + HEX + 1, stamp) ||
+	    text[ml + 2 * HEX + 1] != ' ')
+		return -1;
+	for (const char *f = text + ml + 2 * HEX + 2; *f; f++) {
+		if (*f == 'c')
+			v->compat = true;
+		else if (*f == 'u')
+			v->users_stores = true;
+		else if (*f != '-')
+			return -1;
+	}
+	int n = 0;
+	char *end = text + len;
+	char *p = text + strlen(text) + 1;
+	for (; p < end && (p[0] == 'f' || p[0] == 'n'); p += strlen(p) + 1) {
+		if (p[1] != ' ' || p[2] != '/' || ++n > PREPARED_MAX_INPUTS)
+			return -1;
+	}
+	v->cands = p;
+	for (; p < end && p[0] == 'c'; p += strlen(p) + 1) {
+		uint64_t dev, ino;
+		if (!identity(p, &dev, &ino))
+			return -1;
+		v->n_cands++;
+	}
+	if (p >= end || p[0] != '=' || p[1] != ' ')
+		return -1;
+	v->list = p + 2;
+	p += strlen(p) + 1;
+	if (p >= end || p[0] != '?' || p[1] != ' ')
+		return -1;
+	v->reason = p + 2;
+	p += strlen(p) + 1;
+	return p == end ? n : -1;
+}
+
+bool prepared_has_candidate(const struct prepared_view *v, dev_t dev, ino_t ino)
+{
+	const char *p = v->cands;
+	for (int i = 0; i < v->n_cands; i++, p += strlen(p) + 1) {
+		uint64_t d, n;
+		if (identity(p, &d, &n) && d == (uint64_t)dev && n == (uint64_t)ino)
+			return true;
+	}
+	return false;
+}
+
+uint64_t prepared_stamp(const char *text)
+{
+	uint64_t h = FNV_BASIS;
+	for (const char *p = text + strlen(text) + 1; p[0] == 'f' || p[0] == 'n'; p += strlen(p) + 1)
+		h = stamp_input(h, p[0], p + 2);
+	return h;
+}
+
+bool prepared_check(const char *path, uint64_t key, char *buf, struct prepared_view *v,
+		    const char **why)
+{
+	ssize_t n = readlink(path, buf, PREPARED_CAP);
+	uint64_t k, s;
+	if (n < 0) {
+		*why = errno == ENOENT ? "none" : errno == EINVAL ? "not a prepared decision (not a link)"
+								   : "cannot be read";
+		return false;
+	}
+	if ((size_t)n >= PREPARED_CAP || prepared_parse(buf, (size_t)n, &k, &s, v) < 0) {
+		*why = "damaged, or not a prepared decision";
+		return false;
+	}
+	if (k != key) {
+		*why = "made by another build of cudaload, or for other settings, root or machine";
+		return false;
+	}
+	if (prepared_stamp(buf) != s) {
+		*why = "an input changed since";
+		return false;
+	}
+	return true;
+}
+
+/* ---- writing ------------------------------------------------------------- */
+
+static const char module_nvidia[] = "/sys/module/nvidia", module_nvgpu[] = "/sys/module/nvgpu";
+
+static bool starts(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static uint64_t modules_identity(const char *root)
+{
+	char *a = rooted_path(root, module_nvidia), *b = rooted_path(root, module_nvgpu);
+	uint64_t h = FNV_BASIS;
+	if (a && b) {
+		h = stamp_input(h, 'n', a);
+		h = stamp_input(h, 'n', b);
+	}
+	rooted_path_free(a, module_nvidia);
+	rooted_path_free(b, module_nvgpu);
+	return h;
+}
+
+int prepared_begin(struct prepared_record *r, const char *root)
+{
+	memset(r, 0, sizeof *r);
+	r->root = root;
+	clock_gettime(CLOCK_REALTIME, &r->began);
+	r->modules = modules_identity(root);
+	if (!(r->seen = calloc(1, sizeof *r->seen)))
+		return -1;
+	sys_seen = r->seen;
+	return 0;
+}
+
+void prepared_end(struct prepared_record *r)
+{
+	if (sys_seen == r->seen)
+		sys_seen = NULL;
+}
+
+void prepared_record_free(struct prepared_record *r)
+{
+	prepared_end(r);
+	if (r->seen) {
+		for (size_t i = 0; i < r->seen->n; i++)
+			free(r->seen->paths[i]);
+		free(r->seen);
+	}
+	r->seen = NULL;
+}
+
+/* The input a path looked at stands for: 'n' or 'f' and the path (as on
+ * the target) into out; 0 for nothing (the boot's), -1 for a path no stamp
+ * can cover (then nothing is prepared). */
+static int classify(const char *path, char *out, size_t cap)
+{
+	static const char *const boot[] = {
+		"/proc/device-tree/", "/sys/firmware/", "/sys/devices/soc0/",
+		"/sys/bus/pci/devices/", NULL
+	};
+	for (const char *const *b = boot; *b; b++)
+		if (starts(path, *b))
+			return 0;
+	const char *node = NULL;
+	if (starts(path, "/proc/driver/nvidia/") || starts(path, "/sys/module/nvidia/") ||
+	    starts(path, "/dev/nvidia"))
+		node = module_nvidia;
+	else if (starts(path, "/dev/nvhost-") || starts(path, "/dev/nvgpu/") ||
+		 starts(path, "/sys/module/nvgpu/"))
+		node = module_nvgpu;
+	else if (starts(path, "/proc/") || starts(path, "/sys/") || starts(path, "/dev/"))
+		return -1;
+	size_t n = strlen(node ? node : path);
+	if (n + 3 > cap)
+		return -1;
+	out[0] = node ? 'n' : 'f';
+	out[1] = ' ';
+	memcpy(out + 2, node ? node : path, n + 1);
+	while (n > 1 && out[n + 1] == '/')
+		out[1 + n--] = '\0';	/* "/usr/local/" is /usr/local */
+	return 1;
+}
+
+struct inputs {
+	char *line[PREPARED_MAX_INPUTS];	/* "f /full/path", root joined */
+	int n;
+};
+
+static void inputs_free(struct inputs *in)
+{
+	for (int i = 0; i < in->n; i++)
+		free(in->line[i]);
+	in->n = 0;
+}
+
+/* Add "K ROOTPATH" unless there; -1 when there are too many or out of memory. */
+static int inputs_add(struct inputs *in, char kind, const char *root, const char *path)
+{
+	size_t rl = root_len(root), pl = strlen(path);
+	for (int i = 0; i < in->n; i++)
+		if (in->line[i][0] == kind && strlen(in->line[i] + 2) == rl + pl &&
+		    memcmp(in->line[i] + 2, root, rl) == 0 && strcmp(in->line[i] + 2 + rl, path) == 0)
+			return 0;
+	if (in->n == PREPARED_MAX_INPUTS)
+		return -1;
+	char *l = malloc(rl + pl + 3);
+	if (!l)
+		return -1;
+	l[0] = kind;
+	l[1] = ' ';
+	memcpy(l + 2, root, rl);
+	memcpy(l + 2 + rl, path, pl + 1);
+	in->line[in->n++] = l;
+	return 0;
+}
+
+/* A path that is not there stands as the deepest directory above it that
+ * is (its ctime moves when the next name is made), unless that is the
+ * root, or the directory the decision is kept in (which its own writing
+ * changes): then the path itself, whose stat fails until it is made. */
+static int add_path(struct inputs *in, const char *root, const char *path, const char *keep_dir)
+{
+	struct stat st;
+	char *full = rooted_path(root, path);
+	if (!full)
+		return -1;
+	int there = stat(full, &st) == 0 || errno != ENOENT;
+	rooted_path_free(full, path);
+	if (there)
+		return inputs_add(in, 'f', root, path);
+	char *up = strdup(path);
+	if (!up)
+		return -1;
+	int rc = 1;
+	for (char *slash; rc == 1 && (slash = strrchr(up, '/')) && slash != up;) {
+		*slash = '\0';
+		if (strcmp(up, keep_dir) == 0)
+			break;
+		char *f = rooted_path(root, up);
+		if (!f) {
+			rc = -1;
+			break;
+		}
+		if (stat(f, &st) == 0 && S_ISDIR(st.st_mode))
+			rc = inputs_add(in, 'f', root, up);
+		rooted_path_free(f, up);
+	}
+	free(up);
+	return rc == 1 ? inputs_add(in, 'f', root, path) : rc;
+}
+
+/* Is an input changed too recently to trust its stamp?  'n' inputs are
+ * compared with the identity taken at the start instead. */
+static bool racy(const char *line, const struct timespec *began)
+{
+	struct stat st;
+	if (line[0] != 'f' || stat(line + 2, &st) < 0)
+		return false;
+	struct timespec limit = { began->tv_sec - PREPARED_RACY_S, began->tv_nsec };
+	const struct timespec *t[2] = { &st.st_ctim, &st.st_mtim };
+	for (int i = 0; i < 2; i++)
+		if (t[i]->tv_sec > limit.tv_sec ||
+		    (t[i]->tv_sec == limit.tv_sec && t[i]->tv_nsec >= limit.tv_nsec))
+			return true;
+	return false;
+}
+
+static bool under_any(const char *path, const char *const *dirs)
+{
+	for (int i = 0; i < 4 && dirs[i]; i++) {
+		size_t n = strlen(dirs[i]);
+		if (strncmp(path, dirs[i], n) == 0 && (path[n] == '\0' || path[n] == '/'))
+			return true;
+	}
+	return false;
+}
+
+static int gather(struct prepared_record *r, const struct prepared_decision *d, const char *keep_dir,
+		  struct inputs *in, const char **why)
+{
+	const char *root = r->root;
+	enum { LINE = CL_PATH_MAX + 3 };
+	char *line = malloc(LINE);	/* on the heap: start-up counts its stack pages */
+	if (!line)
+		return -1;
+	if (r->seen->full) {
+		*why = "the decision looked at too many paths";
+		free(line);
+		return 1;
+	}
+	for (size_t i = 0; i < r->seen->n; i++) {
+		const char *p = r->seen->paths[i];
+		if (under_any(p, d->program_dirs))
+			continue;	/* the program's own: checked at each start */
+		int c = classify(p, line, LINE);
+		if (c < 0) {
+			*why = "the decision read a kernel file no stamp covers";
+			free(line);
+			return 1;
+		}
+		if (c == 0)
+			continue;
+		if ((line[0] == 'n' ? inputs_add(in, 'n', root, line + 2)
+				    : add_path(in, root, line + 2, keep_dir)) < 0)
+			goto full;
+	}
+	for (size_t i = 0; i < d->cands->n; i++) {
+		const char *dir = d->cands->v[i].dir;
+		size_t dl = strlen(dir);
+		if (dl + sizeof "/libcuda.so.1" > LINE)
+			goto full;
+		memcpy(line, dir, dl);
+		memcpy(line + dl, "/libcuda.so.1", sizeof "/libcuda.so.1");
+		if (add_path(in, root, dir, keep_dir) < 0 || add_path(in, root, line, keep_dir) < 0)
+			goto full;
+	}
+	if (d->user_store && inputs_add(in, 'f', "", d->user_store) < 0)
+		goto full;
+	free(line);
+	return 0;
+full:
+	*why = "too many inputs, or out of memory";
+	free(line);
+	return 1;
+}
+
+/* The decision's text, its stamp a placeholder: malloc'd, or NULL. */
+static char *compose(const struct inputs *in, const struct prepared_decision *d, size_t *len)
+{
+	size_t cap = sizeof PREPARED_MAGIC + 2 * HEX + 8 + d->cands->n * 40;
+	for (int i = 0; i < in->n; i++)
+		cap += strlen(in->line[i]) + 1;
+	cap += strlen(d->list ? d->list : "") + strlen(d->reason) + 8;
+	char *t = malloc(cap);
+	if (!t)
+		return NULL;
+	size_t at = (size_t)snprintf(t, cap, "%s %016llx %016llx %s%s%s\n", PREPARED_MAGIC,
+				     (unsigned long long)d->key, 0ULL, d->compat ? "c" : "",
+				     d->users_stores ? "u" : "", d->compat || d->users_stores ? "" : "-");
+	for (int i = 0; i < in->n; i++)
+		at += (size_t)snprintf(t + at, cap - at, "%s\n", in->line[i]);
+	for (size_t i = 0; i < d->cands->n; i++)
+		at += (size_t)snprintf(t + at, cap - at, "c %llx %llx\n",
+				       (unsigned long long)d->cands->v[i].dev,
+				       (unsigned long long)d->cands->v[i].ino);
+	at += (size_t)snprintf(t + at, cap - at, "= %s\n? ", d->list ? d->list : "");
+	for (const char *r = d->reason; *r && at + 2 < cap; r++)
+		t[at++] = *r == '\n' ? ' ' : *r;	/* one line */
+	t[at++] = '\n';
+	t[at] = '\0';
+	*len = at;
+	return t;
+}
+
+int prepared_write(struct prepared_record *r, const char *path, const struct prepared_decision *d,
+		   const char **why)
+{
+	prepared_end(r);
+	if (modules_identity(r->root) != r->modules) {
+		*why = "a GPU driver module was loaded or unloaded meanwhile";
+		return 1;
+	}
+	/* the directory it is kept in, as on the target */
+	size_t rl = root_len(r->root);
+	const char *slash = strrchr(path, '/');
+	if (!slash || (size_t)(slash - path) < rl || (size_t)(slash - path) - rl >= CL_PATH_MAX) {
+		*why = "no directory to keep it in";
+		return 1;
+	}
+	char *keep_dir = strndup(path + rl, (size_t)(slash - path) - rl);
+	if (!keep_dir)
+		return -1;
+	struct inputs in = { .n = 0 };
+	int rc = gather(r, d, keep_dir, &in, why);
+	free(keep_dir);
+	for (int i = 0; rc == 0 && i < in.n; i++)
+		if (racy(in.line[i], &r->began)) {
+			*why = "an input changed less than a second before the probe (racy)";
+			rc = 1;
+		}
+	size_t len = 0;
+	char *text = rc ? NULL : compose(&in, d, &len);
+	inputs_free(&in);
+	if (rc || !text)
+		return rc ? rc : -1;
+	char *copy = len < PREPARED_CAP ? strdup(text) : NULL;
+	uint64_t key, stamp;
+	struct prepared_view v;
+	if (!copy || prepared_parse(copy, len, &key, &stamp, &v) < 0) {
+		*why = len < PREPARED_CAP ? "cannot be written (out of memory or a path with a newline)"
+					  : "longer than a prepared decision may be (PREPARED_CAP)";
+		free(copy);
+		free(text);
+		return 1;
+	}
+	/* the stamp, in place of its placeholder */
+	char hex[HEX + 1];
+	snprintf(hex, sizeof hex, "%016llx", (unsigned long long)prepared_stamp(copy));
+	memcpy(text + sizeof PREPARED_MAGIC + HEX + 1, hex, HEX);
+	free(copy);
+
+	/* A link made under a name of its own, then renamed over: a reader
+	 * sees the old decision or the new one, whole. */
+	size_t tcap = (size_t)(slash - path) + 32;
+	char *tmp = malloc(tcap);
+	rc = 1;
+	if (!tmp)
+		*why = "out of memory";
+	else if (snprintf(tmp, tcap, "%.*s/.prepared.%ld", (int)(slash - path), path, (long)getpid()) < 0)
+		*why = "path too long";
+	else if (symlink(text, tmp) < 0 && (errno != EEXIST || unlink(tmp) < 0 || symlink(text, tmp) < 0))
+		*why = strerror(errno);
+	else if (rename(tmp, path) < 0) {
+		*why = strerror(errno);
+		unlink(tmp);
+	} else
+		rc = 0;
+	free(tmp);
+	free(text);
+	return rc;
+}
+
+void prepared_remove(const char *root, const char *dir)
+{
+	char *full = rooted_path(root, dir);
+	DIR *d = full ? opendir(full) : NULL;
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		if (strncmp(e->d_name, "prepared-", 9) == 0)
+			unlinkat(dirfd(d), e->d_name, 0);
+	if (d)
+		closedir(d);
+	rooted_path_free(full, dir);
+}

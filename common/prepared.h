@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * prepared: the host's judgement kept for the next start, and the check
+ * that it still holds (docs/design.md §13).
+ *
+ * A start that probed the host, looked for packages and decided writes
+ * what it decided (the search list for a program that brings nothing of
+ * its own) with the inputs the decision read: every path the probe and
+ * the search looked at under the root (sys.h records them), each
+ * candidate's directory and libcuda, reduced to the fewest paths whose
+ * stat says whether anything changed:
+ *
+ * - a directory stands for what is in it (its ctime moves when an entry
+ *   is added, removed or renamed), so a missing path below an input
+ *   directory needs no stat of its own;
+ * - a kernel module's directory in /sys/module stands for what its driver
+ *   shows (/proc/driver/nvidia, /dev/nvidia*, /dev/nvhost-*, /dev/nvgpu):
+ *   a reload makes it a new kernfs node, a new inode number;
+ * - the device tree and the SoC's sysfs files are the boot's: the file
+ *   lives in /run (or XDG_RUNTIME_DIR), which a boot empties (FHS 3.0).
+ *
+ * The next start (loader only) reads it with one readlink: it is kept as
+ * the target of a symbolic link, which one call reads whole without a
+ * descriptor to open and close.  Then one stat per input, folded into one
+ * 64-bit stamp compared with the one written.  The key compares what the
+ * start knows without a call: this cudaload's build, the root, the
+ * program's machine, the settings (config file and CUDALOAD_*).
+ *
+ * Never served when an input changed: an input changed less than
+ * PREPARED_RACY_S before the probe began (git's rule for racy files: a
+ * change within the timestamp's granularity of the stat may not show) is
+ * not written at all, and the modules' identity is taken before the probe
+ * and compared at the write.  What each program brings (its DT_RUNPATH,
+ * LD_LIBRARY_PATH) is not in it: a program that brings any of it takes the
+ * full path; its own environment's, CONDA_PREFIX's and CUDA_HOME's package
+ * directory, one stat each, only when it is a package not judged.
+ *
+ * Where: root's in PREPARED_DIR (under CUDALOAD_ROOT), written by root's
+ * starts and used by everyone on a host where only root's verdict store
+ * counts (a Jetson); a user's own in $XDG_RUNTIME_DIR/cudaload, written by
+ * that user's starts, which also stamps that user's verdict store.  One
+ * file per machine of program (prepared-<e_machine>).  Set-id programs
+ * never use or write one (their rules, docs/design.md §5c).
+ */
+#ifndef CUDALOAD_PREPARED_H
+#define CUDALOAD_PREPARED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include <sys/types.h>
+
+#include "compat.h"
+#include "config.h"
+#include "probe.h"
+
+#define PREPARED_DIR "/run/cudaload"
+#define PREPARED_CAP 2048	/* a decision longer than this is not kept */
+#define PREPARED_MAGIC "cudaload-prepared 1"
+#define PREPARED_RACY_S 1	/* the coarsest timestamp granularity trusted */
+#define PREPARED_MAX_INPUTS 64
+
+/* What a prepared decision says: pointers into the buffer it was read into. */
+struct prepared_view {
+	bool compat;		/* a compat package is first in the list */
+	bool users_stores;	/* made on a host where users' own verdict stores count */
+	const char *list;	/* the search list, "" for none */
+	const char *reason;	/* the decision's reason, for the trace */
+	const char *cands;	/* the packages judged: n_cands "c DEV INO" lines */
+	int n_cands;
+};
+
+/* Was the directory dev/ino one of the packages judged?  Then a program
+ * that names it (CUDA_HOME/compat that is /usr/local/cuda-X.Y/compat)
+ * brings nothing new. */
+bool prepared_has_candidate(const struct prepared_view *v, dev_t dev, ino_t ino);
+
+/* Everything the decision depends on that a start knows without a system
+ * call: build (this binary's build ID, build_len bytes), the root, the
+ * program's ELF class and machine, and the settings. */
+uint64_t prepared_key(const void *build, size_t build_len, const struct settings *s, int cls,
+		      int machine);
+
+/* The file for machine in dir (PREPARED_DIR under root, or a user's): 0,
+ * or -1 when it does not fit in cap. */
+int prepared_path(char *out, size_t cap, const char *root, const char *dir, int machine);
+
+/* Read the decision at path into buf (PREPARED_CAP bytes) and check it:
+ * true when it holds, *v set; false with *why saying why not (none,
+ * damaged, another key, an input changed). */
+bool prepared_check(const char *path, uint64_t key, char *buf, struct prepared_view *v,
+		    const char **why);
+
+/* Parse text (len bytes, NUL-terminated) without looking at the inputs:
+ * the number of inputs, or -1 when it is not a prepared decision (tests,
+ * the fuzzer).  *stamp is the stamp it was written with. */
+int prepared_parse(char *text, size_t len, uint64_t *key, uint64_t *stamp,
+		   struct prepared_view *v);
+
+/* The stamp of the inputs listed in text as prepared_check computes it. */
+uint64_t prepared_stamp(const char *text);
+
+/* Writing.  prepared_begin before the probe starts recording the paths it
+ * looks at (sys.h) and takes the time and the modules' identity;
+ * prepared_end stops it.  prepared_write then writes the decision, unless
+ * an input is racy or changed, the inputs are too many or the text too
+ * long: 0 written, 1 not (why says), -1 out of memory. */
+struct prepared_record {
+	struct timespec began;
+	uint64_t modules;	/* the modules' identity at the start */
+	const char *root;
+	struct sys_seen *seen;
+};
+int prepared_begin(struct prepared_record *r, const char *root);
+void prepared_end(struct prepared_record *r);
+
+struct prepared_decision {
+	uint64_t key;
+	const struct candidates *cands;
+	bool compat;
+	bool users_stores;		/* users' own verdict stores count on this host */
+	const char *list;		/* NULL: none */
+	const char *reason;
+	const char *program_dirs[4];	/* what the program's environment named (its own
+					 * PREFIX, CONDA_PREFIX, CUDA_HOME: checked at each
+					 * start), NULL-ended: not inputs */
+	const char *user_store;		/* a user's verdict store to stamp, or NULL */
+};
+int prepared_write(struct prepared_record *r, const char *path, const struct prepared_decision *d,
+		   const char **why);
+void prepared_record_free(struct prepared_record *r);
+
+/* Remove every prepared decision in dir under root (cudaload --verify
+ * after it stored verdicts: they would be stale by the stamp anyway, this
+ * spares the next start its check). */
+void prepared_remove(const char *root, const char *dir);
+
+#endif

@@ -14,7 +14,7 @@
 #include "diag.h"
 #include "elfread.h"
 #include "ldcache.h"
-#include "pin.h"
+#include "searchpath.h"
 
 #define DIR_MAX 512		/* longer search-path entries are passed over */
 
@@ -268,7 +268,7 @@ static bool system_place(const struct ctx *x, const char *dir)
 	for (int i = 0; i < x->h->n_driver_dirs; i++)
 		if (strcmp(x->h->driver_dirs[i], dir) == 0)
 			return true;
-	for (const char *const *g = pin_library_dirs(x->r->machine); *g; g++)
+	for (const char *const *g = searchpath_library_dirs(x->r->machine); *g; g++)
 		if (strcmp(*g, dir) == 0)
 			return true;
 	for (size_t i = 0; i < sizeof more / sizeof *more; i++)

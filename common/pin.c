@@ -202,7 +202,7 @@ static void path_rivals(struct rivals *r, const char *list, const char *origin, 
 	for (const char *p = list; *p;) {
 		size_t n = strcspn(p, ":;");
 		char dir[512];
-		size_t dn = reach_path_entry(p, n, origin, ol, dir, sizeof dir);
+		size_t dn = searchpath_entry(p, n, origin, ol, dir, sizeof dir);
 		if (dn && other_driver_first(r, dir, dn, !held))
 			rival(r, held ? "over %s %s" : "not held: %s %s gives its libcuda.so.1 first",
 			      what, dir);
@@ -248,7 +248,7 @@ static bool conf_rival(const char *file, const char *dir, size_t len, void *arg)
 static void ldconf_rivals(struct rivals *r, bool held)
 {
 	struct conf_rival cr = { r, held };
-	reach_conf_lines(r->root, conf_rival, &cr);
+	searchpath_conf_lines(r->root, conf_rival, &cr);
 }
 
 /* NUMBA_CUDA_DRIVER=/usr/local/cuda/compat/libcuda.so.1 and the like: a

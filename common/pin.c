@@ -2,7 +2,6 @@
 #include "pin.h"
 
 #include <dirent.h>
-#include <elf.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 #include "elfread.h"
 #include "ldcache.h"
 #include "reach.h"
+#include "searchpath.h"
 #include "secure.h"
 
 /* libcuda.so.1 and what it dlopens itself (the JIT compiler, NVVM, the
@@ -31,16 +31,6 @@ bool pin_needed(const struct candidates *c, int prog_class, int prog_machine)
 		    c->v[i].elf_machine == prog_machine)
 			return true;
 	return false;
-}
-
-/* Where a distribution puts the driver with every other library: the
- * shipped pin directories are for these (scripts/mkpin.sh). */
-const char *const *pin_library_dirs(int machine)
-{
-	static const char *const x86_64[] = { "/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", NULL };
-	static const char *const aarch64[] = { "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib", NULL };
-	static const char *const other[] = { "/usr/lib64", "/usr/lib", NULL };
-	return machine == EM_X86_64 ? x86_64 : machine == EM_AARCH64 ? aarch64 : other;
 }
 
 static bool is_candidate_dir(const struct candidates *c, const char *dir)
@@ -84,7 +74,7 @@ const char *pin_system_dir(const char *root, const struct host *h, const struct 
 		if (!is_candidate_dir(c, h->driver_dirs[i]) && has_libcuda(root, h->driver_dirs[i]))
 			return h->driver_dirs[i];
 	*driver_only = false;
-	for (const char *const *g = pin_library_dirs(machine); *g; g++)
+	for (const char *const *g = searchpath_library_dirs(machine); *g; g++)
 		if (has_libcuda(root, *g))
 			return *g;
 	return NULL;
@@ -216,7 +206,7 @@ static void path_rivals(struct rivals *r, const char *list, const char *origin, 
 	for (const char *p = list; *p;) {
 		size_t n = strcspn(p, ":;");
 		char dir[512];
-		size_t dn = reach_path_entry(p, n, origin, ol, dir, sizeof dir);
+		size_t dn = searchpath_entry(p, n, origin, ol, dir, sizeof dir);
 		if (dn && other_driver_first(r, dir, dn, !held))
 			rival(r, held ? "over %s %s" : "not held: %s %s gives its libcuda.so.1 first",
 			      what, dir);
@@ -262,7 +252,7 @@ static bool conf_rival(const char *file, const char *dir, size_t len, void *arg)
 static void ldconf_rivals(struct rivals *r, bool held)
 {
 	struct conf_rival cr = { r, held };
-	reach_conf_lines(r->root, conf_rival, &cr);
+	searchpath_conf_lines(r->root, conf_rival, &cr);
 }
 
 /* NUMBA_CUDA_DRIVER=/usr/local/cuda/compat/libcuda.so.1 and the like: a

@@ -51,10 +51,6 @@ struct pin {
 	char why[192];		/* why there is no pin, or "" */
 };
 
-/* Where a distribution puts the driver with every other library
- * (/usr/lib/<triplet>, /usr/lib64, /usr/lib): NULL-terminated. */
-const char *const *pin_library_dirs(int machine);
-
 /* Does any candidate hold a libcuda the program could load (its class and
  * machine)?  Only then can something beat the system driver. */
 bool pin_needed(const struct candidates *c, int prog_class, int prog_machine);

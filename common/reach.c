@@ -14,7 +14,7 @@
 #include "diag.h"
 #include "elfread.h"
 #include "ldcache.h"
-#include "pin.h"
+#include "searchpath.h"
 
 #define DIR_MAX 512		/* longer search-path entries are passed over */
 
@@ -41,25 +41,6 @@ const char *reach_origin_text(const char *origin)
 		if (origin && strcmp(origin, texts[i].origin) == 0)
 			return texts[i].text;
 	return origin ? origin : "";
-}
-
-size_t reach_path_entry(const char *p, size_t n, const char *origin, size_t ol, char *dir,
-			size_t cap)
-{
-	const char *tail = NULL;
-	if (n >= 7 && strncmp(p, "$ORIGIN", 7) == 0)
-		tail = p + 7;
-	else if (n >= 9 && strncmp(p, "${ORIGIN}", 9) == 0)
-		tail = p + 9;
-	size_t tl = tail ? (size_t)(p + n - tail) : n;
-	size_t len = (tail ? ol : 0) + tl;
-	if (!len || len >= cap || (tail && (!ol || (*tail && *tail != '/'))))
-		return 0;
-	if (tail)
-		memcpy(dir, origin, ol);
-	memcpy(dir + (tail ? ol : 0), tail ? tail : p, tl);
-	dir[len] = '\0';
-	return dir[0] == '/' ? len : 0;
 }
 
 /* ---- the program's search paths ---- */
@@ -207,47 +188,6 @@ int reach_discover_program(const char *root, int machine, const char *path, stru
 	return rc;
 }
 
-/* ---- ld.so.conf ---- */
-
-/* The lines of one conf file, each handed to fn; include lines are not
- * followed (Debian's and NVIDIA's images use the conf.d directory). */
-static bool conf_file(const char *root, const char *file, char *text, size_t cap,
-		      bool (*fn)(const char *, const char *, size_t, void *), void *arg)
-{
-	if (read_small(root, file, text, cap) <= 0)
-		return true;
-	for (char *line = text, *next; *line; line = next) {
-		size_t len = strcspn(line, "\n");
-		next = line + len + (line[len] ? 1 : 0);
-		line += strspn(line, " \t");
-		len = strcspn(line, " \t#\n");
-		if (len && strncmp(line, "include", 7) != 0 && !fn(file, line, len, arg))
-			return false;
-	}
-	return true;
-}
-
-void reach_conf_lines(const char *root, bool (*fn)(const char *file, const char *dir, size_t len,
-						  void *arg), void *arg)
-{
-	char *text = malloc(4096), *name = text ? malloc(CL_PATH_MAX) : NULL;
-	char *full = name ? rooted_path(root, "/etc/ld.so.conf.d") : NULL;
-	DIR *d = full ? opendir(full) : NULL;
-	rooted_path_free(full, "/etc/ld.so.conf.d");
-	bool go = name && conf_file(root, "/etc/ld.so.conf", text, 4096, fn, arg);
-	for (struct dirent *e; go && d && (e = readdir(d));) {
-		size_t el = strlen(e->d_name);
-		if (el < 6 || strcmp(e->d_name + el - 5, ".conf") != 0)
-			continue;
-		snprintf(name, CL_PATH_MAX, "/etc/ld.so.conf.d/%s", e->d_name);
-		go = conf_file(root, name, text, 4096, fn, arg);
-	}
-	if (d)
-		closedir(d);
-	free(name);
-	free(text);
-}
-
 /* ---- what a directory's libcuda is ---- */
 
 struct ctx {
@@ -268,7 +208,7 @@ static bool system_place(const struct ctx *x, const char *dir)
 	for (int i = 0; i < x->h->n_driver_dirs; i++)
 		if (strcmp(x->h->driver_dirs[i], dir) == 0)
 			return true;
-	for (const char *const *g = pin_library_dirs(x->r->machine); *g; g++)
+	for (const char *const *g = searchpath_library_dirs(x->r->machine); *g; g++)
 		if (strcmp(*g, dir) == 0)
 			return true;
 	for (size_t i = 0; i < sizeof more / sizeof *more; i++)
@@ -482,11 +422,11 @@ static void search_path(struct ctx *x, const char *list, const char *origin, boo
 	size_t ol = slash ? (size_t)(slash - prog) : 0;
 	for (const char *p = list; p && *p;) {
 		size_t n = strcspn(p, ":;");
-		size_t dl = reach_path_entry(p, n, prog, ol, x->dir, sizeof x->dir);
+		size_t dl = searchpath_entry(p, n, prog, ol, x->dir, sizeof x->dir);
 		if (dl && holds(x, x->dir, dl, "libcuda.so.1")) {
 			consider_named(x, origin);
 			/* x->dir may have become the package: the entry again */
-			reach_path_entry(p, n, prog, ol, x->dir, sizeof x->dir);
+			searchpath_entry(p, n, prog, ol, x->dir, sizeof x->dir);
 		}
 		if (dl && toolkit && holds(x, x->dir, dl, rt)) {
 			char *up = strrchr(x->dir, '/');
@@ -646,7 +586,7 @@ int reach_discover(const struct reach *r, struct host *h, struct candidates *c)
 		if (strcmp(c->v[i].origin, "ld.so.cache") != 0)
 			continue;
 		struct conf_find f = { c->v[i].dir, NULL };
-		reach_conf_lines(r->root, conf_names, &f);
+		searchpath_conf_lines(r->root, conf_names, &f);
 		c->v[i].source = f.file;
 	}
 	int rc = x->rc;

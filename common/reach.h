@@ -80,12 +80,6 @@ bool reach_own_env(const char *program, char *out, size_t cap);
 /* Where a candidate was found, said for people: "from LD_LIBRARY_PATH". */
 const char *reach_origin_text(const char *origin);
 
-/* One entry of a search path (n bytes at p) into dir (cap bytes), $ORIGIN
- * and ${ORIGIN} made the program's directory (ol bytes at origin).  Its
- * length, or 0 when it does not fit or is relative. */
-size_t reach_path_entry(const char *p, size_t n, const char *origin, size_t ol, char *dir,
-			size_t cap);
-
 /* The program's DT_RPATH and DT_RUNPATH from its image as the kernel mapped
  * it (phdr: its program headers in memory), and the first DT_NEEDED that
  * is a libcudart.so.N (cudart may be NULL): pointers into the image, or
@@ -102,11 +96,5 @@ int reach_paths_from_memory(const void *phdr, size_t phnum, size_t phent, const 
  * when it cannot be read. */
 int reach_paths_from_file(const char *program, char *rpath, char *runpath, char *cudart,
 			  size_t cap);
-
-/* Each line of ROOT/etc/ld.so.conf and ROOT/etc/ld.so.conf.d/ *.conf: fn
- * gets the file, the directory the line names (len bytes, not terminated)
- * and arg; fn returning false stops. */
-void reach_conf_lines(const char *root, bool (*fn)(const char *file, const char *dir, size_t len,
-						  void *arg), void *arg);
 
 #endif

@@ -53,22 +53,6 @@ static void reaches_one(const struct reach *r, struct host *h, struct candidates
 	cr_assert_str_eq(c->v[0].origin, origin);
 }
 
-Test(reach_happy, path_entry)
-{
-	char dir[64];
-	cr_assert_eq(reach_path_entry("$ORIGIN/../lib", 14, "/opt/env/bin", 12, dir, sizeof dir), 19);
-	cr_assert_str_eq(dir, "/opt/env/bin/../lib");
-	cr_assert_eq(reach_path_entry("${ORIGIN}", 9, "/a", 2, dir, sizeof dir), 2);
-	cr_assert_str_eq(dir, "/a");
-	cr_assert_eq(reach_path_entry("/usr/local/cuda/compat:x", 22, "", 0, dir, sizeof dir), 22);
-	cr_assert_str_eq(dir, "/usr/local/cuda/compat");
-	/* relative, $ORIGINAL, no origin, too long: nothing */
-	cr_assert_eq(reach_path_entry("lib", 3, "/a", 2, dir, sizeof dir), 0);
-	cr_assert_eq(reach_path_entry("$ORIGINAL", 9, "/a", 2, dir, sizeof dir), 0);
-	cr_assert_eq(reach_path_entry("$ORIGIN/x", 9, "", 0, dir, sizeof dir), 0);
-	cr_assert_eq(reach_path_entry("/0123456789", 11, "", 0, dir, 8), 0);
-}
-
 /* conda-forge's cuda-compat in the program's environment, and another
  * environment's through CONDA_PREFIX only for a program outside one. */
 Test(reach_happy, conda_environments)

@@ -121,8 +121,8 @@ for a in $arches; do
 	libc=$(printf '%s\n' "$depends" | sed -n 's/.*libc6 (>= 2\.\([0-9]*\)).*/\1/p')
 	[ -n "$libc" ] && [ "$libc" -le 31 ] && ok "$a: ... libc6 (>= 2.$libc), which Debian 11's 2.31 satisfies" ||
 		bad "$a: Depends asks for more than Debian 11's libc6 2.31" "$depends"
-	# the floor the README and docs/design.md §11 state is the one built
-	for doc in README.md docs/design.md; do
+	# the floor docs/install.md and docs/design.md §11 state is the one built
+	for doc in docs/install.md docs/design.md; do
 		said=$(tr '\n' ' ' <"$top/$doc" | grep -o -e 'libc6 (>= 2\.[0-9]*)' -e 'need 2\.[0-9]* at most' |
 			sed 's/.*2\.\([0-9]*\).*/2.\1/' | sort -u | tr '\n' ' ' | sed 's/ $//')
 		status "$a: $doc says libc6 (>= 2.$libc), as built" "2.$libc" "$said"

@@ -133,19 +133,19 @@ else
 	skip "SPDX lines" "not a git checkout"
 fi
 
-# The README's table of rivals says what each does as its source does.
+# The table of rivals (docs/containers.md) says what each does as its source does.
 # NVIDIA's container hook (nvidia-container-toolkit,
 # cmd/nvidia-cdi-hook/cudacompat: useCompatLibraries, UseCompat) enables the
 # image's compat only where its note lists the host's branch and its driver
 # is newer than the host version the hook is given, which nvidia-ctk cdi
 # generate freezes into the spec: 803 comes from a spec left stale by a
 # driver upgrade, not from every newer driver; 804 on GeForce (no GPU check).
-row=$(grep '^| container toolkit hook' README.md)
-contains "README rivals: the container hook row" "$row" "| container toolkit hook"
-contains "README rivals: the hook's 803 is a stale CDI spec's" "$row" "803 where that version is stale, frozen into a CDI spec"
-contains "README rivals: the hook checks the note's branches" "$row" "note lists the host's branch"
-contains "README rivals: the hook's 804 on GeForce" "$row" "804 on GeForce"
-lacks "README rivals: no 803 on every newer driver" "$row" "on newer drivers"
+row=$(grep '^| container toolkit hook' docs/containers.md)
+contains "docs/containers.md rivals: the container hook row" "$row" "| container toolkit hook"
+contains "docs/containers.md rivals: the hook's 803 is a stale CDI spec's" "$row" "803 where that version is stale, frozen into a CDI spec"
+contains "docs/containers.md rivals: the hook checks the note's branches" "$row" "note lists the host's branch"
+contains "docs/containers.md rivals: the hook's 804 on GeForce" "$row" "804 on GeForce"
+lacks "docs/containers.md rivals: no 803 on every newer driver" "$row" "on newer drivers"
 
 # Every "docs/design.md §N" cited exists.
 cited=$(grep -rhoI --exclude-dir=.git --exclude-dir=build 'docs/design.md §[0-9]*' . | sed 's/.*§//' | sort -un)

@@ -14,6 +14,7 @@ BINDIR     ?= $(PREFIX)/bin
 LIBDIR     ?= $(PREFIX)/lib
 DATADIR    ?= $(PREFIX)/share
 MANDIR     ?= $(DATADIR)/man
+DOCDIR     ?= $(DATADIR)/doc/cudaload
 SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 SYSTEMD_UNIT_DIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/systemd/system,/etc/systemd/system)
 # cudaload --verify looks for its helper in ../libexec/cudaload beside its
@@ -300,12 +301,14 @@ INSTALL_A64      ?= $(if $(HAVE_AARCH64),$(if $(filter aarch64,$(ARCH)),,$(BUILD
 APT_HOOK         ?=
 MAN1 := man/cudaload.1 man/cudaload-patch.1
 MAN5 := man/cudaload.conf.5
+# The README and the pages it links to, in the tree's own layout (DOCDIR/docs/).
+DOCS := $(wildcard docs/*.md)
 
 install: $(INSTALL_CUDALOAD) $(INSTALL_PATCH) $(INSTALL_VERIFY) $(INSTALL_A64)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSCONFDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(DATADIR)/cudaload \
 		$(DESTDIR)$(DATADIR)/bash-completion/completions \
-		$(DESTDIR)$(VERIFYDIR) $(DESTDIR)$(SYSTEMD_UNIT_DIR)
+		$(DESTDIR)$(VERIFYDIR) $(DESTDIR)$(SYSTEMD_UNIT_DIR) $(DESTDIR)$(DOCDIR)/docs
 	install -m 755 $(INSTALL_CUDALOAD) $(DESTDIR)$(BINDIR)/cudaload
 	sh scripts/mkpin.sh $(DESTDIR)$(PINDIR) $(PINDIR)
 	install -m 755 $(INSTALL_PATCH) $(DESTDIR)$(BINDIR)/cudaload-patch
@@ -334,6 +337,8 @@ install: $(INSTALL_CUDALOAD) $(INSTALL_PATCH) $(INSTALL_VERIFY) $(INSTALL_A64)
 		install -m 644 etc/cudaload.conf $(DESTDIR)$(SYSCONFDIR)/cudaload.conf
 	install -m 644 $(MAN1) $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(MAN5) $(DESTDIR)$(MANDIR)/man5/
+	install -m 644 README.md $(DESTDIR)$(DOCDIR)/
+	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/docs/
 	install -m 644 etc/bash-completion $(DESTDIR)$(DATADIR)/bash-completion/completions/cudaload
 	ln -sf cudaload $(DESTDIR)$(DATADIR)/bash-completion/completions/cudaload-patch
 	$(if $(APT_HOOK),install -d $(DESTDIR)$(SYSCONFDIR)/apt/apt.conf.d)
@@ -353,6 +358,8 @@ uninstall:
 		$(DESTDIR)$(SYSTEMD_UNIT_DIR)/cudaload-status.timer
 	rm -rf $(DESTDIR)$(DATADIR)/cudaload $(DESTDIR)$(LIBDIR)/cudaload $(DESTDIR)$(VERIFYDIR) \
 		$(DESTDIR)$(PINDIR)
+	rm -f $(DESTDIR)$(DOCDIR)/README.md $(addprefix $(DESTDIR)$(DOCDIR)/docs/,$(notdir $(DOCS)))
+	-rmdir $(DESTDIR)$(DOCDIR)/docs $(DESTDIR)$(DOCDIR) 2>/dev/null
 	@if cmp -s etc/cudaload.conf $(DESTDIR)$(SYSCONFDIR)/cudaload.conf; then \
 		rm -f $(DESTDIR)$(SYSCONFDIR)/cudaload.conf; \
 	elif [ -e $(DESTDIR)$(SYSCONFDIR)/cudaload.conf ]; then \

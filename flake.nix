@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # cudaload as a flake: the package and its setup hook for each system, the
-# overlays and the NixOS module, from the files in nix/ (README, On Nix and
-# NixOS).  No flake.lock is shipped: nixpkgs is the consumer's
+# overlays and the NixOS module, from the files in nix/ (docs/nix.md).  No
+# flake.lock is shipped: nixpkgs is the consumer's
 # (inputs.cudaload.inputs.nixpkgs.follows = "nixpkgs").  tests/nix/run.sh
 # evaluates the outputs with nixpkgs' lib over a stand-in package set.
 {
@@ -19,8 +19,8 @@
     {
       # cudaload, cudaloadHook, and cudaloadHook in place of
       # autoAddCudaCompatRunpath in every cudaPackages* set: every CUDA
-      # derivation's hash changes, so none comes from a binary cache (README:
-      # what the overlay costs, and how to limit it).
+      # derivation's hash changes, so none comes from a binary cache
+      # (docs/nix.md: what the overlay costs, and how to limit it).
       overlays.default = import ./nix/overlay.nix;
       # cudaload, cudaloadHook and withCudaloadHook (one CUDA set swapped,
       # for the packages that need compat) alone: no other derivation changes.

@@ -2,8 +2,8 @@
 # shellcheck shell=bash
 # cudaloadHook: make cudaload the program interpreter of the CUDA programs in
 # every output, so that the compat-or-system-driver choice is made on the
-# device at exec time, not baked into RUNPATH at build time (see README.md,
-# "On Nix and NixOS").
+# device at exec time, not baked into RUNPATH at build time (see
+# docs/nix.md).
 #
 # Knobs (derivation attributes or shell variables):
 #   dontCudaload      set: do nothing

@@ -32,7 +32,7 @@ in
     mode = mkOption {
       type = types.enum [ "chain" "exec" ];
       default = "chain";
-      description = "How cudaload hands over to the real loader (see cudaload's README).";
+      description = "How cudaload hands over to the real loader (cudaload.conf(5), mode; cudaload's docs/running.md).";
     };
 
     compatPackages = mkOption {

@@ -27,7 +27,7 @@ in
   cudaloadHook = final.callPackage ./hook.nix { };
   # One CUDA package set with the swap, for the packages that need compat
   # alone: pkg.override { cudaPackages = final.withCudaloadHook prev.cudaPackages; }
-  # (README: what the overlay costs in rebuilds, and how to limit it).
+  # (docs/nix.md: what the overlay costs in rebuilds, and how to limit it).
   withCudaloadHook = swapIn;
 }
 // lib.genAttrs cudaSets (name: swapIn prev.${name})

@@ -39,6 +39,11 @@ stdenv.mkDerivation {
     # cudaload --verify runs it from ../libexec/cudaload
     install -Dm755 build/cudaload-verify $out/libexec/cudaload/cudaload-verify
     install -Dm644 etc/cudaload.conf $out/etc/cudaload.conf
+    install -Dm644 -t $out/share/man/man1 man/cudaload.1 man/cudaload-patch.1
+    install -Dm644 -t $out/share/man/man5 man/cudaload.conf.5
+    # the README and the pages it links to, as make install lays them out
+    install -Dm644 -t $out/share/doc/cudaload README.md
+    install -Dm644 -t $out/share/doc/cudaload/docs docs/*.md
     runHook postInstall
   '';
 

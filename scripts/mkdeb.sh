@@ -3,8 +3,8 @@
 # mkdeb.sh BUILD VERSION ARCH [OUTDIR]: build OUTDIR/cudaload_VERSION_ARCH.deb
 # (ARCH amd64 or arm64; OUTDIR defaults to BUILD) from a tree staged by
 # `make install PREFIX=/usr`, with dpkg-deb: the same layout as make install,
-# plus what Debian wants (gzipped man pages, copyright, changelog, md5sums,
-# maintainer scripts, triggers, conffiles).  cudaload-patch and
+# plus what Debian wants (gzipped man pages and docs, copyright, changelog,
+# md5sums, maintainer scripts, triggers, conffiles).  cudaload-patch and
 # cudaload-verify are the glibc 2.31 builds of BUILD/glibc231/ARCH
 # (docs/design.md §11).  The arm64 package is cross-built on other machines.
 # Reproducible: the same tree gives the same bytes (SOURCE_DATE_EPOCH, by
@@ -58,8 +58,9 @@ doc=$R/usr/share/doc/cudaload
 install -d "$doc" "$R/usr/share/lintian/overrides" "$R/var/lib/cudaload"
 install -m 644 "$top/packaging/copyright" "$doc/copyright"
 sed "s|@MAINTAINER@|$maintainer|" "$top/packaging/changelog" | gzip -9n >"$doc/changelog.gz"
-install -m 644 "$top/README.md" "$top/docs/design.md" "$doc/"
-gzip -9n "$doc/design.md"
+# make install put the README and docs/ there; every file over 4 KiB but
+# the copyright is compressed, as dh_compress does
+find "$doc" -type f -size +4k ! -name copyright ! -name '*.gz' -exec gzip -9n {} +
 gzip -9n "$R"/usr/share/man/man*/*
 {
 	cat "$top/packaging/lintian-overrides"

@@ -34,6 +34,13 @@ for prefix in /usr /usr/local; do
 		libexec/cudaload/cudaload-verify; do
 		[ -e "$D$prefix/$f" ] || bad "PREFIX=$prefix: $prefix/$f missing"
 	done
+	# the README and every page it links to, in the tree's layout
+	missing=
+	for f in README.md $(cd "$top" && echo docs/*.md); do
+		cmp -s "$top/$f" "$D$prefix/share/doc/cudaload/$f" || missing="$missing $f"
+	done
+	[ -z "$missing" ] && ok "PREFIX=$prefix: the README and docs/ in $prefix/share/doc/cudaload" ||
+		bad "PREFIX=$prefix: not in $prefix/share/doc/cudaload:$missing"
 	unit=$([ $prefix = /usr ] && echo /usr/lib/systemd/system || echo /etc/systemd/system)/cudaload-verify.service
 	grep -qx "ExecStart=$prefix/bin/cudaload --verify" "$D$unit" 2>/dev/null &&
 		ok "PREFIX=$prefix: $unit runs $prefix/bin/cudaload --verify" || bad "PREFIX=$prefix: no $unit with ExecStart=$prefix/bin/cudaload"
@@ -114,8 +121,8 @@ for a in $arches; do
 	libc=$(printf '%s\n' "$depends" | sed -n 's/.*libc6 (>= 2\.\([0-9]*\)).*/\1/p')
 	[ -n "$libc" ] && [ "$libc" -le 31 ] && ok "$a: ... libc6 (>= 2.$libc), which Debian 11's 2.31 satisfies" ||
 		bad "$a: Depends asks for more than Debian 11's libc6 2.31" "$depends"
-	# the floor the README and docs/design.md §11 state is the one built
-	for doc in README.md docs/design.md; do
+	# the floor docs/install.md and docs/design.md §11 state is the one built
+	for doc in docs/install.md docs/design.md; do
 		said=$(tr '\n' ' ' <"$top/$doc" | grep -o -e 'libc6 (>= 2\.[0-9]*)' -e 'need 2\.[0-9]* at most' |
 			sed 's/.*2\.\([0-9]*\).*/2.\1/' | sort -u | tr '\n' ' ' | sed 's/ $//')
 		status "$a: $doc says libc6 (>= 2.$libc), as built" "2.$libc" "$said"
@@ -125,6 +132,14 @@ for a in $arches; do
 	done
 	contains "$a: triggers: compat packages under /usr/local" "$(dpkg-deb -I "$deb" triggers)" "interest-noawait /usr/local"
 	status "$a: architecture" "$a" "$(dpkg-deb -f "$deb" Architecture)"
+	# the documentation: every page, compressed when over 4 KiB
+	missing=
+	for f in README.md $(cd "$top" && echo docs/*.md); do
+		z=$([ "$(wc -c <"$top/$f")" -gt 4096 ] && echo .gz)
+		printf '%s\n' "$list" | grep -qxF -- "- /usr/share/doc/cudaload/$f$z" || missing="$missing $f$z"
+	done
+	[ -z "$missing" ] && ok "$a: the README and docs/ in /usr/share/doc/cudaload" ||
+		bad "$a: not in /usr/share/doc/cudaload:$missing" "$list"
 	ok "$a: $(printf '%s\n' "$list" | grep -c '^[-l]') files, $(dpkg-deb -f "$deb" Installed-Size) KiB installed"
 done
 

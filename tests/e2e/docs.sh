@@ -4,8 +4,9 @@
 # parse is in their --help and their man page, every CUDALOAD_* variable and
 # config key is documented, every key of `cudaload --explain --json` is
 # described in cudaload(1), the man pages carry the program's version and
-# mandoc finds nothing to warn about, and no comment cites a design section
-# that docs/design.md lacks.  Usage: docs.sh BUILD
+# mandoc finds nothing to warn about, no comment cites a design section
+# that docs/design.md lacks, and the README and the pages of docs/ link
+# where they say.  Usage: docs.sh BUILD
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -133,19 +134,78 @@ else
 	skip "SPDX lines" "not a git checkout"
 fi
 
-# The README's table of rivals says what each does as its source does.
+# The table of rivals (docs/containers.md) says what each does as its source does.
 # NVIDIA's container hook (nvidia-container-toolkit,
 # cmd/nvidia-cdi-hook/cudacompat: useCompatLibraries, UseCompat) enables the
 # image's compat only where its note lists the host's branch and its driver
 # is newer than the host version the hook is given, which nvidia-ctk cdi
 # generate freezes into the spec: 803 comes from a spec left stale by a
 # driver upgrade, not from every newer driver; 804 on GeForce (no GPU check).
-row=$(grep '^| container toolkit hook' README.md)
-contains "README rivals: the container hook row" "$row" "| container toolkit hook"
-contains "README rivals: the hook's 803 is a stale CDI spec's" "$row" "803 where that version is stale, frozen into a CDI spec"
-contains "README rivals: the hook checks the note's branches" "$row" "note lists the host's branch"
-contains "README rivals: the hook's 804 on GeForce" "$row" "804 on GeForce"
-lacks "README rivals: no 803 on every newer driver" "$row" "on newer drivers"
+row=$(grep '^| container toolkit hook' docs/containers.md)
+contains "docs/containers.md rivals: the container hook row" "$row" "| container toolkit hook"
+contains "docs/containers.md rivals: the hook's 803 is a stale CDI spec's" "$row" "803 where that version is stale, frozen into a CDI spec"
+contains "docs/containers.md rivals: the hook checks the note's branches" "$row" "note lists the host's branch"
+contains "docs/containers.md rivals: the hook's 804 on GeForce" "$row" "804 on GeForce"
+lacks "docs/containers.md rivals: no 803 on every newer driver" "$row" "on newer drivers"
+
+# The README is a newcomer's path: the first use comes within its first 80
+# lines, and its test command is the one CI runs.
+first=$(grep -n '^cudaload \./app' README.md | head -n1 | cut -d: -f1)
+[ -n "$first" ] && [ "$first" -le 80 ] && ok "README: the first command cudaload ./app is at line $first" ||
+	bad "README: the first cudaload ./app is at line ${first:-(none)}, past 80"
+ci=$(grep -v -e '^#' -e '^set ' -e '^cd ' -e '^$' .ci/run | tail -n1)
+[ -n "$ci" ] && grep -q "^$ci\( \|\$\)" README.md && ok "README shows CI's test command: $ci" ||
+	bad "README does not show CI's test command (.ci/run: ${ci:-none})"
+
+# Every relative link in the README and docs/ leads to a file, and to a
+# heading there when it names one (GitHub's anchors); every page of docs/ is
+# linked from the README.
+if out=$(/usr/bin/python3 - README.md docs/*.md <<'PY'
+import os, re, sys
+def lines(path):
+    fence = False
+    for line in open(path, encoding="utf-8"):
+        if line.startswith("```"):
+            fence = not fence
+        elif not fence:
+            yield line
+def anchors(path):
+    seen, out = {}, set()
+    for line in lines(path):
+        m = re.match(r"#+ (.*)", line)
+        if not m:
+            continue
+        slug = re.sub(r"[^\w\- ]", "", m.group(1).strip().lower()).replace(" ", "-")
+        n = seen.get(slug, 0)
+        seen[slug] = n + 1
+        out.add(slug if n == 0 else "%s-%d" % (slug, n))
+    return out
+problems, count, linked = [], 0, set()
+for path in sys.argv[1:]:
+    for line in lines(path):
+        for target in re.findall(r"\]\(([^)\s]+)\)", line):
+            if re.match(r"[a-z]+:", target):
+                continue
+            count += 1
+            file, _, anchor = target.partition("#")
+            dest = os.path.normpath(os.path.join(os.path.dirname(path), file)) if file else path
+            if path == "README.md":
+                linked.add(dest)
+            if not os.path.isfile(dest):
+                problems.append("%s: %s: no such file" % (path, target))
+            elif anchor and (not dest.endswith(".md") or anchor not in anchors(dest)):
+                problems.append("%s: %s: no such heading" % (path, target))
+for page in sys.argv[2:]:
+    if page not in linked:
+        problems.append("README.md does not link to %s" % page)
+print("\n".join(problems) if problems else "%d links" % count)
+sys.exit(1 if problems else 0)
+PY
+); then
+	ok "README and docs/: every link resolves ($out), every page is linked from the README"
+else
+	bad "README and docs/: a link leads nowhere, or a page is not linked from the README" "$out"
+fi
 
 # Every "docs/design.md §N" cited exists.
 cited=$(grep -rhoI --exclude-dir=.git --exclude-dir=build 'docs/design.md §[0-9]*' . | sed 's/.*§//' | sort -un)

@@ -203,12 +203,12 @@ contains "timer's unit: CUDALOAD_TEXTFILE_DIR gets the metrics" "$(cat "$W/unit/
 status "timer's unit: exit 1 is a success" "SuccessExitStatus=1" "$(grep -x 'SuccessExitStatus=1' "$sunit")"
 status "timer's unit: oneshot" "Type=oneshot" "$(grep -x 'Type=oneshot' "$sunit")"
 # the timer: the service of its own name (no Unit=), at boot and every 5
-# minutes (the README's alert on the file's age allows 15), for timers.target
+# minutes (docs/fleet.md's alert on the file's age allows 15), for timers.target
 lacks "timer: runs the service of its name" "$(cat "$timer")" "Unit="
 status "timer: every 5 minutes" "OnUnitActiveSec=5min" "$(grep -x 'OnUnitActiveSec=.*' "$timer")"
 status "timer: after boot" "OnBootSec=1min" "$(grep -x 'OnBootSec=.*' "$timer")"
 status "timer: wanted by timers.target" "WantedBy=timers.target" "$(grep -x 'WantedBy=.*' "$timer")"
-contains "README: the file-age alert fits the timer" "$(cat "$top/README.md")" \
+contains "docs/fleet.md: the file-age alert fits the timer" "$(cat "$top/docs/fleet.md")" \
 	"time() - cudaload_status_timestamp_seconds > 15 * 60"
 if command -v systemd-analyze >/dev/null 2>&1; then
 	mkdir -p "$W/units"

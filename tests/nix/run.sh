@@ -22,7 +22,7 @@ B=$(cd "${1:-$top/build}" && pwd)
 . "$top/tests/e2e/lib.sh"
 echo "== Nix (nix/)"
 
-skip "package.nix and overlay.nix under real nixpkgs" "nixpkgs cannot be fetched or evaluated here (no network; it needs Nix >= 2.18, Debian has 2.8); see README, On Nix and NixOS"
+skip "package.nix and overlay.nix under real nixpkgs" "nixpkgs cannot be fetched or evaluated here (no network; it needs Nix >= 2.18, Debian has 2.8); see docs/nix.md"
 skip "pkgsStatic and cross builds (x86_64 building for Jetson)" "they need nixpkgs' stdenv and bootstrap tools; the cross choice of interpreter is checked by evaluation below"
 skip "NixOS VM test of programs.cudaload" "needs nixpkgs and KVM"
 

@@ -397,7 +397,7 @@ static bool racy(const char *line, const struct timespec *began)
 
 static bool under_any(const char *path, const char *const *dirs)
 {
-	for (int i = 0; i < 4 && dirs[i]; i++) {
+	for (int i = 0; i < PREPARED_PROGRAM_DIRS && dirs[i]; i++) {
 		size_t n = strlen(dirs[i]);
 		if (strncmp(path, dirs[i], n) == 0 && (path[n] == '\0' || path[n] == '/'))
 			return true;

@@ -60,6 +60,7 @@
 #define PREPARED_MAGIC "cudaload-prepared 1"
 #define PREPARED_RACY_S 1	/* the coarsest timestamp granularity trusted */
 #define PREPARED_MAX_INPUTS 64
+#define PREPARED_PROGRAM_DIRS 5
 
 /* What a prepared decision says: pointers into the buffer it was read into. */
 struct prepared_view {
@@ -122,8 +123,10 @@ struct prepared_decision {
 	bool users_stores;		/* users' own verdict stores count on this host */
 	const char *list;		/* NULL: none */
 	const char *reason;
-	const char *program_dirs[4];	/* what the program's environment named (its own
-					 * PREFIX, CONDA_PREFIX, CUDA_HOME: checked at each
+	const char *program_dirs[PREPARED_PROGRAM_DIRS];
+					/* what the program's environment named (its
+					 * PREFIX/cuda-compat and conda-meta, CONDA_PREFIX's
+					 * cuda-compat, CUDA_HOME's compat: looked at each
 					 * start), NULL-ended: not inputs */
 	const char *user_store;		/* a user's verdict store to stamp, or NULL */
 };

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -486,31 +487,6 @@ static void trace_command(char *const *av)
  * cannot load, so the verifier is a separate glibc program
  * (tools/cudaload-verify.c) beside cudaload or in ../libexec/cudaload. */
 __attribute__((noreturn))
-static void run_verifier(int argc, char **argv, char **envp)
-{
-	char *self = path_from_kernel();
-	char *helper = malloc(CL_PATH_MAX);
-	char *slash = self ? strrchr(self, '/') : NULL;
-	if (!slash)
-		die(EXIT_NOT_FOUND, "--verify: cannot tell where cudaload lives (no /proc?)");
-	if (!helper)
-		die(EXIT_CANNOT_EXEC, "out of memory");
-	*slash = '\0';
-	char **av = calloc((size_t)argc + 4, sizeof *av);
-	if (!av)
-		die(EXIT_CANNOT_EXEC, "out of memory");
-	static char opt_dir[] = "--cudaload-dir";
-	int k = 1;
-	av[k++] = opt_dir;
-	av[k++] = self;
-	for (int i = 1; i < argc; i++)
-		av[k++] = argv[i];
-	int e = first_use_exec_verifier(self, helper, av, envp);
-	if (e != ENOENT)
-		die(EXIT_CANNOT_EXEC, "%s: %s", helper, strerror(e));
-	die(EXIT_NOT_FOUND, "--verify: no cudaload-verify in %s or %s/../libexec/cudaload", self, self);
-}
-
 __attribute__((noreturn))
 static void exec_or_die(const char *path, char *const *av, char **envp)
 {
@@ -526,6 +502,7 @@ static void exec_or_die(const char *path, char *const *av, char **envp)
 struct start {
 	/* the kernel and the command line */
 	bool as_interp;		/* started as a program's interpreter */
+	bool for_host;		/* --verify: prepare for a program that brings nothing */
 	struct settings s;
 	struct options o;
 	int argc;
@@ -683,6 +660,8 @@ static const unsigned char *build_id(size_t *len)
 static bool prepared_fits(const struct start *st)
 {
 	const char *rpath = NULL, *runpath = NULL, *cudart = NULL;
+	if (st->for_host)
+		return !st->s.secure && !st->user_llp && probe_tegra_possible(st->s.root);
 	if (!st->as_interp || st->s.secure || st->bare || st->o.explain || st->is_static ||
 	    st->ldso_status || st->user_llp || !probe_tegra_possible(st->s.root))
 		return false;
@@ -698,11 +677,8 @@ static int prepared_place(const struct start *st, bool users, char *out, size_t 
 	if (!users)
 		return prepared_path(out, cap, st->s.root, PREPARED_DIR, st->t.machine);
 	const char *xdg = env_get(st->envp, "XDG_RUNTIME_DIR");
-	if (!xdg || xdg[0] != '/' || strlen(xdg) + sizeof "/cudaload" > CL_PATH_MAX)
-		return -1;
-	char dir[CL_PATH_MAX];
-	snprintf(dir, sizeof dir, "%s/cudaload", xdg);
-	return prepared_path(out, cap, "", dir, st->t.machine);
+	int n = xdg && xdg[0] == '/' ? snprintf(out, cap, "%s/cudaload/prepared-%d", xdg, st->t.machine) : -1;
+	return n < 0 || (size_t)n >= cap ? -1 : 0;
 }
 
 /* Does the program bring a package the prepared decision did not judge:
@@ -770,6 +746,7 @@ static bool use_prepared(struct start *st)
 /* Keep what the full path decided for the next start (prepared.h): unless
  * a package the program's environment named was among those judged (then
  * the decision is the program's, not the host's). */
+__attribute__((noinline))
 static void prepare(struct start *st, struct prepared_record *rec, const struct host *h,
 		    const struct candidates *c, const struct decision *d)
 {
@@ -786,19 +763,28 @@ static void prepare(struct start *st, struct prepared_record *rec, const struct 
 	}
 	unsigned uid = (unsigned)getauxval(AT_UID);
 	bool users = uid != 0;
-	char path[CL_PATH_MAX / 4], exe[512], env[512];
-	const char *conda = env_get(st->envp, "CONDA_PREFIX"), *home = env_get(st->envp, "CUDA_HOME");
+	char path[CL_PATH_MAX / 4], exe[512], own[512], meta[512], conda[512], home[512];
 	struct prepared_decision pd = {
 		.cands = c, .compat = d->use_compat, .list = st->list, .reason = d->reason,
 		.users_stores = h->platform != PLATFORM_TEGRA,
-		.program_dirs = { conda, home ? home : env_get(st->envp, "CUDA_PATH") },
 	};
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	/* what the environment names, looked at by each start (brings_package) */
+	int k = 0;
+	const char *v = env_get(st->envp, "CONDA_PREFIX");
+	if (v && snprintf(conda, sizeof conda, "%s/cuda-compat", v) < (int)sizeof conda)
+		pd.program_dirs[k++] = conda;
+	if (!(v = env_get(st->envp, "CUDA_HOME")))
+		v = env_get(st->envp, "CUDA_PATH");
+	if (v && snprintf(home, sizeof home, "%s/compat", v) < (int)sizeof home)
+		pd.program_dirs[k++] = home;
+	ssize_t n = st->for_host ? -1 : readlink("/proc/self/exe", exe, sizeof exe - 1);
 	if (n > 0 && (size_t)n < sizeof exe - 1) {
 		exe[n] = '\0';
-		if (reach_own_env(exe, env, sizeof env)) {
-			env[strlen(env) - (sizeof "/cuda-compat" - 1)] = '\0';	/* PREFIX */
-			pd.program_dirs[pd.program_dirs[0] ? pd.program_dirs[1] ? 2 : 1 : 0] = env;
+		if (reach_own_env(exe, own, sizeof own)) {
+			pd.program_dirs[k++] = own;
+			size_t pl = strlen(own) - (sizeof "/cuda-compat" - 1);
+			snprintf(meta, sizeof meta, "%.*s/conda-meta", (int)pl, own);
+			pd.program_dirs[k++] = meta;
 		}
 	}
 	bool lasting = false;
@@ -1059,6 +1045,67 @@ static void hand_over(struct start *st)
 	hand_over_exec(st, llp, envp);
 }
 
+/* After --verify: the host's decision prepared for the programs that
+ * bring nothing of their own (prepared.h), as a start of a program of
+ * cudaload's own machine would make it; nothing run. */
+static void prepare_for_host(struct start *st)
+{
+	st->for_host = true;
+	st->self = path_from_kernel();
+	settings_load_config(&st->s, st->envp, st->self);
+	target_init(&st->t);
+	st->t.cls = __ehdr_start.e_ident[EI_CLASS];
+	st->t.machine = __ehdr_start.e_machine;
+	st->user_llp = user_library_path(env_get(st->envp, "LD_LIBRARY_PATH"), st->envp, st->s.secure);
+	if (prepared_fits(st))
+		judge(st);
+}
+
+/* cudaload --verify: cudaload-verify (beside this binary or in
+ * ../libexec/cudaload) in a child, then the decision prepared with its
+ * verdicts; its exit status. */
+__attribute__((noreturn))
+static void run_verifier(struct start *st)
+{
+	char *self = path_from_kernel();
+	char *helper = malloc(CL_PATH_MAX);
+	char *slash = self ? strrchr(self, '/') : NULL;
+	if (!slash)
+		die(EXIT_NOT_FOUND, "--verify: cannot tell where cudaload lives (no /proc?)");
+	if (!helper)
+		die(EXIT_CANNOT_EXEC, "out of memory");
+	*slash = '\0';
+	char **av = calloc((size_t)st->argc + 4, sizeof *av);
+	if (!av)
+		die(EXIT_CANNOT_EXEC, "out of memory");
+	static char opt_dir[] = "--cudaload-dir";
+	int k = 1;
+	av[k++] = opt_dir;
+	av[k++] = self;
+	for (int i = 1; i < st->argc; i++)
+		av[k++] = st->argv[i];
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid <= 0) {	/* the child, or no child: the verifier in its place */
+		int e = first_use_exec_verifier(self, helper, av, st->envp);
+		if (e != ENOENT)
+			die(EXIT_CANNOT_EXEC, "%s: %s", helper, strerror(e));
+		die(EXIT_NOT_FOUND, "--verify: no cudaload-verify in %s or %s/../libexec/cudaload", self,
+		    self);
+	}
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	*slash = '/';
+	/* The store just written is racy for PREPARED_RACY_S (prepared.h):
+	 * wait that out, so that the next start finds the decision prepared. */
+	struct timespec racy = { PREPARED_RACY_S, 100 * 1000 * 1000 };
+	while (nanosleep(&racy, &racy) < 0 && errno == EINTR)
+		;
+	prepare_for_host(st);
+	exit(WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+}
+
 int main(int argc, char **argv, char **envp)
 {
 	struct start st = { .as_interp = false };
@@ -1073,7 +1120,7 @@ int main(int argc, char **argv, char **envp)
 		diag_set_program(st.as_interp ? (argc ? argv[0] : NULL)
 					      : st.o.first < argc ? argv[st.o.first] : "cudaload");
 	if (st.o.verify)
-		run_verifier(argc, argv, envp);
+		run_verifier(&st);
 	if (st.o.root) {
 		const char *problem = status_check_root(st.o.root);
 		if (problem)

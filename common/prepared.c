@@ -346,8 +346,9 @@ static int inputs_add(struct inputs *in, char kind, const char *root, const char
 
 /* A path that is not there stands as the deepest directory above it that
  * is (its ctime moves when the next name is made), unless that is the
- * root, or the directory the decision is kept in (which its own writing
- * changes): then the path itself, whose stat fails until it is made. */
+ * root, the directory the decision is kept in or the one above it (which
+ * its own writing changes): then the path itself, whose stat fails until
+ * it is made. */
 static int add_path(struct inputs *in, const char *root, const char *path, const char *keep_dir)
 {
 	struct stat st;
@@ -364,7 +365,9 @@ static int add_path(struct inputs *in, const char *root, const char *path, const
 	int rc = 1;
 	for (char *slash; rc == 1 && (slash = strrchr(up, '/')) && slash != up;) {
 		*slash = '\0';
-		if (strcmp(up, keep_dir) == 0)
+		size_t ul = strlen(up);
+		if (strncmp(keep_dir, up, ul) == 0 && (keep_dir[ul] == '\0' ||
+		    (keep_dir[ul] == '/' && !strchr(keep_dir + ul + 1, '/'))))
 			break;
 		char *f = rooted_path(root, up);
 		if (!f) {

@@ -36,8 +36,10 @@ status_n=${BENCH_STATUS_PROGRAMS:-300}
 
 LDSO=$(readelf -lW /usr/bin/env | sed -n 's/.*Requesting program interpreter: \(.*\)]/\1/p')
 ldso_name=${LDSO##*/}
+# Nothing of the caller's that cudaload reads: a program that brings no
+# directory of its own (CUDA_HOME and the rest would add their stat).
 unset CUDALOAD_ROOT CUDALOAD_CONFIG CUDALOAD_MODE CUDALOAD_DEBUG CUDALOAD_POLICY \
-	CUDALOAD_COMPAT_PATH CUDALOAD_LDSO LD_LIBRARY_PATH
+	CUDALOAD_COMPAT_PATH CUDALOAD_LDSO LD_LIBRARY_PATH CUDA_HOME CUDA_PATH CONDA_PREFIX
 
 # The Jetson fixture.
 $CC -O1 -o "$O/libs/mknote" "$E/mknote.c"
@@ -113,6 +115,16 @@ LP="LD_LIBRARY_PATH=$PIN"
 
 $CC -O2 -o "$O/startup" "$top/tests/bench/startup.c"
 T=$O/bin/trivial
+# The decisions prepared, as a machine's first start (or cudaload --verify)
+# leaves them: once every input is past its racy second (common/prepared.h).
+sleep 1.2
+for f in "$J" "$PN" "$UN"; do
+	env "$f" "$T-chain" >/dev/null
+	env "$f" CUDALOAD_DEBUG=1 "$T-chain" 2>&1 | grep -q 'prepared decision: holds' || {
+		echo "bench: no prepared decision holds for $f" >&2
+		exit 1
+	}
+done
 "$O/startup" "$rounds" "$per" \
 	"nogpu/direct=$T" \
 	"nogpu/floor-chain=$T-floor-chain" \

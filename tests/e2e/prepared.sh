@@ -1,0 +1,211 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The prepared decision (common/prepared.h, docs/design.md §13): a start on a
+# Jetson whose inputs did not change reads what an earlier start decided and
+# checks it with a stat per input; each input changed in turn gives the new
+# decision at the next start, a damaged or foreign one is ignored,
+# concurrent first starts agree, and on x86_64 strace counts what is left
+# before ld.so.  Usage: prepared.sh BUILD [x86_64|aarch64] [exec|chain]
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+B=$(cd "${1:-$top/build}" && pwd)
+arch=${2:-$(uname -m)}
+mode=${3:-exec}
+. "$here/lib.sh"
+echo "== prepared decision, $arch, $mode mode"
+if ! for_arch "$arch"; then
+	skip "$arch prepared decision" "$foreign_why"
+	finish
+	exit
+fi
+export CC=$TCC OBJCOPY
+W=$B/e2e-prepared-$arch-$mode
+rm -rf "$W"
+mkdir -p "$W/libs" "$W/bin"
+${HOSTCC:-cc} -O1 -o "$W/libs/mknote" "$here/mknote.c"
+$TCC -O1 -o "$W/bin/cudaprobe" "$here/cudaprobe.c" -ldl
+# cudaload installed where no ../etc/cudaload.conf lies beside it, as the
+# bench runs it (the build tree's etc/ holds the example config)
+mkdir -p "$W/cl/bin"
+cp "$CL" "$W/cl/bin/cudaload"
+[ ! -x "$(dirname "$CL")/cudaload-verify" ] || cp "$(dirname "$CL")/cudaload-verify" "$W/cl/bin/"
+CL=$W/cl/bin/cudaload
+P=$W/bin/probe
+cp "$W/bin/cudaprobe" "$P"
+"$B/cudaload-patch" --interp "$CL" "$P" >/dev/null
+# one that names a directory of its own: never prepared
+cp "$W/bin/cudaprobe" "$P-runpath"
+patchelf --set-rpath /opt/app/lib "$P-runpath"
+"$B/cudaload-patch" --interp "$CL" "$P-runpath" >/dev/null
+
+# JetPack 5 with cuda-compat-12-2: compat (the app note's table).
+base=$W/base
+sh "$here/mkroot.sh" "$top/tests/fixtures/orin-jp5-compat122.profile" "$base" "$W/libs" || {
+	bad "fixture"
+	finish
+	exit
+}
+compat=/usr/local/cuda-12.2/compat tegra=/usr/lib/aarch64-linux-gnu/tegra
+
+# start ROOT [VAR=VALUE...]: the probe, patched, with nothing of its own (no
+# LD_LIBRARY_PATH, CUDA_HOME or conda): which libcuda it loaded.
+start() {
+	r=$1
+	shift
+	env -u LD_LIBRARY_PATH -u CUDA_HOME -u CUDA_PATH -u CONDA_PREFIX -u CUDALOAD_CONFIG \
+		CUDALOAD_ROOT="$r" CUDALOAD_MODE="$mode" CUDALOAD_FIRST_USE=off "$@" "$P" 2>&1 |
+		sed -n "s|^libcuda=$r\([^ ]*\) .*|\1|p; s|^libcuda=none|none|p"
+}
+# why ROOT [VAR=VALUE...]: what the trace says of the prepared decision.
+why() {
+	r=$1
+	shift
+	env -u LD_LIBRARY_PATH -u CUDA_HOME -u CUDA_PATH -u CONDA_PREFIX -u CUDALOAD_CONFIG \
+		CUDALOAD_ROOT="$r" CUDALOAD_MODE="$mode" CUDALOAD_FIRST_USE=off CUDALOAD_DEBUG=1 "$@" "$P" 2>&1 |
+		sed -n 's/.*: prepared decision: //p'
+}
+lib_compat=$compat/libcuda.so.1	# as the probe names what dlopen found
+
+cases="release removed inplace companion config policy verdicts module boot damaged file foreign concurrent runpath cudahome strace"
+for c in $cases; do
+	cp -a "$base" "$W/$c"
+done
+sleep 1.2	# past the racy second of every file just made (prepared.h)
+for c in $cases; do
+	start "$W/$c" >/dev/null	# prepares
+done
+for c in $cases; do
+	[ "$(why "$W/$c")" = "holds (the full path runs for this trace)" ] || bad "$c: prepared" "$(why "$W/$c")"
+done
+got=$(start "$W/release")
+[ "$got" = "$lib_compat" ] && ok "prepared: the compat package, as decided" || bad "prepared: compat" "$got"
+
+# expect CASE CHANGED [VAR=VALUE...]: the next start does not take the
+# prepared decision and loads what the full path (the trace's run) loads;
+# CHANGED: the decision differs from the prepared one.
+expect() {
+	c=$1 changed=$2
+	shift 2
+	w=$(why "$W/$c" "$@")
+	case $w in
+	holds*) bad "$c: the prepared decision no longer holds" "$w" ;;
+	*) ok "$c: the prepared decision does not hold: $w" ;;
+	esac
+	want=$(start "$W/$c" CUDALOAD_DEBUG=1 "$@")
+	got=$(start "$W/$c" "$@")
+	[ "$got" = "$want" ] && ok "$c: the next start loads what the full path does (${want:-nothing})" ||
+		bad "$c: loads $want" "$got"
+	if [ "$changed" = changed ]; then
+		[ "$got" != "$lib_compat" ] && ok "$c: not the package prepared" || bad "$c: a new decision" "$got"
+	fi
+}
+
+# the driver: JetPack 4's release takes no 12.2 package (app note)
+printf '# R32 (release), REVISION: 7.4, GCID: 33514132, BOARD: t186ref, EABI: aarch64, DATE: Fri Jun  9 04:25:08 UTC 2023\n' \
+	>"$W/release/etc/nv_tegra_release"
+expect release changed
+# the package gone
+rm -rf "$W/removed$compat"
+expect removed changed
+# its libcuda written over in place, by one for another machine
+other=aarch64-linux-gnu-gcc
+[ "$arch" != aarch64 ] || other=x86_64-linux-gnu-gcc
+if $other -shared -fPIC -Wl,-soname,libcuda.so.1 -DFAKE_CUDA_VERSION=12020 -o "$W/other.so" "$here/fakecuda.c" 2>/dev/null; then
+	cat "$W/other.so" >"$W/inplace$compat/libcuda.so.1.1"
+	expect inplace changed
+else
+	skip "inplace" "no $other to build a libcuda for another machine"
+fi
+# a companion library gone
+rm -f "$W/companion$compat"/libnvidia-ptxjitcompiler.so*
+expect companion same
+# the settings: the config file, the environment
+printf 'policy = system\n' >"$W/policy.conf"
+expect config changed CUDALOAD_CONFIG="$W/policy.conf"
+expect policy changed CUDALOAD_POLICY=system
+# the verdict store: cudaload-verify itself (cudaload --verify would
+# prepare anew), with the package's cuInit failing where the system driver's works
+cl=$CL
+if verifier_suite "$arch" "prepared: verdicts" >/dev/null; then
+	CL=$cl
+	printf '%s\n' 999 >"$W/verdicts$compat/fake-cuinit"
+	sleep 1.2
+	start "$W/verdicts" >/dev/null
+	[ "$(why "$W/verdicts")" = "holds (the full path runs for this trace)" ] || bad "verdicts: prepared" "$(why "$W/verdicts")"
+	CUDALOAD_ROOT=$W/verdicts "$(dirname "$CL")/cudaload-verify" --cudaload-dir "$(dirname "$CL")" >/dev/null 2>&1
+	expect verdicts changed
+else
+	skip "verdicts" "cudaload-verify cannot load packages from this build tree (verifier_suite)"
+fi
+CL=$cl
+# a module loaded (or reloaded: a new node in /sys/module)
+mkdir -p "$W/module/sys/module/nvgpu"
+expect module same
+# a boot: /run emptied
+rm -rf "$W/boot/run/cudaload"
+[ "$(why "$W/boot")" = none ] && ok "boot: nothing prepared" || bad "boot: none" "$(why "$W/boot")"
+got=$(start "$W/boot")
+[ "$got" = "$lib_compat" ] && ok "boot: compat" || bad "boot: compat" "$got"
+
+# damaged, a plain file, another build's or settings': ignored, then made again
+m=$(ls "$W/damaged/run/cudaload" | grep prepared-)
+ln -sfn "cudaload-prepared 1 nonsense" "$W/damaged/run/cudaload/$m"
+expect damaged same
+rm -f "$W/file/run/cudaload/$m"
+printf 'cudaload-prepared 1\n' >"$W/file/run/cudaload/$m"
+expect file same
+t=$(readlink "$W/foreign/run/cudaload/$m")
+ln -sfn "$(printf '%s' "$t" | sed '1s/^\(cudaload-prepared 1 \)./\1f/')" "$W/foreign/run/cudaload/$m"
+expect foreign same
+for c in damaged file foreign; do
+	w=$(why "$W/$c")
+	[ "$w" = "holds (the full path runs for this trace)" ] && ok "$c: made again" || bad "$c: made again" "$w"
+done
+
+# concurrent first starts: all agree, and what is left holds
+rm -f "$W/concurrent/run/cudaload/$m"
+i=0
+while [ $i -lt 8 ]; do
+	start "$W/concurrent" >"$W/concurrent.$i" &
+	i=$((i + 1))
+done
+wait
+n=$(cat "$W"/concurrent.? | sort -u)
+[ "$n" = "$lib_compat" ] && ok "concurrent: 8 first starts agree" || bad "concurrent: agree" "$n"
+[ "$(why "$W/concurrent")" = "holds (the full path runs for this trace)" ] && ok "concurrent: the one left holds" ||
+	bad "concurrent: holds" "$(why "$W/concurrent")"
+ls -a "$W/concurrent/run/cudaload" | grep -q '^\.prepared\.' && bad "concurrent: a temporary left" || ok "concurrent: no temporary left"
+
+# what the program brings
+w=$(env -u LD_LIBRARY_PATH CUDALOAD_ROOT="$W/runpath" CUDALOAD_MODE="$mode" CUDALOAD_FIRST_USE=off \
+	CUDALOAD_DEBUG=1 "$P-runpath" 2>&1 | grep -c 'prepared decision')
+[ "$w" = 0 ] && ok "runpath: a program with a RUNPATH takes the full path" || bad "runpath: full path" "$w"
+mkdir -p "$W/cudahome/opt/toolkit"
+cp -a "$W/cudahome$compat" "$W/cudahome/opt/toolkit/compat"
+w=$(why "$W/cudahome" CUDA_HOME=/opt/toolkit)
+case $w in
+holds*) bad "cudahome: a package CUDA_HOME names, not judged, takes the full path" "$w" ;;
+*) ok "cudahome: a package CUDA_HOME names, not judged, takes the full path: $w" ;;
+esac
+w=$(why "$W/cudahome" CUDA_HOME=/usr/local/cuda-12.2)
+[ "$w" = "holds (the full path runs for this trace)" ] && ok "cudahome: one it judged keeps the prepared decision" ||
+	bad "cudahome: judged" "$w"
+
+# what is left before ld.so: x86_64, where strace runs (the bench counts the same)
+if [ "$arch" = "$(uname -m)" ] && command -v strace >/dev/null; then
+	env -u LD_LIBRARY_PATH -u CUDA_HOME -u CUDA_PATH -u CONDA_PREFIX -u CUDALOAD_CONFIG \
+		CUDALOAD_ROOT="$W/strace" CUDALOAD_MODE="$mode" strace -o "$W/strace.txt" "$P" >/dev/null 2>&1
+	lacks "strace: the probe is not run (no release read, no /usr/local listed)" \
+		"$(grep -e nv_tegra_release.*O_RDONLY -e getdents "$W/strace.txt")" "open"
+	contains "strace: one readlink reads the decision" "$(grep -c 'readlink(.*/prepared-' "$W/strace.txt")" 1
+	if [ "$mode" = chain ]; then
+		n=$(awk -v l="$(basename "$(readelf -lW "$P" | sed -n 's/.*interpreter: \(.*\)]/\1/p')")" '
+			{ line[NR] = $0 } /ld-linux/ { last = NR }
+			END { for (i = last + 1; i <= NR; i++) if (line[i] ~ /^brk\(NULL\)/) { print i - 2; exit } }' "$W/strace.txt")
+		[ "${n:-99}" -le 26 ] && ok "strace: $n system calls before ld.so" || bad "strace: at most 26 before ld.so" "$n"
+	fi
+else
+	skip "strace counts" "strace runs the host's programs only"
+fi
+finish

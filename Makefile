@@ -213,6 +213,8 @@ e2e: all $(BUILD)/asan/cudaload-patch
 		sh tests/e2e/hold.sh $(BUILD) $$a $$m; done; done
 	@set -e; for a in $(E2E_ARCHES); do for m in exec chain; do \
 		sh tests/e2e/reach.sh $(BUILD) $$a $$m; done; done
+	@set -e; for a in $(E2E_ARCHES); do for m in exec chain; do \
+		sh tests/e2e/prepared.sh $(BUILD) $$a $$m; done; done
 	@set -e; for a in $(E2E_ARCHES); do sh tests/e2e/walk.sh $(BUILD) $$a; done
 	sh tests/e2e/glibc231.sh $(BUILD)
 	sh tests/e2e/cudart.sh $(BUILD)
@@ -253,7 +255,7 @@ bench-smoke: all
 	@echo "bench smoke: ok ($(BUILD)/bench/results.json)"
 
 # ---- fuzzing: libFuzzer targets (clang) for every parser of outside data ----
-FUZZ_TARGETS := release versions notejson config elf patch verdict patchlist utf8 ldcache inroot
+FUZZ_TARGETS := release versions notejson config elf patch verdict patchlist utf8 ldcache inroot prepared
 FUZZ_LIBSRC := $(COMMON_SRC) $(ELFPATCH_SRC) tools/patchlist.c tools/inroot.c
 FUZZ_SECONDS ?= 60
 

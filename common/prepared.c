@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "prepared.h"
 
-#include <dirent.h>
 #include <stddef.h>
 #include <errno.h>
 #include <stdio.h>
@@ -551,17 +550,4 @@ int prepared_write(struct prepared_record *r, const char *path, const struct pre
 	free(tmp);
 	free(text);
 	return rc;
-}
-
-void prepared_remove(const char *root, const char *dir)
-{
-	char *full = rooted_path(root, dir);
-	DIR *d = full ? opendir(full) : NULL;
-	struct dirent *e;
-	while (d && (e = readdir(d)))
-		if (strncmp(e->d_name, "prepared-", 9) == 0)
-			unlinkat(dirfd(d), e->d_name, 0);
-	if (d)
-		closedir(d);
-	rooted_path_free(full, dir);
 }

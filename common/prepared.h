@@ -134,9 +134,4 @@ int prepared_write(struct prepared_record *r, const char *path, const struct pre
 		   const char **why);
 void prepared_record_free(struct prepared_record *r);
 
-/* Remove every prepared decision in dir under root (cudaload --verify
- * after it stored verdicts: they would be stale by the stamp anyway, this
- * spares the next start its check). */
-void prepared_remove(const char *root, const char *dir);
-
 #endif

@@ -526,6 +526,7 @@ struct start {
 	char *list;		/* the search list for ld.so, or NULL: none */
 	char *own;		/* `cudaload PROGRAM`: the chosen driver's directories alone */
 	bool compat;		/* a compat package leads the list */
+	bool prepared_holds;	/* the trace's start found one that holds: not written again */
 	char prepared[PREPARED_CAP];	/* a prepared decision read: the list points into it */
 };
 
@@ -731,9 +732,13 @@ static bool use_prepared(struct start *st)
 		held = prepared_check(path, key, st->prepared, &v, &why) &&
 		       (uid == 0 || users || !v.users_stores);
 	}
-	held = held && !brings_package(st, &v);
+	if (held && brings_package(st, &v)) {
+		held = false;
+		why = "the program's environment names a package it did not judge";
+	}
 	if (diag_on) {
 		diag("prepared decision: %s", held ? "holds (the full path runs for this trace)" : why);
+		st->prepared_holds = held;
 		return false;
 	}
 	if (!held)
@@ -869,7 +874,7 @@ static void judge(struct start *st)
 	struct verdict system_verdict = { 0 };
 	struct pin pin = { 0 };
 	struct prepared_record rec = { .seen = NULL };
-	bool preparing = prepared_fits(st) && prepared_begin(&rec, s->root) == 0;
+	bool preparing = !st->prepared_holds && prepared_fits(st) && prepared_begin(&rec, s->root) == 0;
 	bool settled = true;	/* no question left for the driver: can be prepared */
 	char *llp = NULL;
 	if (st->bare) {

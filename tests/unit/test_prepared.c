@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: MIT */
+#include "helpers.h"
+
+#include <errno.h>
+#include <unistd.h>
+
+#include "../../common/prepared.h"
+
+static const char valid[] =
+	"cudaload-prepared 1 00000000000000aa 00000000000000bb cu\n"
+	"n /sys/module/nvgpu\n"
+	"f /etc/nv_tegra_release\n"
+	"c fe00 5300ee\n"
+	"= /usr/local/cuda-12.2/compat:/usr/lib/aarch64-linux-gnu/tegra\n"
+	"? compat CUDA 12.2\n";
+
+static int parse(const char *text, uint64_t *key, uint64_t *stamp, struct prepared_view *v,
+		 char *buf)
+{
+	size_t n = strlen(text);
+	memcpy(buf, text, n + 1);
+	return prepared_parse(buf, n, key, stamp, v);
+}
+
+Test(prepared_happy, parse)
+{
+	char buf[PREPARED_CAP];
+	uint64_t key, stamp;
+	struct prepared_view v;
+	cr_assert_eq(parse(valid, &key, &stamp, &v, buf), 2);
+	cr_assert_eq(key, 0xaa);
+	cr_assert_eq(stamp, 0xbb);
+	cr_assert(v.compat && v.users_stores);
+	cr_assert_str_eq(v.list, "/usr/local/cuda-12.2/compat:/usr/lib/aarch64-linux-gnu/tegra");
+	cr_assert_str_eq(v.reason, "compat CUDA 12.2");
+	cr_assert_eq(v.n_cands, 1);
+	cr_assert(prepared_has_candidate(&v, 0xfe00, 0x5300ee));
+	cr_assert(!prepared_has_candidate(&v, 0xfe00, 0x5300ef));
+}
+
+Test(prepared_edge, damaged)
+{
+	static const char *const bad[] = {
+		"",
+		"cudaload-prepared 1 00000000000000aa 00000000000000bb -",	/* no newline */
+		"cudaload-prepared 2 00000000000000aa 00000000000000bb -\n= \n? x\n",
+		"cudaload-prepared 1 00000000000000AA 00000000000000bb -\n= \n? x\n",
+		"cudaload-prepared 1 00000000000000aa 00000000000000b -\n= \n? x\n",
+		"cudaload-prepared 1 00000000000000aa 00000000000000bb x\n= \n? x\n",
+		"cudaload-prepared 1 00000000000000aa 00000000000000bb -\nf relative\n= \n? x\n",
+		"cudaload-prepared 1 00000000000000aa 00000000000000bb -\nq /x\n= \n? x\n",
+		"cudaload-prepared 1 00000000000000aa 00000000000000bb -\nc fe00\n= \n? x\n",
+		"cudaload-prepared 1 00000000000000aa 00000000000000bb -\nc fe00 12 3\n= \n? x\n",
+		"cudaload-prepared 1 00000000000000aa 00000000000000bb -\n? x\n",
+		"cudaload-prepared 1 00000000000000aa 00000000000000bb -\n= \n",
+		"cudaload-prepared 1 00000000000000aa 00000000000000bb -\n= \n? x\nmore\n",
+	};
+	char buf[PREPARED_CAP];
+	uint64_t key, stamp;
+	struct prepared_view v;
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		cr_assert_eq(parse(bad[i], &key, &stamp, &v, buf), -1, "accepted #%zu", i);
+	/* too many inputs */
+	size_t at = (size_t)snprintf(buf, sizeof buf, "cudaload-prepared 1 00000000000000aa 00000000000000bb -\n");
+	for (int i = 0; i <= PREPARED_MAX_INPUTS; i++)
+		at += (size_t)snprintf(buf + at, sizeof buf - at, "f /%d\n", i);
+	at += (size_t)snprintf(buf + at, sizeof buf - at, "= \n? x\n");
+	cr_assert_eq(prepared_parse(buf, at, &key, &stamp, &v), -1);
+	/* a NUL inside */
+	memcpy(buf, valid, sizeof valid);
+	buf[30] = '\0';
+	cr_assert_eq(prepared_parse(buf, sizeof valid - 1, &key, &stamp, &v), -1);
+}
+
+Test(prepared_happy, key)
+{
+	struct settings s;
+	settings_from_env(&s, NULL, false);
+	uint64_t k = prepared_key("id", 2, &s, 2, 183);
+	cr_assert_eq(prepared_key("id", 2, &s, 2, 183), k, "the same settings, the same key");
+	cr_assert_neq(prepared_key("iD", 2, &s, 2, 183), k, "another build");
+	cr_assert_neq(prepared_key("id", 2, &s, 2, 62), k, "another machine");
+	cr_assert_neq(prepared_key("id", 2, &s, 1, 183), k, "another class");
+	s.policy = POLICY_SYSTEM;
+	cr_assert_neq(prepared_key("id", 2, &s, 2, 183), k, "another policy");
+	s.policy = POLICY_AUTO;
+	s.root = "/r";
+	cr_assert_neq(prepared_key("id", 2, &s, 2, 183), k, "another root");
+	s.root = "";
+	s.first_use_off = true;
+	cr_assert_neq(prepared_key("id", 2, &s, 2, 183), k, "first use off");
+}
+
+/* A root with a package, a release and a driver dir, its files made long
+ * enough ago for the racy rule: the record's start is moved on instead. */
+static char *jetson(void)
+{
+	char *root = scratch_dir();
+	put_text(root, "/etc/nv_tegra_release", "# R35 (release), REVISION: 4.1\n");
+	put_text(root, "/usr/local/cuda-12.2/compat/libcuda.so.1", "elf\n");
+	mkdirs(root);
+	char p[512];
+	snprintf(p, sizeof p, "%s/usr/lib/aarch64-linux-gnu/tegra", root);
+	mkdirs(p);
+	snprintf(p, sizeof p, "%s/run/cudaload", root);
+	mkdirs(p);
+	return root;
+}
+
+static int write_decision(const char *root, const char *path, uint64_t key, bool move_on,
+			  const char **why)
+{
+	struct prepared_record r;
+	cr_assert_eq(prepared_begin(&r, root), 0);
+	if (move_on)
+		r.began.tv_sec += 2 * PREPARED_RACY_S + 1;
+	/* what a probe would look at */
+	char *f = rooted_path(root, "/etc/nv_tegra_release");
+	rooted_path_free(f, "/etc/nv_tegra_release");
+	struct stat st;
+	rooted_stat(root, "/usr/lib/aarch64-linux-gnu/tegra", &st);
+	rooted_stat(root, "/run/opengl-driver/lib", &st);
+	rooted_stat(root, "/usr/local/cuda-12.2/compat_orin", &st);
+	rooted_stat(root, "/proc/device-tree/compatible", &st);
+	struct candidates c = { 0 };
+	struct candidate cand = { .dir = (char *)"/usr/local/cuda-12.2/compat", .dev = 1, .ino = 2 };
+	c.v = &cand;
+	c.n = 1;
+	struct prepared_decision d = { .key = key, .cands = &c, .compat = true,
+				       .list = "/usr/local/cuda-12.2/compat", .reason = "compat\nCUDA 12.2" };
+	int rc = prepared_write(&r, path, &d, why);
+	prepared_record_free(&r);
+	return rc;
+}
+
+Test(prepared_happy, written_checked_and_stale)
+{
+	char *root = jetson();
+	char path[512], buf[PREPARED_CAP];
+	cr_assert_eq(prepared_path(path, sizeof path, root, PREPARED_DIR, 183), 0);
+	const char *why = NULL;
+	struct prepared_view v;
+
+	cr_assert_eq(write_decision(root, path, 7, false, &why), 1, "files just made are racy");
+	cr_assert(strstr(why, "racy"), "%s", why);
+	cr_assert(!prepared_check(path, 7, buf, &v, &why));
+	cr_assert_str_eq(why, "none");
+
+	cr_assert_eq(write_decision(root, path, 7, true, &why), 0, "%s", why);
+	cr_assert(prepared_check(path, 7, buf, &v, &why), "%s", why);
+	cr_assert(v.compat && !v.users_stores);
+	cr_assert_str_eq(v.list, "/usr/local/cuda-12.2/compat");
+	cr_assert_str_eq(v.reason, "compat CUDA 12.2", "one line");
+	cr_assert(prepared_has_candidate(&v, 1, 2));
+	/* the inputs: the device tree is the boot's; what is missing stands
+	 * as the directory above it */
+	char target[PREPARED_CAP];
+	ssize_t n = readlink(path, target, sizeof target - 1);
+	cr_assert_gt(n, 0);
+	target[n] = '\0';
+	cr_assert_null(strstr(target, "device-tree"));
+	cr_assert_null(strstr(target, "compat_orin"), "%s", target);
+	cr_assert_not_null(strstr(target, "/usr/local/cuda-12.2\n"), "%s", target);
+	cr_assert_not_null(strstr(target, "/run/opengl-driver/lib\n"), "kept as itself: /run holds the decision");
+
+	cr_assert(!prepared_check(path, 8, buf, &v, &why), "another key");
+	cr_assert(strstr(why, "another build"));
+
+	/* each input changed: a new package beside, the release edited, a
+	 * directory made where one was missing */
+	static const char *const changes[] = { "/usr/local/cuda-12.2/compat_orin/x",
+					       "/etc/nv_tegra_release", "/run/opengl-driver/lib/x" };
+	for (size_t i = 0; i < sizeof changes / sizeof *changes; i++) {
+		cr_assert_eq(write_decision(root, path, 7, true, &why), 0, "%s", why);
+		cr_assert(prepared_check(path, 7, buf, &v, &why), "%s", why);
+		put_text(root, changes[i], "changed\n");
+		cr_assert(!prepared_check(path, 7, buf, &v, &why), "%s did not count", changes[i]);
+		cr_assert_str_eq(why, "an input changed since");
+	}
+	rm_rf(root);
+	free(root);
+}
+
+Test(prepared_edge, not_a_decision)
+{
+	char *root = jetson();
+	char path[512], buf[PREPARED_CAP];
+	const char *why = NULL;
+	struct prepared_view v;
+	cr_assert_eq(prepared_path(path, sizeof path, root, PREPARED_DIR, 183), 0);
+	put_text(root, PREPARED_DIR "/prepared-183", "cudaload-prepared 1\n");
+	cr_assert(!prepared_check(path, 7, buf, &v, &why));
+	cr_assert(strstr(why, "not a link"), "%s", why);
+	unlink(path);
+	cr_assert_eq(symlink("cudaload-prepared 1 nonsense", path), 0);
+	cr_assert(!prepared_check(path, 7, buf, &v, &why));
+	cr_assert(strstr(why, "damaged"), "%s", why);
+	unlink(path);
+	cr_assert(!prepared_check(path, 7, buf, &v, &why));
+	cr_assert_str_eq(why, "none");
+	rm_rf(root);
+	free(root);
+}

@@ -34,8 +34,10 @@ static uint64_t fold_u64(uint64_t h, uint64_t v)
 	return fold(h, &v, sizeof v);
 }
 
-/* One input: 'n' a kernel node (sysfs, procfs), whose times are those of
- * its inode in the cache, not of the thing: its identity only; 'f' anything
+/* One input: 'n' a kernel node (sysfs), whose times are those of its inode
+ * in the cache, not of the thing: its identity and its link count (a sysfs
+ * directory's is 2 and its subdirectories: /sys/module's, the modules
+ * loaded); 'f' anything
  * else: identity, type, size and both times (ctime moves with every change
  * of content, entries or metadata). */
 static uint64_t stamp_input(uint64_t h, char kind, const char *path)
@@ -48,6 +50,7 @@ static uint64_t stamp_input(uint64_t h, char kind, const char *path)
 	}
 	h = fold_u64(h, (uint64_t)st.st_dev);
 	h = fold_u64(h, (uint64_t)st.st_ino);
+	h = fold_u64(h, (uint64_t)st.st_nlink);
 	if (kind == 'n')
 		return h;
 	h = fold_u64(h, (uint64_t)st.st_mode);
@@ -229,7 +232,23 @@ bool prepared_check(const char *path, uint64_t key, char *buf, struct prepared_v
 
 /* ---- writing ------------------------------------------------------------- */
 
-static const char module_nvidia[] = "/sys/module/nvidia", module_nvgpu[] = "/sys/module/nvgpu";
+static const char modules[] = "/sys/module", module_nvidia[] = "/sys/module/nvidia";
+
+/* The node that stands for a GPU module: nvidia's own directory when it is
+ * loaded (a reload may bring another driver version); else /sys/module,
+ * whose link count moves when any module comes or goes.  nvgpu, whose
+ * answers are the SoC's and whose version is the release's, stands as
+ * /sys/module too: only its coming and going count. */
+static const char *module_node(const char *root, const char *module)
+{
+	struct stat st;
+	if (module != module_nvidia)
+		return modules;
+	char *full = rooted_path(root, module);
+	bool loaded = full && stat(full, &st) == 0;
+	rooted_path_free(full, module);
+	return loaded ? module : modules;
+}
 
 static bool starts(const char *s, const char *prefix)
 {
@@ -238,14 +257,14 @@ static bool starts(const char *s, const char *prefix)
 
 static uint64_t modules_identity(const char *root)
 {
-	char *a = rooted_path(root, module_nvidia), *b = rooted_path(root, module_nvgpu);
+	char *a = rooted_path(root, modules), *b = rooted_path(root, module_nvidia);
 	uint64_t h = FNV_BASIS;
 	if (a && b) {
 		h = stamp_input(h, 'n', a);
 		h = stamp_input(h, 'n', b);
 	}
-	rooted_path_free(a, module_nvidia);
-	rooted_path_free(b, module_nvgpu);
+	rooted_path_free(a, modules);
+	rooted_path_free(b, module_nvidia);
 	return h;
 }
 
@@ -296,7 +315,7 @@ static int classify(const char *path, char *out, size_t cap)
 		node = module_nvidia;
 	else if (starts(path, "/dev/nvhost-") || starts(path, "/dev/nvgpu/") ||
 		 starts(path, "/sys/module/nvgpu/"))
-		node = module_nvgpu;
+		node = "nvgpu";
 	else if (starts(path, "/proc/") || starts(path, "/sys/") || starts(path, "/dev/"))
 		return -1;
 	size_t n = strlen(node ? node : path);
@@ -432,7 +451,7 @@ static int gather(struct prepared_record *r, const struct prepared_decision *d, 
 		}
 		if (c == 0)
 			continue;
-		if ((line[0] == 'n' ? inputs_add(in, 'n', root, line + 2)
+		if ((line[0] == 'n' ? inputs_add(in, 'n', root, module_node(root, line + 2))
 				    : add_path(in, root, line + 2, keep_dir)) < 0)
 			goto full;
 	}

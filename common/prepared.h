@@ -13,9 +13,10 @@
  * - a directory stands for what is in it (its ctime moves when an entry
  *   is added, removed or renamed), so a missing path below an input
  *   directory needs no stat of its own;
- * - a kernel module's directory in /sys/module stands for what its driver
- *   shows (/proc/driver/nvidia, /dev/nvidia*, /dev/nvhost-*, /dev/nvgpu):
- *   a reload makes it a new kernfs node, a new inode number;
+ * - the GPU modules stand for what their drivers show (/proc/driver/nvidia,
+ *   /dev/nvidia*, /dev/nvhost-*, /dev/nvgpu): nvidia's own /sys/module
+ *   directory when loaded (a reload is a new kernfs node), else /sys/module,
+ *   whose link count moves when a module comes or goes;
  * - the device tree and the SoC's sysfs files are the boot's: the file
  *   lives in /run (or XDG_RUNTIME_DIR), which a boot empties (FHS 3.0).
  *

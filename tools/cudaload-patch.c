@@ -1619,26 +1619,35 @@ static const struct option_def *find_option(const char *arg, const char **value)
 	return NULL;
 }
 
-int main(int argc, char **argv)
-{
-	const char *machine = NULL;
-	const struct option_def *mode = NULL;
-	char self_interp[CL_PATH_MAX];
-	bool interp_given = false;
-	enum { NAMED, REAPPLY, RESTORE_RECORDED } from_record = NAMED;
-	bool no_record = false, install_given = false;
-	const char *mode_arg = NULL;
+/* ---- main, as its steps ----------------------------------------------------
+ * Read the command line; plan the walk (the image, the record, the
+ * interpreter); list every argument and process each file; report.  Each
+ * step answers 0, or the exit status having said why; what the command
+ * line asked is in struct command_line, what the plan decided in opt. */
 
-	elfpatch_init();
-	replace_install_handlers();
-	/* paths are gathered in argv's own slots, in order */
-	char **paths = argv + 1;
-	int npaths = 0;
+/* What the command line asked, beyond what it sets in opt and inst. */
+struct command_line {
+	const struct option_def *mode;	/* the option that picks what to do, or NULL */
+	const char *machine;		/* --machine */
+	const char *mode_arg;		/* --mode */
+	bool interp_given;		/* --interp */
+	bool no_record, install_given;
+	enum { NAMED, REAPPLY, RESTORE_RECORDED } from_record;	/* the paths, or the record's */
+	char **paths;			/* the paths, gathered in argv's own slots, in order */
+	int npaths;
+};
+
+/* The options into opt, inst and cl, the paths into cl->paths: an
+ * unknown option, a value missing or one too many, two modes, are a usage
+ * error. */
+static int read_command_line(int argc, char **argv, struct command_line *cl)
+{
+	cl->paths = argv + 1;
 	bool options_done = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (options_done || a[0] != '-' || !a[1]) {
-			paths[npaths++] = argv[i];
+			cl->paths[cl->npaths++] = argv[i];
 			continue;
 		}
 		if (strcmp(a, "--") == 0) {
@@ -1657,16 +1666,16 @@ int main(int argc, char **argv)
 			return usage_error("%s takes no value", a);
 		}
 		if (o->mode) {
-			if (mode && mode != o) {
+			if (cl->mode && cl->mode != o) {
 				fprintf(stderr, "cudaload-patch: --%s and --%s exclude each other\n",
-					mode->name, o->name);
+					cl->mode->name, o->name);
 				return EXIT_USAGE;
 			}
-			mode = o;
+			cl->mode = o;
 		}
 		switch (o->id) {
-		case O_INTERP: opt.interp = value; interp_given = true; break;
-		case O_MACHINE: machine = value; break;
+		case O_INTERP: opt.interp = value; cl->interp_given = true; break;
+		case O_MACHINE: cl->machine = value; break;
 		case O_ALL: opt.all = true; break;
 		case O_DRY_RUN: opt.dry_run = true; break;
 		case O_VERBOSE: opt.verbose = true; break;
@@ -1675,49 +1684,54 @@ int main(int argc, char **argv)
 		case O_FORCE: opt.force = true; break;
 		case O_RESTORE: opt.action = RESTORE; break;
 		case O_CHECK: opt.action = CHECK; break;
-		case O_REAPPLY: from_record = REAPPLY; break;
-		case O_RESTORE_RECORDED: from_record = RESTORE_RECORDED; opt.action = RESTORE; break;
+		case O_REAPPLY: cl->from_record = REAPPLY; break;
+		case O_RESTORE_RECORDED: cl->from_record = RESTORE_RECORDED; opt.action = RESTORE; break;
 		case O_QUIET: opt.quiet = true; break;
-		case O_NO_RECORD: no_record = true; break;
-		case O_INSTALL: install_given = true; break;
-		case O_MODE: mode_arg = value; break;
+		case O_NO_RECORD: cl->no_record = true; break;
+		case O_INSTALL: cl->install_given = true; break;
+		case O_MODE: cl->mode_arg = value; break;
 		case O_NO_CLOBBER: inst.no_clobber = true; break;
 		case O_HELP: case O_VERSION: break;
 		}
 	}
-	if (mode && mode->id == O_HELP) {
-		print_help(stdout);
-		return 0;
-	}
-	if (mode && mode->id == O_VERSION) {
-		printf("cudaload-patch %s\n", CUDALOAD_VERSION);
-		return 0;
-	}
+	return 0;
+}
+
+/* Do the options go together, and with the paths?  --mode's value into
+ * inst.mode. */
+static int check_combination(const struct command_line *cl)
+{
 	if (opt.force && opt.action != RESTORE)
 		return usage_error("%s only goes with --restore", "--force");
-	if ((mode_arg || inst.no_clobber) && !install_given)
-		return usage_error("%s only goes with --install", mode_arg ? "--mode" : "--no-clobber");
-	if (mode_arg) {
+	if ((cl->mode_arg || inst.no_clobber) && !cl->install_given)
+		return usage_error("%s only goes with --install", cl->mode_arg ? "--mode" : "--no-clobber");
+	if (cl->mode_arg) {
 		char *end;
-		long m = strtol(mode_arg, &end, 8);
-		if (!*mode_arg || *end || m < 0 || m > 07777)
-			return usage_error("--mode %s: not an octal mode", mode_arg);
+		long m = strtol(cl->mode_arg, &end, 8);
+		if (!*cl->mode_arg || *end || m < 0 || m > 07777)
+			return usage_error("--mode %s: not an octal mode", cl->mode_arg);
 		inst.mode = (int)m;
 	}
-	if (install_given && (!opt.root || npaths != 2 || opt.dry_run))
+	if (cl->install_given && (!opt.root || cl->npaths != 2 || opt.dry_run))
 		return usage_error("%s", !opt.root ? "--install writes into an image: give --root DIR"
 				   : opt.dry_run ? "--install has no --dry-run"
 				   : "--install takes two paths: SRC (here) and DEST (in the image)");
-	if (from_record != NAMED && npaths)
-		return usage_error("--%s takes no PATH", mode->name);
-	if (npaths == 0 && from_record == NAMED)
+	if (cl->from_record != NAMED && cl->npaths)
+		return usage_error("--%s takes no PATH", cl->mode->name);
+	if (cl->npaths == 0 && cl->from_record == NAMED)
 		return usage_error("%s", "no PATH given");
+	return 0;
+}
+
+/* The image (--root), opened: every path in it resolved inside it from
+ * here on, by the resolver CUDALOAD_PATCH_RESOLVER picks (the tests'). */
+static int open_image(void)
+{
 	/* Our own resolver where the kernel has openat2 too: the tests'. */
 	const char *resolver = getenv("CUDALOAD_PATCH_RESOLVER");
 	if (resolver && strcmp(resolver, "own") == 0)
 		inroot_use_own(true);
 
-	/* The image: every path in it resolved inside it from here on. */
 	opt.rootfd = -1;
 	if (opt.root && (inroot_absolute(opt.root, opt.root_abs, sizeof opt.root_abs) < 0 ||
 			 (opt.rootfd = open(opt.root_abs, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)) {
@@ -1729,115 +1743,167 @@ int main(int argc, char **argv)
 	if (opt.root && opt.verbose)
 		printf("cudaload-patch: paths in %s are resolved inside it, by %s\n", opt.root_abs,
 		       inroot_resolver());
-	opt.sweep = !opt.dry_run && opt.action != CHECK;
-	if (install_given) {
-		int r = install(paths[0], paths[1]);
-		dir_cache_drop();
-		free(swept.v);
-		close(opt.rootfd);
-		return r;
-	}
+	return 0;
+}
 
-	/* The record: kept by root where the package made its directory (a
-	 * build tree or a test patching as root leaves no trace), or where
-	 * CUDALOAD_PATCH_RECORD says; in an image, when it lies there,
-	 * resolved inside it like the programs. */
+/* --install SRC DEST, the whole run: its exit status. */
+static int install_in_image(const char *src, const char *dest)
+{
+	int r = install(src, dest);
+	dir_cache_drop();
+	free(swept.v);
+	close(opt.rootfd);
+	return r;
+}
+
+/* Is the record kept, and where: by root where the package made its
+ * directory (a build tree or a test patching as root leaves no trace), or
+ * where CUDALOAD_PATCH_RECORD says; in an image, when it lies there,
+ * resolved inside it like the programs.  Read when it is kept or worked
+ * from. */
+static int open_record(const struct command_line *cl)
+{
 	const char *rf = getenv("CUDALOAD_PATCH_RECORD");
 	opt.record_file = rf && *rf ? rf
 			  : geteuid() == 0 && access(PATCHLIST_DIR, F_OK) == 0 ? PATCHLIST_FILE : NULL;
-	opt.recording = opt.record_file && !no_record && !opt.dry_run && opt.action != CHECK;
-	if (from_record != NAMED && !opt.record_file) {
+	opt.recording = opt.record_file && !cl->no_record && !opt.dry_run && opt.action != CHECK;
+	if (cl->from_record != NAMED && !opt.record_file) {
 		fprintf(stderr, "cudaload-patch: no record: run as root, with the package installed (%s)\n",
 			PATCHLIST_DIR);
 		return EXIT_USAGE;
 	}
 	static char record_abs[CL_PATH_MAX];
-	if (opt.record_file && opt.rootfd >= 0 && from_record == NAMED &&
+	if (opt.record_file && opt.rootfd >= 0 && cl->from_record == NAMED &&
 	    inroot_absolute(opt.record_file, record_abs, sizeof record_abs) == 0)
 		opt.record_img = inroot_below(opt.root_abs, record_abs);
-	if (opt.recording || from_record != NAMED) {
+	if (opt.recording || cl->from_record != NAMED) {
 		char why[CL_PATH_MAX + 64];
 		if (record_load(why, sizeof why) < 0) {
 			fprintf(stderr, "cudaload-patch: %s\n", why);
-			if (from_record != NAMED)
+			if (cl->from_record != NAMED)
 				return 1;
 			opt.recording = false;	/* never overwrite a record we could not read */
 		}
 	}
-	if (from_record != NAMED)
-		return from_recorded(from_record == REAPPLY);
+	return 0;
+}
 
-	if (opt.action == PATCH) {
-		/* an image's programs get the image's cudaload, never this machine's */
-		if (!opt.interp && opt.root && !(opt.interp = image_cudaload())) {
-			fprintf(stderr, "cudaload-patch: --root %s: no cudaload in the image (usr/bin or "
-				"usr/local/bin): install it there, or give --interp PATH as the image "
-				"sees it\n", opt.root);
-			return EXIT_USAGE;
-		}
-		if (!opt.interp) {
-			ssize_t n = readlink("/proc/self/exe", self_interp, sizeof self_interp - 1);
-			char *slash = n > 0 ? (self_interp[n] = '\0', strrchr(self_interp, '/')) : NULL;
-			if (!slash || (size_t)(slash - self_interp) + sizeof "/cudaload" > sizeof self_interp) {
-				fprintf(stderr, "cudaload-patch: cannot find cudaload beside me: give --interp\n");
-				return EXIT_USAGE;
-			}
-			strcpy(slash, "/cudaload");
-			opt.interp = self_interp;
-		}
-		if (opt.interp[0] != '/') {
-			fprintf(stderr, "cudaload-patch: --interp %s: must be an absolute path\n", opt.interp);
-			return EXIT_USAGE;
-		}
-		/* the interpreter as the programs will see it: inside the image */
-		int ifd = open_as_seen(opt.interp, O_PATH);
-		bool here = ifd >= 0;
-		if (here)
-			close(ifd);
-		if (!here && !interp_given) {
-			fprintf(stderr, "cudaload-patch: no cudaload beside cudaload-patch (%s): "
-				"give --interp PATH\n", opt.interp);
-			return EXIT_USAGE;
-		}
-		if (!here && !machine) {
-			fprintf(stderr, "cudaload-patch: --interp %s: %s (give --machine M as well to "
-				"patch for a cudaload that exists only on the target)\n", opt.interp,
-				strerror(ENOENT));
-			return EXIT_USAGE;
-		}
-		if (!here)
-			fprintf(stderr, "cudaload-patch: warning: %s does not exist %s; patched "
-				"programs start only where it does\n", opt.interp,
-				opt.root ? "in the image" : "here");
-		int here_machine = here ? machine_of_fd(open_as_seen(opt.interp, O_RDONLY)) : -1;
-		opt.machine = machine ? machine_by_name(machine) : here_machine;
-		/* A program is recorded only when it runs through this system's
-		 * cudaload: not one patched for an image, nor for another machine. */
-		if (opt.recording && !getenv("CUDALOAD_PATCH_RECORD") &&
-		    (!here || opt.root || here_machine != opt.machine))
-			opt.recording = false;
-		if (opt.machine < 0) {
-			fprintf(stderr, machine ? "cudaload-patch: --machine %s: unknown machine\n"
-						: "cudaload-patch: cannot read the machine of %s: give --machine\n",
-				machine ? machine : opt.interp);
-			return EXIT_USAGE;
-		}
+/* The cudaload the programs are patched for (opt.interp) and its machine
+ * (opt.machine): --interp, the image's own with --root, else the one
+ * beside this program; one that is not here only with --machine.  Whether
+ * the record is kept for it. */
+static int choose_interpreter(const struct command_line *cl)
+{
+	static char self_interp[CL_PATH_MAX];
+	/* an image's programs get the image's cudaload, never this machine's */
+	if (!opt.interp && opt.root && !(opt.interp = image_cudaload())) {
+		fprintf(stderr, "cudaload-patch: --root %s: no cudaload in the image (usr/bin or "
+			"usr/local/bin): install it there, or give --interp PATH as the image "
+			"sees it\n", opt.root);
+		return EXIT_USAGE;
 	}
+	if (!opt.interp) {
+		ssize_t n = readlink("/proc/self/exe", self_interp, sizeof self_interp - 1);
+		char *slash = n > 0 ? (self_interp[n] = '\0', strrchr(self_interp, '/')) : NULL;
+		if (!slash || (size_t)(slash - self_interp) + sizeof "/cudaload" > sizeof self_interp) {
+			fprintf(stderr, "cudaload-patch: cannot find cudaload beside me: give --interp\n");
+			return EXIT_USAGE;
+		}
+		strcpy(slash, "/cudaload");
+		opt.interp = self_interp;
+	}
+	if (opt.interp[0] != '/') {
+		fprintf(stderr, "cudaload-patch: --interp %s: must be an absolute path\n", opt.interp);
+		return EXIT_USAGE;
+	}
+	/* the interpreter as the programs will see it: inside the image */
+	int ifd = open_as_seen(opt.interp, O_PATH);
+	bool here = ifd >= 0;
+	if (here)
+		close(ifd);
+	if (!here && !cl->interp_given) {
+		fprintf(stderr, "cudaload-patch: no cudaload beside cudaload-patch (%s): "
+			"give --interp PATH\n", opt.interp);
+		return EXIT_USAGE;
+	}
+	if (!here && !cl->machine) {
+		fprintf(stderr, "cudaload-patch: --interp %s: %s (give --machine M as well to "
+			"patch for a cudaload that exists only on the target)\n", opt.interp,
+			strerror(ENOENT));
+		return EXIT_USAGE;
+	}
+	if (!here)
+		fprintf(stderr, "cudaload-patch: warning: %s does not exist %s; patched "
+			"programs start only where it does\n", opt.interp,
+			opt.root ? "in the image" : "here");
+	int here_machine = here ? machine_of_fd(open_as_seen(opt.interp, O_RDONLY)) : -1;
+	opt.machine = cl->machine ? machine_by_name(cl->machine) : here_machine;
+	/* A program is recorded only when it runs through this system's
+	 * cudaload: not one patched for an image, nor for another machine. */
+	if (opt.recording && !getenv("CUDALOAD_PATCH_RECORD") &&
+	    (!here || opt.root || here_machine != opt.machine))
+		opt.recording = false;
+	if (opt.machine < 0) {
+		fprintf(stderr, cl->machine ? "cudaload-patch: --machine %s: unknown machine\n"
+					    : "cudaload-patch: cannot read the machine of %s: give --machine\n",
+			cl->machine ? cl->machine : opt.interp);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Every path listed first (directories walked), then each file processed
+ * (process_listed) and the last batch put in place. */
+static void walk_and_process(const struct command_line *cl)
+{
 	opt.progress = isatty(STDERR_FILENO);
 	batch.max = batch_max();
 
 	opt.closure = closure_new(opt.root ? opt.root_abs : "", judge_library, NULL);
 	opt.pysite = pysite_new(opt.root ? opt.root_abs : "", judge_library, NULL);
-	for (int i = 0; i < npaths; i++)
-		list_argument(paths[i]);
+	for (int i = 0; i < cl->npaths; i++)
+		list_argument(cl->paths[i]);
 	process_listed();
 	flush_batch();
 	progress_clear();
 	pysite_free(opt.pysite);
 	closure_free(opt.closure);
+}
+
+int main(int argc, char **argv)
+{
+	struct command_line cl = { .from_record = NAMED };
+	elfpatch_init();
+	replace_install_handlers();
+	int r = read_command_line(argc, argv, &cl);
+	if (r)
+		return r;
+	if (cl.mode && cl.mode->id == O_HELP) {
+		print_help(stdout);
+		return 0;
+	}
+	if (cl.mode && cl.mode->id == O_VERSION) {
+		printf("cudaload-patch %s\n", CUDALOAD_VERSION);
+		return 0;
+	}
+	if ((r = check_combination(&cl)) || (r = open_image()))
+		return r;
+	opt.sweep = !opt.dry_run && opt.action != CHECK;
+	if (cl.install_given)
+		return install_in_image(cl.paths[0], cl.paths[1]);
+
+	if ((r = open_record(&cl)))
+		return r;
+	if (cl.from_record != NAMED)
+		return from_recorded(cl.from_record == REAPPLY);
+	if (opt.action == PATCH && (r = choose_interpreter(&cl)))
+		return r;
+	walk_and_process(&cl);
 	return finish();
 }
 
+/* The end of a run: the record saved when it changed, the summary said;
+ * the exit status (EXIT_SKIPPED for a named file skipped). */
 static int finish(void)
 {
 	dir_cache_drop();

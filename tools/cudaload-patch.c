@@ -532,172 +532,263 @@ static int dir_of(const char *path, const char *img, char *name, size_t cap)
 	return fd;
 }
 
-/* One file: patched for interp (a cudaload for machine), restored or
- * checked as opt.action says.  The interpreter is the caller's: --reapply
- * gives each recorded program its own.  img: the file's path in the image
- * (--root), where it is looked up. */
-static enum outcome process_file(const char *path, const char *img, bool named, const char *interp,
-				 int machine)
-{
-	char why[512] = "", name[NAME_MAX + 1];
-	struct stat st;
-	enum outcome o = DONE;
+/* One file on its way through process_file: what each of its steps found.
+ * open_and_read, what_it_is, then one of leave_own_program, check_file or
+ * change_file (plan_restore or plan_patch, then replace_file or
+ * say_unchanged); release_file gives back what it holds. */
+struct file_job {
+	/* what is asked (process_file's arguments) */
+	const char *path, *img;		/* as said, and in the image (--root) */
+	bool named;			/* named on the command line, not walked */
+	const char *interp;		/* patched for it, a cudaload for machine */
+	int machine;
 
-	int dfd = dir_of(path, img, name, sizeof name);
-	int fd = dfd < 0 ? (errno = -dfd, -1)
-			 : openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (fd < 0) {
-		complain(path, "error: %s", strerror(errno));
+	/* the file, open and read (open_and_read) */
+	int dfd;			/* its directory, dir_of's (lent) */
+	char name[NAME_MAX + 1];	/* its name there */
+	int fd;				/* the file: -1 once closed, or the queue's */
+	struct stat st;
+	unsigned char *bytes;		/* all of it, len bytes */
+	size_t len;
+
+	/* what it is (what_it_is) */
+	struct elf_facts f;
+	const char *cuda_why;		/* why it is a CUDA program, or NULL */
+	char reach[640];		/* ... when what it loads says so */
+
+	/* what is done to it (plan_restore, plan_patch) */
+	struct patch_plan plan;
+	bool forced;			/* a restore that is not byte-identical */
+
+	char why[512];			/* what went wrong, for any step */
+};
+
+/* The file opened in its directory, a regular file, and read whole:
+ * DONE, else FAILED (said) or SKIP_SPECIAL (said when it was named). */
+static enum outcome open_and_read(struct file_job *j)
+{
+	j->dfd = dir_of(j->path, j->img, j->name, sizeof j->name);
+	j->fd = j->dfd < 0 ? (errno = -j->dfd, -1)
+			   : openat(j->dfd, j->name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (j->fd < 0) {
+		complain(j->path, "error: %s", strerror(errno));
 		return FAILED;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		if (named) {
-			say(path, "skipped: not a regular file");
+	if (fstat(j->fd, &j->st) < 0 || !S_ISREG(j->st.st_mode)) {
+		close(j->fd);
+		j->fd = -1;
+		if (j->named) {
+			say(j->path, "skipped: not a regular file");
 			opt.named_skipped++;
 		}
 		return SKIP_SPECIAL;
 	}
-	size_t len;
-	unsigned char *bytes = replace_read(fd, &st, &len, why, sizeof why);
-	if (!bytes) {
-		complain(path, "error: %s", why);
-		close(fd);
+	j->bytes = replace_read(j->fd, &j->st, &j->len, j->why, sizeof j->why);
+	if (!j->bytes) {
+		complain(j->path, "error: %s", j->why);
 		return FAILED;
 	}
+	return DONE;
+}
 
-	struct elf_facts f;
-	struct patch_plan plan;
-	bool forced = false;
-	memset(&plan, 0, sizeof plan);
-	if (elfpatch_inspect(bytes, len, &f, why, sizeof why) < 0) {
-		complain(path, "error: %s", why);
-		o = FAILED;
-		goto out;
+/* What the file is (elfpatch_inspect), and why it is a CUDA program: its
+ * own sign, else what it loads, asked where that decides (a walk,
+ * --check) or is said (-v, --dry-run).  DONE, or FAILED (said). */
+static enum outcome what_it_is(struct file_job *j)
+{
+	struct elf_facts *f = &j->f;
+	if (elfpatch_inspect(j->bytes, j->len, f, j->why, sizeof j->why) < 0) {
+		complain(j->path, "error: %s", j->why);
+		return FAILED;
 	}
-	/* Why it is a CUDA program: its own sign, else what it loads.  Asked
-	 * where it decides (a walk, --check) or is said (-v, --dry-run). */
-	char reach[640] = "";
-	const char *cuda_why = f.uses_cuda ? f.cuda_lib : NULL;
-	if (f.kind == FOUND_DYNAMIC && !f.uses_cuda && !f.recorded[0] && opt.action != RESTORE &&
-	    ((!named && !opt.all) || opt.action == CHECK || opt.dry_run || opt.verbose) &&
-	    reaches_cuda(path, img, reach, sizeof reach)) {
-		f.uses_cuda = true;
-		cuda_why = reach;
+	j->cuda_why = f->uses_cuda ? f->cuda_lib : NULL;
+	if (f->kind == FOUND_DYNAMIC && !f->uses_cuda && !f->recorded[0] && opt.action != RESTORE &&
+	    ((!j->named && !opt.all) || opt.action == CHECK || opt.dry_run || opt.verbose) &&
+	    reaches_cuda(j->path, j->img, j->reach, sizeof j->reach)) {
+		f->uses_cuda = true;
+		j->cuda_why = j->reach;
 	}
+	return DONE;
+}
 
-	if (f.own_program && opt.action != RESTORE) {
-		/* never patched, so never counted as unpatched */
-		if (named || opt.verbose)
-			say(path, "skipped: one of cudaload's own programs (its identity note): "
-			    "the verifier must judge each driver with that driver");
-		opt.named_skipped += named;
-		o = SKIP_CUDALOAD;
-		goto out;
-	}
-	if (opt.action == CHECK) {
-		o = skip_for_kind(&f);
-		if (o != DONE) {
-			if (named) {
-				say(path, "%s", outcome_name(o));
-				opt.named_skipped++;
-			}
-		} else if (f.recorded[0]) {
-			say(path, "patched, interpreter %s, original %s%s", f.interp, f.recorded,
-			    f.patched ? "" : " (rewritten since: --restore needs --force)");
-		} else if (named || f.uses_cuda) {
-			say(path, "not patched, interpreter %s%s%s", f.interp,
-			    f.uses_cuda ? ", uses CUDA: " : "", cuda_why ? cuda_why : "");
-			opt.check_unpatched++;
-			o = SKIP_NOT_PATCHED;
-		} else {
-			o = SKIP_NO_CUDA;
+/* One of cudaload's own programs (its identity note) is never patched,
+ * so never counted as unpatched: SKIP_CUDALOAD, said when named or -v. */
+static enum outcome leave_own_program(const struct file_job *j)
+{
+	if (j->named || opt.verbose)
+		say(j->path, "skipped: one of cudaload's own programs (its identity note): "
+		    "the verifier must judge each driver with that driver");
+	opt.named_skipped += j->named;
+	return SKIP_CUDALOAD;
+}
+
+/* --check: is it patched?  DONE when it is, SKIP_NOT_PATCHED for a named
+ * or CUDA program that is not, else why it is no program to patch. */
+static enum outcome check_file(const struct file_job *j)
+{
+	const struct elf_facts *f = &j->f;
+	enum outcome o = skip_for_kind(f);
+	if (o != DONE) {
+		if (j->named) {
+			say(j->path, "%s", outcome_name(o));
+			opt.named_skipped++;
 		}
-		goto out;
-	}
-
-	if (opt.action == RESTORE) {
-		if (f.kind != FOUND_DYNAMIC || !f.recorded[0]) {
-			o = f.kind != FOUND_DYNAMIC ? skip_for_kind(&f) : SKIP_NOT_PATCHED;
-		} else if (elfpatch_plan_restore(bytes, len, &plan, why, sizeof why) < 0) {
-			if (!opt.force) {
-				complain(path, "error: %s", why);
-				o = FAILED;
-			} else if (elfpatch_plan_force_restore(bytes, len, &plan, why, sizeof why) < 0) {
-				complain(path, "error: %s", why);
-				o = FAILED;
-			} else {
-				forced = true;
-			}
-		}
+	} else if (f->recorded[0]) {
+		say(j->path, "patched, interpreter %s, original %s%s", f->interp, f->recorded,
+		    f->patched ? "" : " (rewritten since: --restore needs --force)");
+	} else if (j->named || f->uses_cuda) {
+		say(j->path, "not patched, interpreter %s%s%s", f->interp,
+		    f->uses_cuda ? ", uses CUDA: " : "", j->cuda_why ? j->cuda_why : "");
+		opt.check_unpatched++;
+		o = SKIP_NOT_PATCHED;
 	} else {
-		o = skip_for_kind(&f);
-		if (o == DONE && f.recorded[0])
-			o = SKIP_PATCHED;
-		else if (o == DONE && f.machine != machine)
-			o = SKIP_MACHINE;
-		else if (o == DONE && !named && !opt.all && !f.uses_cuda)
-			o = SKIP_NO_CUDA;
-		else if (o == DONE && strcmp(f.interp, interp) == 0)
-			o = SKIP_SAME;
-		else if (o == DONE && elfpatch_plan_patch(bytes, len, interp, &plan, why, sizeof why) < 0) {
-			complain(path, "error: %s", why);
-			o = FAILED;
-		}
+		o = SKIP_NO_CUDA;
 	}
-	if (o == DONE && st.st_nlink > 1 && !opt.break_links)
-		o = SKIP_LINKS;
+	return o;
+}
 
-	if (o == DONE) {
-		char line[CL_PATH_MAX + 128];
-		if (opt.action == RESTORE)
-			snprintf(line, sizeof line, "%s: %srestored, interpreter %s%s", path,
-				 opt.dry_run ? "would be " : "", f.recorded,
-				 forced ? " (not byte-identical: the file was rewritten after patching)" : "");
-		else
-			snprintf(line, sizeof line, "%s: %spatched, interpreter %s (was %s)%s%s%s", path,
-				 opt.dry_run ? "would be " : "", interp, f.interp,
-				 plan.grew ? ", grown" : "",
-				 !opt.dry_run && !opt.verbose ? ""
-				 : cuda_why ? "; uses CUDA: " : "; named, no sign of CUDA",
-				 (opt.dry_run || opt.verbose) && cuda_why ? cuda_why : "");
-		if (opt.dry_run) {
-			progress_clear();
-			puts(line);
-		} else if (queue_replacement(path, img, dfd, name, fd, &st, bytes, &plan, interp, line, why,
-					     sizeof why) < 0) {
-			complain(path, "error: %s; left as it was", why);
-			o = FAILED;
-		} else {
-			o = QUEUED;	/* counted when it is in place */
-			fd = -1;	/* the queue's now */
-		}
-	} else if (o == SKIP_PATCHED) {
-		say(path, "already patched, original interpreter %s", f.recorded);
+/* --restore: the plan that gives a patched program back its original
+ * (with --force, after a rewrite, its original interpreter).  DONE, else
+ * why not (FAILED said). */
+static enum outcome plan_restore(struct file_job *j)
+{
+	const struct elf_facts *f = &j->f;
+	if (f->kind != FOUND_DYNAMIC || !f->recorded[0])
+		return f->kind != FOUND_DYNAMIC ? skip_for_kind(f) : SKIP_NOT_PATCHED;
+	if (elfpatch_plan_restore(j->bytes, j->len, &j->plan, j->why, sizeof j->why) == 0)
+		return DONE;
+	if (!opt.force) {
+		complain(j->path, "error: %s", j->why);
+		return FAILED;
+	}
+	if (elfpatch_plan_force_restore(j->bytes, j->len, &j->plan, j->why, sizeof j->why) < 0) {
+		complain(j->path, "error: %s", j->why);
+		return FAILED;
+	}
+	j->forced = true;
+	return DONE;
+}
+
+/* The plan that patches a dynamic program for j->interp: DONE, else why
+ * not (already patched, another machine, no CUDA in a walk, already this
+ * interpreter; FAILED said). */
+static enum outcome plan_patch(struct file_job *j)
+{
+	const struct elf_facts *f = &j->f;
+	enum outcome o = skip_for_kind(f);
+	if (o == DONE && f->recorded[0])
+		o = SKIP_PATCHED;
+	else if (o == DONE && f->machine != j->machine)
+		o = SKIP_MACHINE;
+	else if (o == DONE && !j->named && !opt.all && !f->uses_cuda)
+		o = SKIP_NO_CUDA;
+	else if (o == DONE && strcmp(f->interp, j->interp) == 0)
+		o = SKIP_SAME;
+	else if (o == DONE && elfpatch_plan_patch(j->bytes, j->len, j->interp, &j->plan, j->why,
+						  sizeof j->why) < 0) {
+		complain(j->path, "error: %s", j->why);
+		o = FAILED;
+	}
+	return o;
+}
+
+/* The planned file: said (--dry-run, DONE), or written beside it and
+ * queued to replace it (QUEUED: counted once in place), else FAILED (said). */
+static enum outcome replace_file(struct file_job *j)
+{
+	const struct elf_facts *f = &j->f;
+	char line[CL_PATH_MAX + 128];
+	if (opt.action == RESTORE)
+		snprintf(line, sizeof line, "%s: %srestored, interpreter %s%s", j->path,
+			 opt.dry_run ? "would be " : "", f->recorded,
+			 j->forced ? " (not byte-identical: the file was rewritten after patching)" : "");
+	else
+		snprintf(line, sizeof line, "%s: %spatched, interpreter %s (was %s)%s%s%s", j->path,
+			 opt.dry_run ? "would be " : "", j->interp, f->interp,
+			 j->plan.grew ? ", grown" : "",
+			 !opt.dry_run && !opt.verbose ? ""
+			 : j->cuda_why ? "; uses CUDA: " : "; named, no sign of CUDA",
+			 (opt.dry_run || opt.verbose) && j->cuda_why ? j->cuda_why : "");
+	if (opt.dry_run) {
+		progress_clear();
+		puts(line);
+		return DONE;
+	}
+	if (queue_replacement(j->path, j->img, j->dfd, j->name, j->fd, &j->st, j->bytes, &j->plan,
+			      j->interp, line, j->why, sizeof j->why) < 0) {
+		complain(j->path, "error: %s; left as it was", j->why);
+		return FAILED;
+	}
+	j->fd = -1;	/* the queue's now */
+	return QUEUED;
+}
+
+/* Why a file is left as it is (o), said for a named file, and in a walk
+ * for an already patched one and for CUDA programs it had to leave out. */
+static void say_unchanged(const struct file_job *j, enum outcome o)
+{
+	if (o == SKIP_PATCHED) {
+		say(j->path, "already patched, original interpreter %s", j->f.recorded);
 	} else if (o == SKIP_SAME || (o == SKIP_NOT_PATCHED && opt.action == RESTORE)) {
-		if (named)
-			say(path, "skipped: %s", outcome_name(o));	/* already as asked */
-	} else if (o != FAILED && (named || (f.uses_cuda && (o == SKIP_MACHINE || o == SKIP_LINKS)))) {
+		if (j->named)
+			say(j->path, "skipped: %s", outcome_name(o));	/* already as asked */
+	} else if (o != FAILED && (j->named || (j->f.uses_cuda && (o == SKIP_MACHINE || o == SKIP_LINKS)))) {
 		/* named files, and CUDA programs a walk had to leave out */
 		if (o == SKIP_MACHINE) {
 			char a[24], b[24];
-			say(path, "skipped: for %s, cudaload is for %s",
-			    elfread_machine_label(f.machine, a, sizeof a),
-			    elfread_machine_label(machine, b, sizeof b));
+			say(j->path, "skipped: for %s, cudaload is for %s",
+			    elfread_machine_label(j->f.machine, a, sizeof a),
+			    elfread_machine_label(j->machine, b, sizeof b));
 		} else if (o == SKIP_LINKS) {
-			say(path, "skipped: %lu hard links (--break-links patches this name only)",
-			    (unsigned long)st.st_nlink);
+			say(j->path, "skipped: %lu hard links (--break-links patches this name only)",
+			    (unsigned long)j->st.st_nlink);
 		} else {
-			say(path, "skipped: %s", outcome_name(o));
+			say(j->path, "skipped: %s", outcome_name(o));
 		}
-		if (named)
+		if (j->named)
 			opt.named_skipped++;
 	}
-out:
-	patch_plan_free(&plan);
-	free(bytes);
-	if (fd >= 0)
-		close(fd);
+}
+
+/* Restored or patched as opt.action says, when it should be and its links
+ * allow (--break-links); else why not said. */
+static enum outcome change_file(struct file_job *j)
+{
+	enum outcome o = opt.action == RESTORE ? plan_restore(j) : plan_patch(j);
+	if (o == DONE && j->st.st_nlink > 1 && !opt.break_links)
+		o = SKIP_LINKS;
+	if (o == DONE)
+		return replace_file(j);
+	say_unchanged(j, o);
+	return o;
+}
+
+/* What a file's steps hold, given back (not the queue's descriptor). */
+static void release_file(struct file_job *j)
+{
+	patch_plan_free(&j->plan);
+	free(j->bytes);
+	if (j->fd >= 0)
+		close(j->fd);
+}
+
+/* One file: patched for interp (a cudaload for machine), restored or
+ * checked as opt.action says.  The interpreter is the caller's: --reapply
+ * gives each recorded program its own.  img: the file's path in the image
+ * (--root), where it is looked up.  What became of it. */
+static enum outcome process_file(const char *path, const char *img, bool named, const char *interp,
+				 int machine)
+{
+	struct file_job j = { .path = path, .img = img, .named = named, .interp = interp,
+			      .machine = machine, .fd = -1 };
+	enum outcome o = open_and_read(&j);
+	if (o == DONE)
+		o = what_it_is(&j);
+	if (o == DONE)
+		o = j.f.own_program && opt.action != RESTORE ? leave_own_program(&j)
+		    : opt.action == CHECK ? check_file(&j)
+		    : change_file(&j);
+	release_file(&j);
 	return o;
 }
 

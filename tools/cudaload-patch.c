@@ -87,24 +87,26 @@ static const char *outcome_name(enum outcome o)
 	return o < N_OUTCOMES ? outcome_names[o] : "?";
 }
 
+/* The run, as main's steps plan it (a field's comment names the step that sets it;
+ * read_command_line sets the options) and as the files' steps count it. */
 static struct {
 	enum action action;
-	const char *interp;
-	int machine;
+	const char *interp;		/* --interp, else choose_interpreter's */
+	int machine;			/* choose_interpreter */
 	bool all, dry_run, break_links, force, verbose;
 	const char *root;		/* --root: the image the programs run in */
-	int rootfd;			/* ... open (O_PATH), -1 without */
+	int rootfd;			/* ... open (O_PATH), -1 without (open_image) */
 	char root_abs[CL_PATH_MAX];	/* ... absolute, cleaned (inroot_absolute) */
 	char root_real[CL_PATH_MAX];	/* ... its links resolved here (realpath) */
-	bool sweep;			/* remove the temporaries of a killed run */
+	bool sweep;			/* remove the temporaries of a killed run (main) */
 	struct closure *closure;	/* what a program loads, judged once per run */
-	struct pysite *pysite;
+	struct pysite *pysite;		/* ... and a Python's packages (walk_and_process) */
 	bool progress, quiet;
-	bool recording;			/* keep the record of patched programs */
-	const char *record_file;
+	bool recording;			/* keep the record of patched programs (open_record) */
+	const char *record_file;	/* ... where (open_record) */
 	const char *record_img;		/* the record's path in the image, when it is there */
 	struct patchlist record;
-	unsigned long count[N_OUTCOMES];
+	unsigned long count[N_OUTCOMES];	/* what became of the files (count) */
 	unsigned long seen;
 	unsigned long named_skipped;	/* exit status 2 */
 	unsigned long check_unpatched;	/* --check: programs not patched */

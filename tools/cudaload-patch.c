@@ -87,24 +87,26 @@ static const char *outcome_name(enum outcome o)
 	return o < N_OUTCOMES ? outcome_names[o] : "?";
 }
 
+/* The run, as main's steps plan it (a field's comment names the step that sets it;
+ * read_command_line sets the options) and as the files' steps count it. */
 static struct {
 	enum action action;
-	const char *interp;
-	int machine;
+	const char *interp;		/* --interp, else choose_interpreter's */
+	int machine;			/* choose_interpreter */
 	bool all, dry_run, break_links, force, verbose;
 	const char *root;		/* --root: the image the programs run in */
-	int rootfd;			/* ... open (O_PATH), -1 without */
+	int rootfd;			/* ... open (O_PATH), -1 without (open_image) */
 	char root_abs[CL_PATH_MAX];	/* ... absolute, cleaned (inroot_absolute) */
 	char root_real[CL_PATH_MAX];	/* ... its links resolved here (realpath) */
-	bool sweep;			/* remove the temporaries of a killed run */
+	bool sweep;			/* remove the temporaries of a killed run (main) */
 	struct closure *closure;	/* what a program loads, judged once per run */
-	struct pysite *pysite;
+	struct pysite *pysite;		/* ... and a Python's packages (walk_and_process) */
 	bool progress, quiet;
-	bool recording;			/* keep the record of patched programs */
-	const char *record_file;
+	bool recording;			/* keep the record of patched programs (open_record) */
+	const char *record_file;	/* ... where (open_record) */
 	const char *record_img;		/* the record's path in the image, when it is there */
 	struct patchlist record;
-	unsigned long count[N_OUTCOMES];
+	unsigned long count[N_OUTCOMES];	/* what became of the files (count) */
 	unsigned long seen;
 	unsigned long named_skipped;	/* exit status 2 */
 	unsigned long check_unpatched;	/* --check: programs not patched */
@@ -532,172 +534,263 @@ static int dir_of(const char *path, const char *img, char *name, size_t cap)
 	return fd;
 }
 
-/* One file: patched for interp (a cudaload for machine), restored or
- * checked as opt.action says.  The interpreter is the caller's: --reapply
- * gives each recorded program its own.  img: the file's path in the image
- * (--root), where it is looked up. */
-static enum outcome process_file(const char *path, const char *img, bool named, const char *interp,
-				 int machine)
-{
-	char why[512] = "", name[NAME_MAX + 1];
-	struct stat st;
-	enum outcome o = DONE;
+/* One file on its way through process_file: what each of its steps found.
+ * open_and_read, what_it_is, then one of leave_own_program, check_file or
+ * change_file (plan_restore or plan_patch, then replace_file or
+ * say_unchanged); release_file gives back what it holds. */
+struct file_job {
+	/* what is asked (process_file's arguments) */
+	const char *path, *img;		/* as said, and in the image (--root) */
+	bool named;			/* named on the command line, not walked */
+	const char *interp;		/* patched for it, a cudaload for machine */
+	int machine;
 
-	int dfd = dir_of(path, img, name, sizeof name);
-	int fd = dfd < 0 ? (errno = -dfd, -1)
-			 : openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (fd < 0) {
-		complain(path, "error: %s", strerror(errno));
+	/* the file, open and read (open_and_read) */
+	int dfd;			/* its directory, dir_of's (lent) */
+	char name[NAME_MAX + 1];	/* its name there */
+	int fd;				/* the file: -1 once closed, or the queue's */
+	struct stat st;
+	unsigned char *bytes;		/* all of it, len bytes */
+	size_t len;
+
+	/* what it is (what_it_is) */
+	struct elf_facts f;
+	const char *cuda_why;		/* why it is a CUDA program, or NULL */
+	char reach[640];		/* ... when what it loads says so */
+
+	/* what is done to it (plan_restore, plan_patch) */
+	struct patch_plan plan;
+	bool forced;			/* a restore that is not byte-identical */
+
+	char why[512];			/* what went wrong, for any step */
+};
+
+/* The file opened in its directory, a regular file, and read whole:
+ * DONE, else FAILED (said) or SKIP_SPECIAL (said when it was named). */
+static enum outcome open_and_read(struct file_job *j)
+{
+	j->dfd = dir_of(j->path, j->img, j->name, sizeof j->name);
+	j->fd = j->dfd < 0 ? (errno = -j->dfd, -1)
+			   : openat(j->dfd, j->name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (j->fd < 0) {
+		complain(j->path, "error: %s", strerror(errno));
 		return FAILED;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		if (named) {
-			say(path, "skipped: not a regular file");
+	if (fstat(j->fd, &j->st) < 0 || !S_ISREG(j->st.st_mode)) {
+		close(j->fd);
+		j->fd = -1;
+		if (j->named) {
+			say(j->path, "skipped: not a regular file");
 			opt.named_skipped++;
 		}
 		return SKIP_SPECIAL;
 	}
-	size_t len;
-	unsigned char *bytes = replace_read(fd, &st, &len, why, sizeof why);
-	if (!bytes) {
-		complain(path, "error: %s", why);
-		close(fd);
+	j->bytes = replace_read(j->fd, &j->st, &j->len, j->why, sizeof j->why);
+	if (!j->bytes) {
+		complain(j->path, "error: %s", j->why);
 		return FAILED;
 	}
+	return DONE;
+}
 
-	struct elf_facts f;
-	struct patch_plan plan;
-	bool forced = false;
-	memset(&plan, 0, sizeof plan);
-	if (elfpatch_inspect(bytes, len, &f, why, sizeof why) < 0) {
-		complain(path, "error: %s", why);
-		o = FAILED;
-		goto out;
+/* What the file is (elfpatch_inspect), and why it is a CUDA program: its
+ * own sign, else what it loads, asked where that decides (a walk,
+ * --check) or is said (-v, --dry-run).  DONE, or FAILED (said). */
+static enum outcome what_it_is(struct file_job *j)
+{
+	struct elf_facts *f = &j->f;
+	if (elfpatch_inspect(j->bytes, j->len, f, j->why, sizeof j->why) < 0) {
+		complain(j->path, "error: %s", j->why);
+		return FAILED;
 	}
-	/* Why it is a CUDA program: its own sign, else what it loads.  Asked
-	 * where it decides (a walk, --check) or is said (-v, --dry-run). */
-	char reach[640] = "";
-	const char *cuda_why = f.uses_cuda ? f.cuda_lib : NULL;
-	if (f.kind == FOUND_DYNAMIC && !f.uses_cuda && !f.recorded[0] && opt.action != RESTORE &&
-	    ((!named && !opt.all) || opt.action == CHECK || opt.dry_run || opt.verbose) &&
-	    reaches_cuda(path, img, reach, sizeof reach)) {
-		f.uses_cuda = true;
-		cuda_why = reach;
+	j->cuda_why = f->uses_cuda ? f->cuda_lib : NULL;
+	if (f->kind == FOUND_DYNAMIC && !f->uses_cuda && !f->recorded[0] && opt.action != RESTORE &&
+	    ((!j->named && !opt.all) || opt.action == CHECK || opt.dry_run || opt.verbose) &&
+	    reaches_cuda(j->path, j->img, j->reach, sizeof j->reach)) {
+		f->uses_cuda = true;
+		j->cuda_why = j->reach;
 	}
+	return DONE;
+}
 
-	if (f.own_program && opt.action != RESTORE) {
-		/* never patched, so never counted as unpatched */
-		if (named || opt.verbose)
-			say(path, "skipped: one of cudaload's own programs (its identity note): "
-			    "the verifier must judge each driver with that driver");
-		opt.named_skipped += named;
-		o = SKIP_CUDALOAD;
-		goto out;
-	}
-	if (opt.action == CHECK) {
-		o = skip_for_kind(&f);
-		if (o != DONE) {
-			if (named) {
-				say(path, "%s", outcome_name(o));
-				opt.named_skipped++;
-			}
-		} else if (f.recorded[0]) {
-			say(path, "patched, interpreter %s, original %s%s", f.interp, f.recorded,
-			    f.patched ? "" : " (rewritten since: --restore needs --force)");
-		} else if (named || f.uses_cuda) {
-			say(path, "not patched, interpreter %s%s%s", f.interp,
-			    f.uses_cuda ? ", uses CUDA: " : "", cuda_why ? cuda_why : "");
-			opt.check_unpatched++;
-			o = SKIP_NOT_PATCHED;
-		} else {
-			o = SKIP_NO_CUDA;
+/* One of cudaload's own programs (its identity note) is never patched,
+ * so never counted as unpatched: SKIP_CUDALOAD, said when named or -v. */
+static enum outcome leave_own_program(const struct file_job *j)
+{
+	if (j->named || opt.verbose)
+		say(j->path, "skipped: one of cudaload's own programs (its identity note): "
+		    "the verifier must judge each driver with that driver");
+	opt.named_skipped += j->named;
+	return SKIP_CUDALOAD;
+}
+
+/* --check: is it patched?  DONE when it is, SKIP_NOT_PATCHED for a named
+ * or CUDA program that is not, else why it is no program to patch. */
+static enum outcome check_file(const struct file_job *j)
+{
+	const struct elf_facts *f = &j->f;
+	enum outcome o = skip_for_kind(f);
+	if (o != DONE) {
+		if (j->named) {
+			say(j->path, "%s", outcome_name(o));
+			opt.named_skipped++;
 		}
-		goto out;
-	}
-
-	if (opt.action == RESTORE) {
-		if (f.kind != FOUND_DYNAMIC || !f.recorded[0]) {
-			o = f.kind != FOUND_DYNAMIC ? skip_for_kind(&f) : SKIP_NOT_PATCHED;
-		} else if (elfpatch_plan_restore(bytes, len, &plan, why, sizeof why) < 0) {
-			if (!opt.force) {
-				complain(path, "error: %s", why);
-				o = FAILED;
-			} else if (elfpatch_plan_force_restore(bytes, len, &plan, why, sizeof why) < 0) {
-				complain(path, "error: %s", why);
-				o = FAILED;
-			} else {
-				forced = true;
-			}
-		}
+	} else if (f->recorded[0]) {
+		say(j->path, "patched, interpreter %s, original %s%s", f->interp, f->recorded,
+		    f->patched ? "" : " (rewritten since: --restore needs --force)");
+	} else if (j->named || f->uses_cuda) {
+		say(j->path, "not patched, interpreter %s%s%s", f->interp,
+		    f->uses_cuda ? ", uses CUDA: " : "", j->cuda_why ? j->cuda_why : "");
+		opt.check_unpatched++;
+		o = SKIP_NOT_PATCHED;
 	} else {
-		o = skip_for_kind(&f);
-		if (o == DONE && f.recorded[0])
-			o = SKIP_PATCHED;
-		else if (o == DONE && f.machine != machine)
-			o = SKIP_MACHINE;
-		else if (o == DONE && !named && !opt.all && !f.uses_cuda)
-			o = SKIP_NO_CUDA;
-		else if (o == DONE && strcmp(f.interp, interp) == 0)
-			o = SKIP_SAME;
-		else if (o == DONE && elfpatch_plan_patch(bytes, len, interp, &plan, why, sizeof why) < 0) {
-			complain(path, "error: %s", why);
-			o = FAILED;
-		}
+		o = SKIP_NO_CUDA;
 	}
-	if (o == DONE && st.st_nlink > 1 && !opt.break_links)
-		o = SKIP_LINKS;
+	return o;
+}
 
-	if (o == DONE) {
-		char line[CL_PATH_MAX + 128];
-		if (opt.action == RESTORE)
-			snprintf(line, sizeof line, "%s: %srestored, interpreter %s%s", path,
-				 opt.dry_run ? "would be " : "", f.recorded,
-				 forced ? " (not byte-identical: the file was rewritten after patching)" : "");
-		else
-			snprintf(line, sizeof line, "%s: %spatched, interpreter %s (was %s)%s%s%s", path,
-				 opt.dry_run ? "would be " : "", interp, f.interp,
-				 plan.grew ? ", grown" : "",
-				 !opt.dry_run && !opt.verbose ? ""
-				 : cuda_why ? "; uses CUDA: " : "; named, no sign of CUDA",
-				 (opt.dry_run || opt.verbose) && cuda_why ? cuda_why : "");
-		if (opt.dry_run) {
-			progress_clear();
-			puts(line);
-		} else if (queue_replacement(path, img, dfd, name, fd, &st, bytes, &plan, interp, line, why,
-					     sizeof why) < 0) {
-			complain(path, "error: %s; left as it was", why);
-			o = FAILED;
-		} else {
-			o = QUEUED;	/* counted when it is in place */
-			fd = -1;	/* the queue's now */
-		}
-	} else if (o == SKIP_PATCHED) {
-		say(path, "already patched, original interpreter %s", f.recorded);
+/* --restore: the plan that gives a patched program back its original
+ * (with --force, after a rewrite, its original interpreter).  DONE, else
+ * why not (FAILED said). */
+static enum outcome plan_restore(struct file_job *j)
+{
+	const struct elf_facts *f = &j->f;
+	if (f->kind != FOUND_DYNAMIC || !f->recorded[0])
+		return f->kind != FOUND_DYNAMIC ? skip_for_kind(f) : SKIP_NOT_PATCHED;
+	if (elfpatch_plan_restore(j->bytes, j->len, &j->plan, j->why, sizeof j->why) == 0)
+		return DONE;
+	if (!opt.force) {
+		complain(j->path, "error: %s", j->why);
+		return FAILED;
+	}
+	if (elfpatch_plan_force_restore(j->bytes, j->len, &j->plan, j->why, sizeof j->why) < 0) {
+		complain(j->path, "error: %s", j->why);
+		return FAILED;
+	}
+	j->forced = true;
+	return DONE;
+}
+
+/* The plan that patches a dynamic program for j->interp: DONE, else why
+ * not (already patched, another machine, no CUDA in a walk, already this
+ * interpreter; FAILED said). */
+static enum outcome plan_patch(struct file_job *j)
+{
+	const struct elf_facts *f = &j->f;
+	enum outcome o = skip_for_kind(f);
+	if (o == DONE && f->recorded[0])
+		o = SKIP_PATCHED;
+	else if (o == DONE && f->machine != j->machine)
+		o = SKIP_MACHINE;
+	else if (o == DONE && !j->named && !opt.all && !f->uses_cuda)
+		o = SKIP_NO_CUDA;
+	else if (o == DONE && strcmp(f->interp, j->interp) == 0)
+		o = SKIP_SAME;
+	else if (o == DONE && elfpatch_plan_patch(j->bytes, j->len, j->interp, &j->plan, j->why,
+						  sizeof j->why) < 0) {
+		complain(j->path, "error: %s", j->why);
+		o = FAILED;
+	}
+	return o;
+}
+
+/* The planned file: said (--dry-run, DONE), or written beside it and
+ * queued to replace it (QUEUED: counted once in place), else FAILED (said). */
+static enum outcome replace_file(struct file_job *j)
+{
+	const struct elf_facts *f = &j->f;
+	char line[CL_PATH_MAX + 128];
+	if (opt.action == RESTORE)
+		snprintf(line, sizeof line, "%s: %srestored, interpreter %s%s", j->path,
+			 opt.dry_run ? "would be " : "", f->recorded,
+			 j->forced ? " (not byte-identical: the file was rewritten after patching)" : "");
+	else
+		snprintf(line, sizeof line, "%s: %spatched, interpreter %s (was %s)%s%s%s", j->path,
+			 opt.dry_run ? "would be " : "", j->interp, f->interp,
+			 j->plan.grew ? ", grown" : "",
+			 !opt.dry_run && !opt.verbose ? ""
+			 : j->cuda_why ? "; uses CUDA: " : "; named, no sign of CUDA",
+			 (opt.dry_run || opt.verbose) && j->cuda_why ? j->cuda_why : "");
+	if (opt.dry_run) {
+		progress_clear();
+		puts(line);
+		return DONE;
+	}
+	if (queue_replacement(j->path, j->img, j->dfd, j->name, j->fd, &j->st, j->bytes, &j->plan,
+			      j->interp, line, j->why, sizeof j->why) < 0) {
+		complain(j->path, "error: %s; left as it was", j->why);
+		return FAILED;
+	}
+	j->fd = -1;	/* the queue's now */
+	return QUEUED;
+}
+
+/* Why a file is left as it is (o), said for a named file, and in a walk
+ * for an already patched one and for CUDA programs it had to leave out. */
+static void say_unchanged(const struct file_job *j, enum outcome o)
+{
+	if (o == SKIP_PATCHED) {
+		say(j->path, "already patched, original interpreter %s", j->f.recorded);
 	} else if (o == SKIP_SAME || (o == SKIP_NOT_PATCHED && opt.action == RESTORE)) {
-		if (named)
-			say(path, "skipped: %s", outcome_name(o));	/* already as asked */
-	} else if (o != FAILED && (named || (f.uses_cuda && (o == SKIP_MACHINE || o == SKIP_LINKS)))) {
+		if (j->named)
+			say(j->path, "skipped: %s", outcome_name(o));	/* already as asked */
+	} else if (o != FAILED && (j->named || (j->f.uses_cuda && (o == SKIP_MACHINE || o == SKIP_LINKS)))) {
 		/* named files, and CUDA programs a walk had to leave out */
 		if (o == SKIP_MACHINE) {
 			char a[24], b[24];
-			say(path, "skipped: for %s, cudaload is for %s",
-			    elfread_machine_label(f.machine, a, sizeof a),
-			    elfread_machine_label(machine, b, sizeof b));
+			say(j->path, "skipped: for %s, cudaload is for %s",
+			    elfread_machine_label(j->f.machine, a, sizeof a),
+			    elfread_machine_label(j->machine, b, sizeof b));
 		} else if (o == SKIP_LINKS) {
-			say(path, "skipped: %lu hard links (--break-links patches this name only)",
-			    (unsigned long)st.st_nlink);
+			say(j->path, "skipped: %lu hard links (--break-links patches this name only)",
+			    (unsigned long)j->st.st_nlink);
 		} else {
-			say(path, "skipped: %s", outcome_name(o));
+			say(j->path, "skipped: %s", outcome_name(o));
 		}
-		if (named)
+		if (j->named)
 			opt.named_skipped++;
 	}
-out:
-	patch_plan_free(&plan);
-	free(bytes);
-	if (fd >= 0)
-		close(fd);
+}
+
+/* Restored or patched as opt.action says, when it should be and its links
+ * allow (--break-links); else why not said. */
+static enum outcome change_file(struct file_job *j)
+{
+	enum outcome o = opt.action == RESTORE ? plan_restore(j) : plan_patch(j);
+	if (o == DONE && j->st.st_nlink > 1 && !opt.break_links)
+		o = SKIP_LINKS;
+	if (o == DONE)
+		return replace_file(j);
+	say_unchanged(j, o);
+	return o;
+}
+
+/* What a file's steps hold, given back (not the queue's descriptor). */
+static void release_file(struct file_job *j)
+{
+	patch_plan_free(&j->plan);
+	free(j->bytes);
+	if (j->fd >= 0)
+		close(j->fd);
+}
+
+/* One file: patched for interp (a cudaload for machine), restored or
+ * checked as opt.action says.  The interpreter is the caller's: --reapply
+ * gives each recorded program its own.  img: the file's path in the image
+ * (--root), where it is looked up.  What became of it. */
+static enum outcome process_file(const char *path, const char *img, bool named, const char *interp,
+				 int machine)
+{
+	struct file_job j = { .path = path, .img = img, .named = named, .interp = interp,
+			      .machine = machine, .fd = -1 };
+	enum outcome o = open_and_read(&j);
+	if (o == DONE)
+		o = what_it_is(&j);
+	if (o == DONE)
+		o = j.f.own_program && opt.action != RESTORE ? leave_own_program(&j)
+		    : opt.action == CHECK ? check_file(&j)
+		    : change_file(&j);
+	release_file(&j);
 	return o;
 }
 
@@ -1619,26 +1712,35 @@ static const struct option_def *find_option(const char *arg, const char **value)
 	return NULL;
 }
 
-int main(int argc, char **argv)
-{
-	const char *machine = NULL;
-	const struct option_def *mode = NULL;
-	char self_interp[CL_PATH_MAX];
-	bool interp_given = false;
-	enum { NAMED, REAPPLY, RESTORE_RECORDED } from_record = NAMED;
-	bool no_record = false, install_given = false;
-	const char *mode_arg = NULL;
+/* ---- main, as its steps ----------------------------------------------------
+ * Read the command line; plan the walk (the image, the record, the
+ * interpreter); list every argument and process each file; report.  Each
+ * step answers 0, or the exit status having said why; what the command
+ * line asked is in struct command_line, what the plan decided in opt. */
 
-	elfpatch_init();
-	replace_install_handlers();
-	/* paths are gathered in argv's own slots, in order */
-	char **paths = argv + 1;
-	int npaths = 0;
+/* What the command line asked, beyond what it sets in opt and inst. */
+struct command_line {
+	const struct option_def *mode;	/* the option that picks what to do, or NULL */
+	const char *machine;		/* --machine */
+	const char *mode_arg;		/* --mode */
+	bool interp_given;		/* --interp */
+	bool no_record, install_given;
+	enum { NAMED, REAPPLY, RESTORE_RECORDED } from_record;	/* the paths, or the record's */
+	char **paths;			/* the paths, gathered in argv's own slots, in order */
+	int npaths;
+};
+
+/* The options into opt, inst and cl, the paths into cl->paths: an
+ * unknown option, a value missing or one too many, two modes, are a usage
+ * error. */
+static int read_command_line(int argc, char **argv, struct command_line *cl)
+{
+	cl->paths = argv + 1;
 	bool options_done = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (options_done || a[0] != '-' || !a[1]) {
-			paths[npaths++] = argv[i];
+			cl->paths[cl->npaths++] = argv[i];
 			continue;
 		}
 		if (strcmp(a, "--") == 0) {
@@ -1657,16 +1759,16 @@ int main(int argc, char **argv)
 			return usage_error("%s takes no value", a);
 		}
 		if (o->mode) {
-			if (mode && mode != o) {
+			if (cl->mode && cl->mode != o) {
 				fprintf(stderr, "cudaload-patch: --%s and --%s exclude each other\n",
-					mode->name, o->name);
+					cl->mode->name, o->name);
 				return EXIT_USAGE;
 			}
-			mode = o;
+			cl->mode = o;
 		}
 		switch (o->id) {
-		case O_INTERP: opt.interp = value; interp_given = true; break;
-		case O_MACHINE: machine = value; break;
+		case O_INTERP: opt.interp = value; cl->interp_given = true; break;
+		case O_MACHINE: cl->machine = value; break;
 		case O_ALL: opt.all = true; break;
 		case O_DRY_RUN: opt.dry_run = true; break;
 		case O_VERBOSE: opt.verbose = true; break;
@@ -1675,49 +1777,54 @@ int main(int argc, char **argv)
 		case O_FORCE: opt.force = true; break;
 		case O_RESTORE: opt.action = RESTORE; break;
 		case O_CHECK: opt.action = CHECK; break;
-		case O_REAPPLY: from_record = REAPPLY; break;
-		case O_RESTORE_RECORDED: from_record = RESTORE_RECORDED; opt.action = RESTORE; break;
+		case O_REAPPLY: cl->from_record = REAPPLY; break;
+		case O_RESTORE_RECORDED: cl->from_record = RESTORE_RECORDED; opt.action = RESTORE; break;
 		case O_QUIET: opt.quiet = true; break;
-		case O_NO_RECORD: no_record = true; break;
-		case O_INSTALL: install_given = true; break;
-		case O_MODE: mode_arg = value; break;
+		case O_NO_RECORD: cl->no_record = true; break;
+		case O_INSTALL: cl->install_given = true; break;
+		case O_MODE: cl->mode_arg = value; break;
 		case O_NO_CLOBBER: inst.no_clobber = true; break;
 		case O_HELP: case O_VERSION: break;
 		}
 	}
-	if (mode && mode->id == O_HELP) {
-		print_help(stdout);
-		return 0;
-	}
-	if (mode && mode->id == O_VERSION) {
-		printf("cudaload-patch %s\n", CUDALOAD_VERSION);
-		return 0;
-	}
+	return 0;
+}
+
+/* Do the options go together, and with the paths?  --mode's value into
+ * inst.mode. */
+static int check_combination(const struct command_line *cl)
+{
 	if (opt.force && opt.action != RESTORE)
 		return usage_error("%s only goes with --restore", "--force");
-	if ((mode_arg || inst.no_clobber) && !install_given)
-		return usage_error("%s only goes with --install", mode_arg ? "--mode" : "--no-clobber");
-	if (mode_arg) {
+	if ((cl->mode_arg || inst.no_clobber) && !cl->install_given)
+		return usage_error("%s only goes with --install", cl->mode_arg ? "--mode" : "--no-clobber");
+	if (cl->mode_arg) {
 		char *end;
-		long m = strtol(mode_arg, &end, 8);
-		if (!*mode_arg || *end || m < 0 || m > 07777)
-			return usage_error("--mode %s: not an octal mode", mode_arg);
+		long m = strtol(cl->mode_arg, &end, 8);
+		if (!*cl->mode_arg || *end || m < 0 || m > 07777)
+			return usage_error("--mode %s: not an octal mode", cl->mode_arg);
 		inst.mode = (int)m;
 	}
-	if (install_given && (!opt.root || npaths != 2 || opt.dry_run))
+	if (cl->install_given && (!opt.root || cl->npaths != 2 || opt.dry_run))
 		return usage_error("%s", !opt.root ? "--install writes into an image: give --root DIR"
 				   : opt.dry_run ? "--install has no --dry-run"
 				   : "--install takes two paths: SRC (here) and DEST (in the image)");
-	if (from_record != NAMED && npaths)
-		return usage_error("--%s takes no PATH", mode->name);
-	if (npaths == 0 && from_record == NAMED)
+	if (cl->from_record != NAMED && cl->npaths)
+		return usage_error("--%s takes no PATH", cl->mode->name);
+	if (cl->npaths == 0 && cl->from_record == NAMED)
 		return usage_error("%s", "no PATH given");
+	return 0;
+}
+
+/* The image (--root), opened: every path in it resolved inside it from
+ * here on, by the resolver CUDALOAD_PATCH_RESOLVER picks (the tests'). */
+static int open_image(void)
+{
 	/* Our own resolver where the kernel has openat2 too: the tests'. */
 	const char *resolver = getenv("CUDALOAD_PATCH_RESOLVER");
 	if (resolver && strcmp(resolver, "own") == 0)
 		inroot_use_own(true);
 
-	/* The image: every path in it resolved inside it from here on. */
 	opt.rootfd = -1;
 	if (opt.root && (inroot_absolute(opt.root, opt.root_abs, sizeof opt.root_abs) < 0 ||
 			 (opt.rootfd = open(opt.root_abs, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)) {
@@ -1729,115 +1836,167 @@ int main(int argc, char **argv)
 	if (opt.root && opt.verbose)
 		printf("cudaload-patch: paths in %s are resolved inside it, by %s\n", opt.root_abs,
 		       inroot_resolver());
-	opt.sweep = !opt.dry_run && opt.action != CHECK;
-	if (install_given) {
-		int r = install(paths[0], paths[1]);
-		dir_cache_drop();
-		free(swept.v);
-		close(opt.rootfd);
-		return r;
-	}
+	return 0;
+}
 
-	/* The record: kept by root where the package made its directory (a
-	 * build tree or a test patching as root leaves no trace), or where
-	 * CUDALOAD_PATCH_RECORD says; in an image, when it lies there,
-	 * resolved inside it like the programs. */
+/* --install SRC DEST, the whole run: its exit status. */
+static int install_in_image(const char *src, const char *dest)
+{
+	int r = install(src, dest);
+	dir_cache_drop();
+	free(swept.v);
+	close(opt.rootfd);
+	return r;
+}
+
+/* Is the record kept, and where: by root where the package made its
+ * directory (a build tree or a test patching as root leaves no trace), or
+ * where CUDALOAD_PATCH_RECORD says; in an image, when it lies there,
+ * resolved inside it like the programs.  Read when it is kept or worked
+ * from. */
+static int open_record(const struct command_line *cl)
+{
 	const char *rf = getenv("CUDALOAD_PATCH_RECORD");
 	opt.record_file = rf && *rf ? rf
 			  : geteuid() == 0 && access(PATCHLIST_DIR, F_OK) == 0 ? PATCHLIST_FILE : NULL;
-	opt.recording = opt.record_file && !no_record && !opt.dry_run && opt.action != CHECK;
-	if (from_record != NAMED && !opt.record_file) {
+	opt.recording = opt.record_file && !cl->no_record && !opt.dry_run && opt.action != CHECK;
+	if (cl->from_record != NAMED && !opt.record_file) {
 		fprintf(stderr, "cudaload-patch: no record: run as root, with the package installed (%s)\n",
 			PATCHLIST_DIR);
 		return EXIT_USAGE;
 	}
 	static char record_abs[CL_PATH_MAX];
-	if (opt.record_file && opt.rootfd >= 0 && from_record == NAMED &&
+	if (opt.record_file && opt.rootfd >= 0 && cl->from_record == NAMED &&
 	    inroot_absolute(opt.record_file, record_abs, sizeof record_abs) == 0)
 		opt.record_img = inroot_below(opt.root_abs, record_abs);
-	if (opt.recording || from_record != NAMED) {
+	if (opt.recording || cl->from_record != NAMED) {
 		char why[CL_PATH_MAX + 64];
 		if (record_load(why, sizeof why) < 0) {
 			fprintf(stderr, "cudaload-patch: %s\n", why);
-			if (from_record != NAMED)
+			if (cl->from_record != NAMED)
 				return 1;
 			opt.recording = false;	/* never overwrite a record we could not read */
 		}
 	}
-	if (from_record != NAMED)
-		return from_recorded(from_record == REAPPLY);
+	return 0;
+}
 
-	if (opt.action == PATCH) {
-		/* an image's programs get the image's cudaload, never this machine's */
-		if (!opt.interp && opt.root && !(opt.interp = image_cudaload())) {
-			fprintf(stderr, "cudaload-patch: --root %s: no cudaload in the image (usr/bin or "
-				"usr/local/bin): install it there, or give --interp PATH as the image "
-				"sees it\n", opt.root);
-			return EXIT_USAGE;
-		}
-		if (!opt.interp) {
-			ssize_t n = readlink("/proc/self/exe", self_interp, sizeof self_interp - 1);
-			char *slash = n > 0 ? (self_interp[n] = '\0', strrchr(self_interp, '/')) : NULL;
-			if (!slash || (size_t)(slash - self_interp) + sizeof "/cudaload" > sizeof self_interp) {
-				fprintf(stderr, "cudaload-patch: cannot find cudaload beside me: give --interp\n");
-				return EXIT_USAGE;
-			}
-			strcpy(slash, "/cudaload");
-			opt.interp = self_interp;
-		}
-		if (opt.interp[0] != '/') {
-			fprintf(stderr, "cudaload-patch: --interp %s: must be an absolute path\n", opt.interp);
-			return EXIT_USAGE;
-		}
-		/* the interpreter as the programs will see it: inside the image */
-		int ifd = open_as_seen(opt.interp, O_PATH);
-		bool here = ifd >= 0;
-		if (here)
-			close(ifd);
-		if (!here && !interp_given) {
-			fprintf(stderr, "cudaload-patch: no cudaload beside cudaload-patch (%s): "
-				"give --interp PATH\n", opt.interp);
-			return EXIT_USAGE;
-		}
-		if (!here && !machine) {
-			fprintf(stderr, "cudaload-patch: --interp %s: %s (give --machine M as well to "
-				"patch for a cudaload that exists only on the target)\n", opt.interp,
-				strerror(ENOENT));
-			return EXIT_USAGE;
-		}
-		if (!here)
-			fprintf(stderr, "cudaload-patch: warning: %s does not exist %s; patched "
-				"programs start only where it does\n", opt.interp,
-				opt.root ? "in the image" : "here");
-		int here_machine = here ? machine_of_fd(open_as_seen(opt.interp, O_RDONLY)) : -1;
-		opt.machine = machine ? machine_by_name(machine) : here_machine;
-		/* A program is recorded only when it runs through this system's
-		 * cudaload: not one patched for an image, nor for another machine. */
-		if (opt.recording && !getenv("CUDALOAD_PATCH_RECORD") &&
-		    (!here || opt.root || here_machine != opt.machine))
-			opt.recording = false;
-		if (opt.machine < 0) {
-			fprintf(stderr, machine ? "cudaload-patch: --machine %s: unknown machine\n"
-						: "cudaload-patch: cannot read the machine of %s: give --machine\n",
-				machine ? machine : opt.interp);
-			return EXIT_USAGE;
-		}
+/* The cudaload the programs are patched for (opt.interp) and its machine
+ * (opt.machine): --interp, the image's own with --root, else the one
+ * beside this program; one that is not here only with --machine.  Whether
+ * the record is kept for it. */
+static int choose_interpreter(const struct command_line *cl)
+{
+	static char self_interp[CL_PATH_MAX];
+	/* an image's programs get the image's cudaload, never this machine's */
+	if (!opt.interp && opt.root && !(opt.interp = image_cudaload())) {
+		fprintf(stderr, "cudaload-patch: --root %s: no cudaload in the image (usr/bin or "
+			"usr/local/bin): install it there, or give --interp PATH as the image "
+			"sees it\n", opt.root);
+		return EXIT_USAGE;
 	}
+	if (!opt.interp) {
+		ssize_t n = readlink("/proc/self/exe", self_interp, sizeof self_interp - 1);
+		char *slash = n > 0 ? (self_interp[n] = '\0', strrchr(self_interp, '/')) : NULL;
+		if (!slash || (size_t)(slash - self_interp) + sizeof "/cudaload" > sizeof self_interp) {
+			fprintf(stderr, "cudaload-patch: cannot find cudaload beside me: give --interp\n");
+			return EXIT_USAGE;
+		}
+		strcpy(slash, "/cudaload");
+		opt.interp = self_interp;
+	}
+	if (opt.interp[0] != '/') {
+		fprintf(stderr, "cudaload-patch: --interp %s: must be an absolute path\n", opt.interp);
+		return EXIT_USAGE;
+	}
+	/* the interpreter as the programs will see it: inside the image */
+	int ifd = open_as_seen(opt.interp, O_PATH);
+	bool here = ifd >= 0;
+	if (here)
+		close(ifd);
+	if (!here && !cl->interp_given) {
+		fprintf(stderr, "cudaload-patch: no cudaload beside cudaload-patch (%s): "
+			"give --interp PATH\n", opt.interp);
+		return EXIT_USAGE;
+	}
+	if (!here && !cl->machine) {
+		fprintf(stderr, "cudaload-patch: --interp %s: %s (give --machine M as well to "
+			"patch for a cudaload that exists only on the target)\n", opt.interp,
+			strerror(ENOENT));
+		return EXIT_USAGE;
+	}
+	if (!here)
+		fprintf(stderr, "cudaload-patch: warning: %s does not exist %s; patched "
+			"programs start only where it does\n", opt.interp,
+			opt.root ? "in the image" : "here");
+	int here_machine = here ? machine_of_fd(open_as_seen(opt.interp, O_RDONLY)) : -1;
+	opt.machine = cl->machine ? machine_by_name(cl->machine) : here_machine;
+	/* A program is recorded only when it runs through this system's
+	 * cudaload: not one patched for an image, nor for another machine. */
+	if (opt.recording && !getenv("CUDALOAD_PATCH_RECORD") &&
+	    (!here || opt.root || here_machine != opt.machine))
+		opt.recording = false;
+	if (opt.machine < 0) {
+		fprintf(stderr, cl->machine ? "cudaload-patch: --machine %s: unknown machine\n"
+					    : "cudaload-patch: cannot read the machine of %s: give --machine\n",
+			cl->machine ? cl->machine : opt.interp);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Every path listed first (directories walked), then each file processed
+ * (process_listed) and the last batch put in place. */
+static void walk_and_process(const struct command_line *cl)
+{
 	opt.progress = isatty(STDERR_FILENO);
 	batch.max = batch_max();
 
 	opt.closure = closure_new(opt.root ? opt.root_abs : "", judge_library, NULL);
 	opt.pysite = pysite_new(opt.root ? opt.root_abs : "", judge_library, NULL);
-	for (int i = 0; i < npaths; i++)
-		list_argument(paths[i]);
+	for (int i = 0; i < cl->npaths; i++)
+		list_argument(cl->paths[i]);
 	process_listed();
 	flush_batch();
 	progress_clear();
 	pysite_free(opt.pysite);
 	closure_free(opt.closure);
+}
+
+int main(int argc, char **argv)
+{
+	struct command_line cl = { .from_record = NAMED };
+	elfpatch_init();
+	replace_install_handlers();
+	int r = read_command_line(argc, argv, &cl);
+	if (r)
+		return r;
+	if (cl.mode && cl.mode->id == O_HELP) {
+		print_help(stdout);
+		return 0;
+	}
+	if (cl.mode && cl.mode->id == O_VERSION) {
+		printf("cudaload-patch %s\n", CUDALOAD_VERSION);
+		return 0;
+	}
+	if ((r = check_combination(&cl)) || (r = open_image()))
+		return r;
+	opt.sweep = !opt.dry_run && opt.action != CHECK;
+	if (cl.install_given)
+		return install_in_image(cl.paths[0], cl.paths[1]);
+
+	if ((r = open_record(&cl)))
+		return r;
+	if (cl.from_record != NAMED)
+		return from_recorded(cl.from_record == REAPPLY);
+	if (opt.action == PATCH && (r = choose_interpreter(&cl)))
+		return r;
+	walk_and_process(&cl);
 	return finish();
 }
 
+/* The end of a run: the record saved when it changed, the summary said;
+ * the exit status (EXIT_SKIPPED for a named file skipped). */
 static int finish(void)
 {
 	dir_cache_drop();

@@ -775,29 +775,59 @@ static bool standard_fds(void)
 	return true;
 }
 
-int main(int argc, char **argv)
+/* ---- main, as its steps ---------------------------------------------------------
+ * Read the command line, find how to start the children, name the store;
+ * gather the candidates, judge the system driver and then each candidate;
+ * store the verdicts.  Each step fills its part of one struct verify_run
+ * and answers 0, or the exit status having said why. */
+
+struct verify_run {
+	/* the command line (read_arguments) */
+	bool json, first_use;
+	int timeout_s;
+	char **names;			/* the programs named; resolved by resolve_programs */
+	int n_names;
+	const char **packages;		/* --package: a first use's packages */
+	int n_packages;
+	const char *cl_dir;		/* --cudaload-dir: where cudaload lives */
+
+	/* how the children are started (find_own_program) */
+	struct self self;
+
+	/* the settings, as a start reads them (main) */
+	struct settings s;
+
+	/* the store (open_store) */
+	uid_t uid;
+	bool user;			/* not root: the user's own store */
+	char dir[CL_PATH_MAX], path[CL_PATH_MAX];
+	char boot[VERDICT_BOOT_ID_LEN + 2];	/* a lasting store's boot, else "" */
+	int lock;			/* a first use's lock on the store, -1: none */
+
+	/* the candidates (gather_candidates) */
+	struct host h;
+	struct candidates cands;
+	const char *user_llp;		/* this environment's LD_LIBRARY_PATH */
+	struct kept_store earlier;	/* a first use's: what the store holds already */
+	bool *fresh;			/* cands.n + 1: verified by this run */
+
+	/* the system driver (judge_system_driver) */
+	char hosttxt[160];		/* the host, as the store and the report name it */
+	struct outcome base;		/* the baseline */
+	char *text;			/* the store's text, VERDICT_STORE_MAX bytes ... */
+	int len;			/* ... len of them written; judge_candidate adds to it */
+};
+
+/* What the command line asks, into r: options, the programs named and a
+ * first use's packages.  A usage error exits (EXIT_USAGE). */
+static void read_arguments(int argc, char **argv, struct verify_run *r)
 {
-	if (!standard_fds())
-		return EXIT_CANNOT_RUN;
-
-	bool json = false, first_use = false;
-	int timeout_s = 60, n_names = 0, n_packages = 0;
-	char **names = calloc((size_t)argc, sizeof *names);	/* the programs named */
-	const char **packages = calloc((size_t)argc, sizeof *packages);	/* --package */
-	if (!names || !packages) {
-		fputs("cudaload: --verify: out of memory\n", stderr);
-		return EXIT_CANNOT_RUN;
-	}
-	const char *cl_dir = NULL;
-
-	if (argc == 2 && strcmp(argv[1], "--child") == 0)
-		return child();
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (strcmp(a, "--verify") == 0) {
 			continue;
 		} else if (strcmp(a, "--json") == 0) {
-			json = true;
+			r->json = true;
 		} else if (strcmp(a, "--timeout") == 0 && i + 1 < argc) {
 			char *end;
 			long t = strtol(argv[++i], &end, 10);
@@ -805,282 +835,364 @@ int main(int argc, char **argv)
 				fprintf(stderr, "cudaload: --timeout: '%s' is not 1..3600 seconds\n", argv[i]);
 				exit(EXIT_USAGE);
 			}
-			timeout_s = (int)t;
+			r->timeout_s = (int)t;
 		} else if (strcmp(a, "--cudaload-dir") == 0 && i + 1 < argc) {
-			cl_dir = argv[++i];
+			r->cl_dir = argv[++i];
 		} else if (strcmp(a, "--first-use") == 0) {
-			first_use = true;
+			r->first_use = true;
 		} else if (strcmp(a, "--package") == 0 && i + 1 < argc && argv[i + 1][0] == '/') {
-			packages[n_packages++] = argv[++i];
+			r->packages[r->n_packages++] = argv[++i];
 		} else if (a[0] != '-') {
-			names[n_names++] = argv[i];	/* resolved once the root is known */
+			r->names[r->n_names++] = argv[i];	/* resolved once the root is known */
 		} else {
 			fprintf(stderr, "cudaload: %s: unknown option for --verify\n", a);
 			usage_exit();
 		}
 	}
 
-	if (first_use != (n_packages > 0) || (first_use && (n_names || json))) {
+	if (r->first_use != (r->n_packages > 0) || (r->first_use && (r->n_names || r->json))) {
 		fputs("cudaload: --first-use goes with --package DIR and nothing else\n", stderr);
 		usage_exit();
 	}
 	/* A start that gave up waiting has closed the pipe: the verdicts are
 	 * still worth storing for the next one. */
-	if (first_use)
+	if (r->first_use)
 		signal(SIGPIPE, SIG_IGN);
+}
 
-	struct self self = { "", NULL };
-	dl_iterate_phdr(find_self, &self);
-	if (!self.path[0]) {
-		ssize_t n = readlink("/proc/self/exe", self.path, sizeof self.path - 1);
+/* How the children are started: this program's path and a loader that is
+ * not cudaload (struct self). */
+static int find_own_program(struct self *self)
+{
+	dl_iterate_phdr(find_self, self);
+	if (!self->path[0]) {
+		ssize_t n = readlink("/proc/self/exe", self->path, sizeof self->path - 1);
 		if (n <= 0) {
 			fprintf(stderr, "cudaload: --verify: cannot find its own program: %s\n",
 				strerror(errno));
 			return EXIT_CANNOT_RUN;
 		}
-		self.path[n] = '\0';
+		self->path[n] = '\0';
 	}
-	if (!self.ldso) {
+	if (!self->ldso) {
 		fprintf(stderr, "cudaload: --verify: no dynamic loader to run its children with\n");
 		return EXIT_CANNOT_RUN;
 	}
+	return 0;
+}
 
-	struct settings s;
-	settings_from_env(&s, environ, false);
-	settings_load_config(&s, environ, cl_dir);
-	/* Each program named as a start of it would see itself (/proc/self/exe:
-	 * links resolved, so its own environment is the real one); under a root,
-	 * a path as on the target, taken as it is. */
-	for (int i = 0; i < n_names; i++) {
+/* Which file each program named is: as a start of it would see itself
+ * (/proc/self/exe: links resolved, so its own environment is the real
+ * one); under a root, a path as on the target, taken as it is. */
+static int resolve_programs(struct verify_run *r)
+{
+	for (int i = 0; i < r->n_names; i++) {
 		char full[CL_PATH_MAX];
 		const char *why = NULL;
 		char *name = NULL;
-		if (!s.root[0])
-			why = (name = realpath(names[i], NULL)) ? NULL : strerror(errno);
-		else if (names[i][0] != '/')
+		if (!r->s.root[0])
+			why = (name = realpath(r->names[i], NULL)) ? NULL : strerror(errno);
+		else if (r->names[i][0] != '/')
 			why = "under CUDALOAD_ROOT, a program is named by its absolute path in the root";
-		else if (path_join(full, sizeof full, s.root, names[i]) < 0 || access(full, F_OK) < 0)
+		else if (path_join(full, sizeof full, r->s.root, r->names[i]) < 0 || access(full, F_OK) < 0)
 			why = "no such file under CUDALOAD_ROOT";
-		else if (!(name = strdup(names[i])))
+		else if (!(name = strdup(r->names[i])))
 			why = "out of memory";
 		if (why) {
-			fprintf(stderr, "cudaload: --verify: %s: %s\n", names[i], why);
+			fprintf(stderr, "cudaload: --verify: %s: %s\n", r->names[i], why);
 			return EXIT_USAGE;
 		}
-		names[i] = name;
+		r->names[i] = name;
 	}
+	return 0;
+}
 
-	/* The store: root's, under the root like the config; for any other
-	 * user that user's own (verdict.h), named by the environment. */
-	char run[CL_PATH_MAX], dir[CL_PATH_MAX], path[CL_PATH_MAX], boot[VERDICT_BOOT_ID_LEN + 2] = "";
+/* Where the verdicts go: root's store, under the root like the config;
+ * for any other user that user's own (verdict.h), named by the
+ * environment.  Its directory made and writable, and for a first use the
+ * store's lock held. */
+static int open_store(struct verify_run *r)
+{
+	char run[CL_PATH_MAX];
 	struct stat st;
-	uid_t uid = getuid();
-	bool user = uid != 0;
-	if (geteuid() != uid) {
+	r->uid = getuid();
+	r->user = r->uid != 0;
+	if (geteuid() != r->uid) {
 		fprintf(stderr, "cudaload: --verify: runs set-id: it must run as the user it verifies for\n");
 		return EXIT_CANNOT_RUN;
 	}
-	if (user) {
-		if (user_store(s.root, uid, dir, path, boot, sizeof boot) < 0)
+	if (r->user) {
+		if (user_store(r->s.root, r->uid, r->dir, r->path, r->boot, sizeof r->boot) < 0)
 			return EXIT_CANNOT_RUN;
-	} else if (path_join(run, sizeof run, s.root, "/run") < 0 ||
-		   path_join(dir, sizeof dir, s.root, VERDICT_STORE_DIR) < 0 ||
-		   path_join(path, sizeof path, s.root, VERDICT_STORE_PATH) < 0) {
+	} else if (path_join(run, sizeof run, r->s.root, "/run") < 0 ||
+		   path_join(r->dir, sizeof r->dir, r->s.root, VERDICT_STORE_DIR) < 0 ||
+		   path_join(r->path, sizeof r->path, r->s.root, VERDICT_STORE_PATH) < 0) {
 		fprintf(stderr, "cudaload: --verify: CUDALOAD_ROOT too long\n");
 		return EXIT_CANNOT_RUN;
 	} else if (stat(run, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		fprintf(stderr, "cudaload: --verify: %s: no such directory for the store\n", run);
 		return EXIT_CANNOT_RUN;
-	} else if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-		fprintf(stderr, "cudaload: --verify: %s: %s\n", dir, strerror(errno));
+	} else if (mkdir(r->dir, 0755) < 0 && errno != EEXIST) {
+		fprintf(stderr, "cudaload: --verify: %s: %s\n", r->dir, strerror(errno));
 		return EXIT_CANNOT_RUN;
 	}
-	if (access(dir, W_OK) < 0) {
-		fprintf(stderr, "cudaload: --verify: %s: %s\n", dir, strerror(errno));
+	if (access(r->dir, W_OK) < 0) {
+		fprintf(stderr, "cudaload: --verify: %s: %s\n", r->dir, strerror(errno));
 		return EXIT_CANNOT_RUN;
 	}
 	/* First uses that start together (torchrun's ranks) ask once: each
 	 * waits for the one before, then finds its verdicts (kept_applies). */
-	char lockpath[CL_PATH_MAX + 8];
-	int lock = -1;
-	if (first_use) {
-		snprintf(lockpath, sizeof lockpath, "%s/.lock", dir);
-		lock = open(lockpath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-		while (lock >= 0 && flock(lock, LOCK_EX) < 0 && errno == EINTR)
+	if (r->first_use) {
+		char lockpath[CL_PATH_MAX + 8];
+		snprintf(lockpath, sizeof lockpath, "%s/.lock", r->dir);
+		r->lock = open(lockpath, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		while (r->lock >= 0 && flock(r->lock, LOCK_EX) < 0 && errno == EINTR)
 			;
 	}
+	return 0;
+}
 
-	struct host h;
-	struct candidates cands;
-	probe_host(s.root, (const char *const *)s.driver_dirs, s.n_driver_dirs, true, &h);
-	int found = first_use ? compat_discover(s.root, packages, n_packages, NULL, 0, "first use", &cands)
-			      : compat_discover(s.root, (const char *const *)s.compat_env, s.n_compat_env,
-						(const char *const *)s.compat, s.n_compat,
-						s.compat_from_config ? "config" : "default", &cands);
+/* Which packages are asked about: the host probed; a first use's packages,
+ * else the configured ones and every one a process may reach (reach_all);
+ * for a first use, what the store holds already (keep_store). */
+static int gather_candidates(struct verify_run *r)
+{
+	const struct settings *s = &r->s;
+	probe_host(s->root, (const char *const *)s->driver_dirs, s->n_driver_dirs, true, &r->h);
+	int found = r->first_use ? compat_discover(s->root, r->packages, r->n_packages, NULL, 0, "first use",
+						   &r->cands)
+			      : compat_discover(s->root, (const char *const *)s->compat_env, s->n_compat_env,
+						(const char *const *)s->compat, s->n_compat,
+						s->compat_from_config ? "config" : "default", &r->cands);
 	if (found < 0) {
 		fprintf(stderr, "cudaload: --verify: out of memory\n");
 		return EXIT_CANNOT_RUN;
 	}
-	const char *user_llp = env_get_last(environ, "LD_LIBRARY_PATH");	/* as glibc's ld.so */
-	if (!first_use && reach_all(s.root, user_llp, names, n_names, &h, &cands) < 0) {
+	r->user_llp = env_get_last(environ, "LD_LIBRARY_PATH");	/* as glibc's ld.so */
+	if (!r->first_use && reach_all(s->root, r->user_llp, r->names, r->n_names, &r->h, &r->cands) < 0) {
 		fprintf(stderr, "cudaload: --verify: out of memory\n");
 		return EXIT_CANNOT_RUN;
 	}
 
-	struct kept_store earlier = { 0 };
-	bool *fresh = calloc(cands.n + 1, sizeof *fresh);	/* verified by this run */
-	if (!fresh) {
+	r->fresh = calloc(r->cands.n + 1, sizeof *r->fresh);
+	if (!r->fresh) {
 		fprintf(stderr, "cudaload: --verify: out of memory\n");
 		return EXIT_CANNOT_RUN;
 	}
-	if (first_use)
-		keep_store(path, &h, boot, &earlier);
+	if (r->first_use)
+		keep_store(r->path, &r->h, r->boot, &r->earlier);
+	return 0;
+}
 
-	char hosttxt[160], tok[32], step[32];
-	char *text = malloc(VERDICT_STORE_MAX);	/* too large for the stack */
-	if (!text) {
+/* The baseline: the system driver as the loader would hand it over,
+ * pinned where a package could beat it (an ld.so.conf.d entry reaches
+ * this child too).  The store's text begun with the host and it, and the
+ * report with them. */
+static int judge_system_driver(struct verify_run *r)
+{
+	char tok[32], step[32];
+	r->text = malloc(VERDICT_STORE_MAX);	/* too large for the stack */
+	if (!r->text) {
 		fprintf(stderr, "cudaload: --verify: out of memory\n");
 		return EXIT_CANNOT_RUN;
 	}
-	host_text(&h, hosttxt, sizeof hosttxt);
-	/* The system driver as the loader would hand it over: pinned where a
-	 * package could beat it (an ld.so.conf.d entry reaches this child too). */
+	host_text(&r->h, r->hosttxt, sizeof r->hosttxt);
 	struct pin pin = { 0 };
 	char *base_llp = NULL;
-	if (pin_needed(&cands, ELFCLASS64, SELF_MACHINE)) {
-		char *cl_self = malloc(strlen(cl_dir ? cl_dir : ".") + sizeof "/cudaload");
+	if (pin_needed(&r->cands, ELFCLASS64, SELF_MACHINE)) {
+		char *cl_self = malloc(strlen(r->cl_dir ? r->cl_dir : ".") + sizeof "/cudaload");
 		if (cl_self)
-			strcat(strcpy(cl_self, cl_dir ? cl_dir : "."), "/cudaload");
-		pin_system(s.root, cl_self, &h, &cands, SELF_MACHINE, false, &pin);
+			strcat(strcpy(cl_self, r->cl_dir ? r->cl_dir : "."), "/cudaload");
+		pin_system(r->s.root, cl_self, &r->h, &r->cands, SELF_MACHINE, false, &pin);
 		free(cl_self);
 		struct decision sys = { false, -1, "" };
-		base_llp = plan_library_path(s.root, &sys, &cands, &h, pin.dir, user_llp, false);
+		base_llp = plan_library_path(r->s.root, &sys, &r->cands, &r->h, pin.dir, r->user_llp, false);
 	}
-	struct outcome base, o;
-	run_child(&self, base_llp, timeout_s, &base);
+	run_child(&r->self, base_llp, r->timeout_s, &r->base);
 	free(base_llp);
 	pin_free(&pin);
-	int len = snprintf(text, VERDICT_STORE_MAX, VERDICT_MAGIC "\nhost %016llx %s\n%s%s%ssystem %s %s %d %lld\n",
-			   (unsigned long long)verdict_host_key(&h), hosttxt,
-			   boot[0] ? "boot " : "", boot, boot[0] ? "\n" : "",
-			   verdict_token(&base.v, tok, sizeof tok), verdict_step_token(&base.v, step, sizeof step),
-			   base.v.devices, base.v.when);
-	if (json) {
+	const struct outcome *base = &r->base;
+	r->len = snprintf(r->text, VERDICT_STORE_MAX, VERDICT_MAGIC "\nhost %016llx %s\n%s%s%ssystem %s %s %d %lld\n",
+			  (unsigned long long)verdict_host_key(&r->h), r->hosttxt,
+			  r->boot[0] ? "boot " : "", r->boot, r->boot[0] ? "\n" : "",
+			  verdict_token(&base->v, tok, sizeof tok), verdict_step_token(&base->v, step, sizeof step),
+			  base->v.devices, base->v.when);
+	if (r->json) {
 		printf("{\"schema\":%d,\"store\":", JSON_SCHEMA);
-		json_str(stdout, path);
+		json_str(stdout, r->path);
 		fputs(",\"host\":", stdout);
-		json_str(stdout, hosttxt);
+		json_str(stdout, r->hosttxt);
 		fputs(",\"system\":", stdout);
-		outcome_json(&base);
+		outcome_json(base);
 		fputs(",\"candidates\":[", stdout);
 	} else {
-		utf8_printf(stdout, "host: %s\n", hosttxt);
-		outcome_text("system driver", &base, verdict_ok(&base.v) ? "the baseline"
+		utf8_printf(stdout, "host: %s\n", r->hosttxt);
+		outcome_text("system driver", base, verdict_ok(&base->v) ? "the baseline"
 			     : "the system driver fails too: a package failing there or before is not held against it");
 	}
+	return 0;
+}
 
-	for (size_t i = 0; i < cands.n; i++) {
-		struct candidate *c = &cands.v[i];
-		char skip[256] = "", lib[CL_PATH_MAX + 16];
-		char *llp = NULL;
-		if (!c->has_lib)
-			snprintf(skip, sizeof skip, "%s", c->lib_problem);
-		else if (c->elf_machine != SELF_MACHINE)
-			snprintf(skip, sizeof skip, "libcuda is for %s, this verifier for %s",
-				 elfread_machine_name(c->elf_machine) ? elfread_machine_name(c->elf_machine) : "another machine",
-				 elfread_machine_name(SELF_MACHINE));
-		else if (path_join(lib, sizeof lib - 16, s.root, c->dir) < 0 ||
-			 !strcat(lib, "/libcuda.so.1") || stat(lib, &st) < 0)
-			snprintf(skip, sizeof skip, "libcuda.so.1: %s", strerror(errno));
-		else if (strchr(c->dir, '\n'))
-			snprintf(skip, sizeof skip, "its path has a newline");
-		else if (!secure_package_owned(s.root, c->dir, uid))	/* its code would run as us */
-			snprintf(skip, sizeof skip, "%s can change it, and loading it would run their code as %s",
-				 user ? "someone other than root and this user" : "someone other than root",
-				 user ? "this user" : "root");
-		else if (kept_applies(&earlier, c->dir, &st))
-			snprintf(skip, sizeof skip, "verified a moment ago (another start asked)");
-		else {
-			struct decision d = { true, (int)i, "" };
-			llp = plan_library_path(s.root, &d, &cands, &h, NULL, user_llp, false);
-			if (!llp)
-				snprintf(skip, sizeof skip, "no search list can name it");
-		}
-		if (json)
-			printf("%s{\"dir\":", i ? "," : "");
-		if (json) {
-			json_str(stdout, c->dir);
-			json_kstr(stdout, "origin", c->origin);	/* where it was found, as --explain's */
-		}
-		if (skip[0]) {
-			if (json) {
-				fputs(",\"skipped\":", stdout);
-				json_str(stdout, skip);
-				putchar('}');
-			} else {
-				utf8_printf(stdout, "%s: not verified: %s\n", c->dir, skip);
-			}
-			continue;
-		}
-		run_child(&self, llp, timeout_s, &o);
-		free(llp);
-		fresh[i] = true;
-		/* every step passed, on fewer devices than the system driver
-		 * saw: a device this driver cannot use (verdict.h, count) */
-		if (verdict_ok(&o.v) && base.counted && o.v.devices < base.v.devices)
-			o.v.step = VSTEP_COUNT;
-		char line[CL_PATH_MAX + 160];
-		int m = snprintf(line, sizeof line, "compat %s %s %d %lld %llu %llu %llu %lld.%09ld %s\n",
-				 verdict_token(&o.v, tok, sizeof tok), verdict_step_token(&o.v, step, sizeof step),
-				 o.v.devices, o.v.when,
-				 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
-				 (unsigned long long)st.st_size, (long long)st.st_mtim.tv_sec,
-				 (long)st.st_mtim.tv_nsec, c->dir);
-		bool kept = m > 0 && (size_t)m < sizeof line && len + m < VERDICT_STORE_MAX;
-		if (kept) {
-			memcpy(text + len, line, (size_t)m + 1);
-			len += m;
-		}
-		if (json) {
-			fputs(",\"verdict\":", stdout);
-			outcome_json(&o);
-			printf(",\"stored\":%s}", kept ? "true" : "false");
-		} else {
-			outcome_text(c->dir, &o,
-				     !kept ? "not stored: the store is full"
-				     : verdict_ok(&o.v) ? "works: used where the tables allow it or do not know it"
-				     : verdict_past(&base.v, &o.v) ? "fails: not used from now on"
-				     : "fails where the system driver fails too: not held against it");
-		}
+/* Why candidate i is not asked about, into skip ("" when it is): no
+ * libcuda, another machine's, one that others could change, one another
+ * start asked about a moment ago, one no search list names.  When it is
+ * asked, its libcuda's stat into st and its child's search list into *llp. */
+static void why_not_asked(const struct verify_run *r, size_t i, struct stat *st, char **llp,
+			  char *skip, size_t cap)
+{
+	const struct candidate *c = &r->cands.v[i];
+	char lib[CL_PATH_MAX + 16];
+	if (!c->has_lib)
+		snprintf(skip, cap, "%s", c->lib_problem);
+	else if (c->elf_machine != SELF_MACHINE)
+		snprintf(skip, cap, "libcuda is for %s, this verifier for %s",
+			 elfread_machine_name(c->elf_machine) ? elfread_machine_name(c->elf_machine) : "another machine",
+			 elfread_machine_name(SELF_MACHINE));
+	else if (path_join(lib, sizeof lib - 16, r->s.root, c->dir) < 0 ||
+		 !strcat(lib, "/libcuda.so.1") || stat(lib, st) < 0)
+		snprintf(skip, cap, "libcuda.so.1: %s", strerror(errno));
+	else if (strchr(c->dir, '\n'))
+		snprintf(skip, cap, "its path has a newline");
+	else if (!secure_package_owned(r->s.root, c->dir, r->uid))	/* its code would run as us */
+		snprintf(skip, cap, "%s can change it, and loading it would run their code as %s",
+			 r->user ? "someone other than root and this user" : "someone other than root",
+			 r->user ? "this user" : "root");
+	else if (kept_applies(&r->earlier, c->dir, st))
+		snprintf(skip, cap, "verified a moment ago (another start asked)");
+	else {
+		struct decision d = { true, (int)i, "" };
+		*llp = plan_library_path(r->s.root, &d, &r->cands, &r->h, NULL, r->user_llp, false);
+		if (!*llp)
+			snprintf(skip, cap, "no search list can name it");
 	}
-	if (!json && cands.n == 0)
-		printf("no compat candidates found\n");
-	if (first_use)
-		append_kept(&earlier, &cands, fresh, text, &len);
+}
 
-	int e = write_store(dir, path, text, (size_t)len, user ? 0600 : 0644);
-	if (json) {
+/* Candidate i: asked about unless why_not_asked says why not, its verdict
+ * added to the store's text while there is room, and reported. */
+static void judge_candidate(struct verify_run *r, size_t i)
+{
+	const struct candidate *c = &r->cands.v[i];
+	char skip[256] = "", tok[32], step[32];
+	char *llp = NULL;
+	struct stat st;
+	why_not_asked(r, i, &st, &llp, skip, sizeof skip);
+	if (r->json) {
+		printf("%s{\"dir\":", i ? "," : "");
+		json_str(stdout, c->dir);
+		json_kstr(stdout, "origin", c->origin);	/* where it was found, as --explain's */
+	}
+	if (skip[0]) {
+		if (r->json) {
+			fputs(",\"skipped\":", stdout);
+			json_str(stdout, skip);
+			putchar('}');
+		} else {
+			utf8_printf(stdout, "%s: not verified: %s\n", c->dir, skip);
+		}
+		return;
+	}
+	struct outcome o;
+	run_child(&r->self, llp, r->timeout_s, &o);
+	free(llp);
+	r->fresh[i] = true;
+	/* every step passed, on fewer devices than the system driver
+	 * saw: a device this driver cannot use (verdict.h, count) */
+	if (verdict_ok(&o.v) && r->base.counted && o.v.devices < r->base.v.devices)
+		o.v.step = VSTEP_COUNT;
+	char line[CL_PATH_MAX + 160];
+	int m = snprintf(line, sizeof line, "compat %s %s %d %lld %llu %llu %llu %lld.%09ld %s\n",
+			 verdict_token(&o.v, tok, sizeof tok), verdict_step_token(&o.v, step, sizeof step),
+			 o.v.devices, o.v.when,
+			 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+			 (unsigned long long)st.st_size, (long long)st.st_mtim.tv_sec,
+			 (long)st.st_mtim.tv_nsec, c->dir);
+	bool kept = m > 0 && (size_t)m < sizeof line && r->len + m < VERDICT_STORE_MAX;
+	if (kept) {
+		memcpy(r->text + r->len, line, (size_t)m + 1);
+		r->len += m;
+	}
+	if (r->json) {
+		fputs(",\"verdict\":", stdout);
+		outcome_json(&o);
+		printf(",\"stored\":%s}", kept ? "true" : "false");
+	} else {
+		outcome_text(c->dir, &o,
+			     !kept ? "not stored: the store is full"
+			     : verdict_ok(&o.v) ? "works: used where the tables allow it or do not know it"
+			     : verdict_past(&r->base.v, &o.v) ? "fails: not used from now on"
+			     : "fails where the system driver fails too: not held against it");
+	}
+}
+
+/* The verdicts stored: for a first use, beside the store's other
+ * conclusive ones; written whole (write_store) and the report closed. */
+static int store_verdicts(struct verify_run *r)
+{
+	if (!r->json && r->cands.n == 0)
+		printf("no compat candidates found\n");
+	if (r->first_use)
+		append_kept(&r->earlier, &r->cands, r->fresh, r->text, &r->len);
+
+	int e = write_store(r->dir, r->path, r->text, (size_t)r->len, r->user ? 0600 : 0644);
+	if (r->json) {
 		fputs("],\"written\":", stdout);
 		fputs(e ? "false" : "true", stdout);
 		fputs("}\n", stdout);
 	} else if (!e) {
-		printf("verdicts stored in %s\n", path);
+		printf("verdicts stored in %s\n", r->path);
 	}
 	fflush(stdout);
 	if (e) {
-		fprintf(stderr, "cudaload: --verify: %s: %s\n", path, strerror(-e));
+		fprintf(stderr, "cudaload: --verify: %s: %s\n", r->path, strerror(-e));
 		return EXIT_CANNOT_RUN;
 	}
-	free(text);
-	free(earlier.text);
-	free(fresh);
-	if (lock >= 0)
-		close(lock);	/* the next first use may look now */
-	free(packages);
-	compat_free(&cands);
-	settings_free(&s);
-	for (int i = 0; i < n_names; i++)
-		free(names[i]);	/* each strdup'd or realpath'd by now */
-	free(names);
+	return 0;
+}
+
+/* What the run held, given back. */
+static void release_run(struct verify_run *r)
+{
+	free(r->text);
+	free(r->earlier.text);
+	free(r->fresh);
+	if (r->lock >= 0)
+		close(r->lock);	/* the next first use may look now */
+	free(r->packages);
+	compat_free(&r->cands);
+	settings_free(&r->s);
+	for (int i = 0; i < r->n_names; i++)
+		free(r->names[i]);	/* each strdup'd or realpath'd by now */
+	free(r->names);
+}
+
+int main(int argc, char **argv)
+{
+	if (!standard_fds())
+		return EXIT_CANNOT_RUN;
+
+	struct verify_run r = { .timeout_s = 60, .lock = -1 };
+	r.names = calloc((size_t)argc, sizeof *r.names);
+	r.packages = calloc((size_t)argc, sizeof *r.packages);
+	if (!r.names || !r.packages) {
+		fputs("cudaload: --verify: out of memory\n", stderr);
+		return EXIT_CANNOT_RUN;
+	}
+	if (argc == 2 && strcmp(argv[1], "--child") == 0)
+		return child();
+	read_arguments(argc, argv, &r);
+
+	int rc = find_own_program(&r.self);
+	if (rc)
+		return rc;
+	settings_from_env(&r.s, environ, false);
+	settings_load_config(&r.s, environ, r.cl_dir);
+	if ((rc = resolve_programs(&r)) || (rc = open_store(&r)) || (rc = gather_candidates(&r)) ||
+	    (rc = judge_system_driver(&r)))
+		return rc;
+	for (size_t i = 0; i < r.cands.n; i++)
+		judge_candidate(&r, i);
+	if ((rc = store_verdicts(&r)))
+		return rc;
+	release_run(&r);
 	return 0;
 }

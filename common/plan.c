@@ -83,12 +83,10 @@ static bool append_dir(struct list *l, const char *root, const char *dir)
 	return true;
 }
 
-char *plan_library_path(const char *root, const struct decision *d,
-			const struct candidates *c, const struct host *h,
-			const char *system_pin, const char *user_llp, bool secure)
+char *plan_own(const char *root, const struct decision *d, const struct candidates *c,
+	       const struct host *h, const char *system_pin)
 {
 	struct list l = { 0 };
-
 	bool ok;
 	if (d->use_compat && d->chosen >= 0 && (size_t)d->chosen < c->n) {
 		ok = append_dir(&l, root, c->v[d->chosen].dir);
@@ -99,6 +97,17 @@ char *plan_library_path(const char *root, const struct decision *d,
 	} else {
 		return NULL;
 	}
+	if (!ok || !l.s) {
+		free(l.s);
+		return NULL;
+	}
+	return l.s;
+}
+
+char *plan_extend(const char *own, const char *user_llp, bool secure)
+{
+	struct list l = { 0 };
+	bool ok = append(&l, own, strlen(own));
 	/* The user's list keeps its syntax (empty entries mean "."); only entries
 	 * already listed are dropped: the earlier one wins anyway. */
 	const char *p = secure || !user_llp ? "" : user_llp;
@@ -110,11 +119,23 @@ char *plan_library_path(const char *root, const struct decision *d,
 		if (*p && !*++p)
 			ok = append(&l, "", 0);	/* a trailing separator: a last, empty entry */
 	}
-	if (!ok || !l.s) {
+	if (!ok) {
 		free(l.s);
 		return NULL;
 	}
 	return l.s;
+}
+
+char *plan_library_path(const char *root, const struct decision *d,
+			const struct candidates *c, const struct host *h,
+			const char *system_pin, const char *user_llp, bool secure)
+{
+	char *own = plan_own(root, d, c, h, system_pin);
+	if (!own || secure || !user_llp)
+		return own;
+	char *l = plan_extend(own, user_llp, secure);
+	free(own);
+	return l;
 }
 
 bool plan_fits_argument(const char *list)

@@ -19,8 +19,18 @@
 #include "decide.h"
 #include "probe.h"
 
-/* malloc'd list, or NULL when the system driver is chosen without a pin
- * (system_pin: the pin's directory as ld.so sees it, or NULL), or on ENOMEM. */
+/* The chosen driver's own directories: the compat package's and the host
+ * driver's, or the pin's (system_pin: its directory as ld.so sees it, or
+ * NULL).  malloc'd, or NULL when the system driver is chosen without a pin,
+ * or on ENOMEM. */
+char *plan_own(const char *root, const struct decision *d, const struct candidates *c,
+	       const struct host *h, const char *system_pin);
+
+/* own, then the user's list (user_llp; none in secure mode) without the
+ * entries own has: malloc'd, or NULL on ENOMEM. */
+char *plan_extend(const char *own, const char *user_llp, bool secure);
+
+/* plan_own, extended by the user's list: what ld.so is given. */
 char *plan_library_path(const char *root, const struct decision *d,
 			const struct candidates *c, const struct host *h,
 			const char *system_pin, const char *user_llp, bool secure);

@@ -302,13 +302,10 @@ void prepared_record_free(struct prepared_record *r)
  * can cover (then nothing is prepared). */
 static int classify(const char *path, char *out, size_t cap)
 {
-	static const char *const boot[] = {
-		"/proc/device-tree/", "/sys/firmware/", "/sys/devices/soc0/",
-		"/sys/bus/pci/devices/", NULL
-	};
-	for (const char *const *b = boot; *b; b++)
-		if (starts(path, *b))
-			return 0;
+	/* the boot's (no table of pointers: the loader's writable page) */
+	if (starts(path, "/proc/device-tree/") || starts(path, "/sys/firmware/") ||
+	    starts(path, "/sys/devices/soc0/") || starts(path, "/sys/bus/pci/devices/"))
+		return 0;
 	const char *node = NULL;
 	if (starts(path, "/proc/driver/nvidia/") || starts(path, "/sys/module/nvidia/") ||
 	    starts(path, "/dev/nvidia"))

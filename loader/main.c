@@ -527,7 +527,8 @@ struct start {
 	char *own;		/* `cudaload PROGRAM`: the chosen driver's directories alone */
 	bool compat;		/* a compat package leads the list */
 	bool prepared_holds;	/* the trace's start found one that holds: not written again */
-	char prepared[PREPARED_CAP];	/* a prepared decision read: the list points into it */
+	char *prepared;		/* PREPARED_CAP bytes (main's, not zeroed: a page not
+				 * touched unless read): a decision read, the list in it */
 };
 
 /* The program, and where this binary lives (its directory holds
@@ -858,108 +859,138 @@ static void explain(struct start *st, struct host *host, struct candidates *cand
 	exit(fflush(stdout) != 0 ? 1 : st->ldso_status);
 }
 
-/* Judge the host and choose: probe, find the packages, read the verdicts,
- * decide, ask the driver when only it can tell, pin, plan the list; explain
- * (and exit) or leave the list for the hand-over.  Apart from main: its
- * frame holds what a prepared decision spares. */
-__attribute__((noinline))
-static void judge(struct start *st)
+/* What judging the host produced, step by step (judge). */
+struct judgement {
+	struct host host;		/* look_around: the platform, GPU, driver */
+	struct candidates cands;	/* look_around: every package found */
+	struct verdict system_verdict;	/* weigh: the system driver's, from a store */
+	struct decision d;		/* weigh */
+	bool settled;			/* weigh: no package waits for the driver's word */
+	struct pin pin;			/* plan: the system driver held first, or none */
+};
+
+/* The host and every package the program can reach (or, bare, nothing). */
+static void look_around(struct start *st, struct judgement *j)
 {
 	struct settings *s = &st->s;
-	struct options *o = &st->o;
-	struct target *t = &st->t;
-	struct host host;
-	struct candidates cands;
-	struct decision d;
-	struct verdict system_verdict = { 0 };
-	struct pin pin = { 0 };
-	struct prepared_record rec = { .seen = NULL };
-	bool preparing = !st->prepared_holds && prepared_fits(st) && prepared_begin(&rec, s->root) == 0;
-	bool settled = true;	/* no question left for the driver: can be prepared */
-	char *llp = NULL;
-	if (st->bare) {
-		/* nothing a search list could change: nothing to look at */
-		memset(&host, 0, sizeof host);
-		memset(&cands, 0, sizeof cands);
-		memset(&d, 0, sizeof d);
-		d.chosen = -1;
-		snprintf(d.reason, sizeof d.reason, "system driver: %s", st->bare);
-	} else {
-		probe_host(s->root, (const char *const *)s->driver_dirs, s->n_driver_dirs,
-			   o->explain || diag_on, &host);
-		/* Looked for when one could be chosen, and wherever a GPU is: a package
-		 * the policy refuses can still be named by a RUNPATH (pin.h). */
-		if (!o->explain && !diag_on && !decide_may_use_compat(&host, s->policy) &&
-		    host.platform == PLATFORM_NONE)
-			memset(&cands, 0, sizeof cands);	/* nothing to choose or to hold against */
-		else if (compat_discover(s->root, (const char *const *)s->compat_env, s->n_compat_env,
-					 (const char *const *)s->compat, s->n_compat,
-					 s->compat_from_config ? "config" : "default", &cands) < 0)
-			diag("out of memory while looking for compat packages");
-		else
-			reach_more(s, t, st->as_interp, o->explain, st->envp, st->user_llp, &host, &cands);
-		compat_apply_stated(s->root, &cands, (const char *const *)s->compat, s->compat_cuda, s->n_compat);
-		if (s->secure)
-			secure_filter(s->root, &host, &cands);
-		/* Verdicts matter only when there is something to verify and the
-		 * policy leaves the choice to the device (docs/design.md): root's
-		 * store, then this user's own (never set-id, never on a Jetson; the
-		 * real uid from the auxiliary vector, no system call). */
-		unsigned uid = (unsigned)getauxval(AT_UID);
-		if (cands.n > 0 && (s->policy == POLICY_AUTO || o->explain))
-			verdict_load_stores(s->root, s->secure, st->envp, uid, &host, &cands, &system_verdict);
-		decide(&host, &cands, s->policy, t->cls, t->machine, &d);
-		/* What only the driver can judge is asked once, by the start that
-		 * would take it (firstuse.h); then the stores are read again. */
-		int ask[FIRST_USE_MAX], n_ask = o->explain ? 0
-					: first_use_pending(s, &host, &cands, &d, ask, FIRST_USE_MAX);
-		if (n_ask && first_use_ask(st->self, st->envp, &cands, ask, n_ask)) {
-			verdict_load_stores(s->root, s->secure, st->envp, uid, &host, &cands, &system_verdict);
-			decide(&host, &cands, s->policy, t->cls, t->machine, &d);
-		}
-		for (size_t i = 0; i < cands.n; i++) {
-			settled = settled && !cands.v[i].needs_word;
-			diag("candidate %s (%s): %s: %s", cands.v[i].dir, reach_origin_text(cands.v[i].origin),
-			     cands.v[i].usable ? "usable" : "refused", cands.v[i].reason);
-		}
-		diag("decision: %s", d.reason);
+	if (st->bare)
+		return;	/* nothing a search list could change: nothing to look at */
+	bool full = st->o.explain || diag_on;
+	probe_host(s->root, (const char *const *)s->driver_dirs, s->n_driver_dirs, full, &j->host);
+	/* Looked for when one could be chosen, and wherever a GPU is: a package
+	 * the policy refuses can still be named by a RUNPATH (pin.h). */
+	if (!full && !decide_may_use_compat(&j->host, s->policy) && j->host.platform == PLATFORM_NONE)
+		;	/* nothing to choose or to hold against */
+	else if (compat_discover(s->root, (const char *const *)s->compat_env, s->n_compat_env,
+				 (const char *const *)s->compat, s->n_compat,
+				 s->compat_from_config ? "config" : "default", &j->cands) < 0)
+		diag("out of memory while looking for compat packages");
+	else
+		reach_more(s, &st->t, st->as_interp, st->o.explain, st->envp, st->user_llp, &j->host,
+			   &j->cands);
+	compat_apply_stated(s->root, &j->cands, (const char *const *)s->compat, s->compat_cuda,
+			    s->n_compat);
+	if (s->secure)
+		secure_filter(s->root, &j->host, &j->cands);
+}
 
-		if (!d.use_compat && pin_needed(&cands, t->cls, t->machine)) {
-			pin_system(s->root, st->self, &host, &cands, t->machine, s->secure, &pin);
-			if (pin.dir)
-				diag("pin %s (%s)", pin.dir, pin.links ? "links to the driver's files"
-								       : "the driver's own directory");
-			else
-				diag("system driver not pinned: %s", pin.why);
-		}
-		llp = plan_library_path(s->root, &d, &cands, &host, pin.dir, st->user_llp, s->secure);
+/* The decision, with the verdicts stored, and the driver's word asked for
+ * what only it can judge. */
+static void weigh(struct start *st, struct judgement *j)
+{
+	struct settings *s = &st->s;
+	struct target *t = &st->t;
+	j->settled = true;
+	if (st->bare) {
+		j->d.chosen = -1;
+		snprintf(j->d.reason, sizeof j->d.reason, "system driver: %s", st->bare);
+		return;
 	}
-	prepared_end(&rec);
-	if (d.use_compat && !llp) {
-		d.use_compat = false;
-		snprintf(d.reason, sizeof d.reason, "system driver: no memory for the search list");
+	/* Verdicts matter only when there is something to verify and the
+	 * policy leaves the choice to the device (docs/design.md): root's
+	 * store, then this user's own (never set-id, never on a Jetson; the
+	 * real uid from the auxiliary vector, no system call). */
+	unsigned uid = (unsigned)getauxval(AT_UID);
+	if (j->cands.n > 0 && (s->policy == POLICY_AUTO || st->o.explain))
+		verdict_load_stores(s->root, s->secure, st->envp, uid, &j->host, &j->cands,
+				    &j->system_verdict);
+	decide(&j->host, &j->cands, s->policy, t->cls, t->machine, &j->d);
+	/* What only the driver can judge is asked once, by the start that
+	 * would take it (firstuse.h); then the stores are read again. */
+	int ask[FIRST_USE_MAX], n_ask = st->o.explain ? 0
+		: first_use_pending(s, &j->host, &j->cands, &j->d, ask, FIRST_USE_MAX);
+	if (n_ask && first_use_ask(st->self, st->envp, &j->cands, ask, n_ask)) {
+		verdict_load_stores(s->root, s->secure, st->envp, uid, &j->host, &j->cands,
+				    &j->system_verdict);
+		decide(&j->host, &j->cands, s->policy, t->cls, t->machine, &j->d);
+	}
+	for (size_t i = 0; i < j->cands.n; i++) {
+		const struct candidate *c = &j->cands.v[i];
+		j->settled = j->settled && !c->needs_word;
+		diag("candidate %s (%s): %s: %s", c->dir, reach_origin_text(c->origin),
+		     c->usable ? "usable" : "refused", c->reason);
+	}
+	diag("decision: %s", j->d.reason);
+}
+
+/* The search list: the chosen driver's own directories (the pin when the
+ * system driver is held first), then the user's; st->own the first alone. */
+static void plan(struct start *st, struct judgement *j)
+{
+	struct settings *s = &st->s;
+	struct decision *d = &j->d;
+	if (!st->bare && !d->use_compat && pin_needed(&j->cands, st->t.cls, st->t.machine)) {
+		pin_system(s->root, st->self, &j->host, &j->cands, st->t.machine, s->secure, &j->pin);
+		if (j->pin.dir)
+			diag("pin %s (%s)", j->pin.dir, j->pin.links ? "links to the driver's files"
+								 : "the driver's own directory");
+		else
+			diag("system driver not pinned: %s", j->pin.why);
+	}
+	char *own = st->bare ? NULL : plan_own(s->root, d, &j->cands, &j->host, j->pin.dir);
+	char *llp = own && st->user_llp && !s->secure ? plan_extend(own, st->user_llp, s->secure) : own;
+	if (d->use_compat && !llp) {
+		d->use_compat = false;
+		snprintf(d->reason, sizeof d->reason, "system driver: no memory for the search list");
 	}
 	/* Exec mode passes the list as one argument, which the kernel may
 	 * refuse (E2BIG): then no list, and the program runs (fail open). */
 	if (llp && s->mode == MODE_EXEC && !plan_fits_argument(llp)) {
 		settings_warn(s, "the search list (%zu bytes) is longer than exec mode can pass in one "
 			      "argument; the system driver, unpinned", strlen(llp));
-		free(llp);
-		llp = NULL;
-		d.use_compat = false;
-		snprintf(d.reason, sizeof d.reason,
+		if (llp != own)
+			free(llp);
+		free(own);
+		own = llp = NULL;
+		d->use_compat = false;
+		snprintf(d->reason, sizeof d->reason,
 			 "system driver: the search list (with LD_LIBRARY_PATH) is too long to pass in exec mode");
 	}
 	st->list = llp;
-	st->compat = d.use_compat;
-	if (preparing && settled && !st->bare)
-		prepare(st, &rec, &host, &cands, &d);
+	st->own = st->as_interp ? NULL : own;	/* `cudaload PROGRAM` hands these down */
+	st->compat = d->use_compat;
+}
+
+/* Judge the host and choose: look around, weigh, plan; keep it for the next
+ * start (prepared.h); explain (and exit) or leave the list for the
+ * hand-over.  Apart from main: its frame holds what a prepared decision
+ * spares. */
+__attribute__((noinline))
+static void judge(struct start *st)
+{
+	struct judgement j;
+	memset(&j, 0, sizeof j);
+	struct prepared_record rec = { .seen = NULL };
+	bool preparing = !st->prepared_holds && prepared_fits(st) && prepared_begin(&rec, st->s.root) == 0;
+	look_around(st, &j);
+	weigh(st, &j);
+	plan(st, &j);
+	prepared_end(&rec);
+	if (preparing && j.settled && !st->bare)
+		prepare(st, &rec, &j.host, &j.cands, &j.d);
 	prepared_record_free(&rec);
-	/* `cudaload PROGRAM` hands the chosen driver's own directories down */
-	if (!o->explain && !st->as_interp && llp)
-		st->own = plan_library_path(s->root, &d, &cands, &host, pin.dir, NULL, s->secure);
-	if (o->explain || diag_on)
-		explain(st, &host, &cands, &d, &system_verdict, &pin);	/* explain exits */
+	if (st->o.explain || diag_on)
+		explain(st, &j.host, &j.cands, &j.d, &j.system_verdict, &j.pin);	/* explain exits */
 }
 
 /* Chain mode: map ld.so here and enter it with the list in the
@@ -1114,6 +1145,8 @@ static void run_verifier(struct start *st)
 int main(int argc, char **argv, char **envp)
 {
 	struct start st = { .as_interp = false };
+	char prepared[PREPARED_CAP];
+	st.prepared = prepared;
 	st.as_interp = getauxval(AT_BASE) != 0;
 	st.argc = argc;
 	st.argv = argv;

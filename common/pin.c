@@ -57,10 +57,8 @@ static char *joined(const char *a, size_t al, const char *b, size_t bl, const ch
 /* Does dir (as on the target) hold a libcuda.so.1?  One system call. */
 static bool has_libcuda(const char *root, const char *dir)
 {
-	size_t rl = root_len(root);
-	char *full = joined(root, rl, dir, strlen(dir), "/libcuda.so.1");
-	if (full)
-		sys_note(full + rl);	/* an input of a prepared decision */
+	char *full = joined(root, root_len(root), dir, strlen(dir), "/libcuda.so.1");
+	sys_note(dir);	/* an input of a prepared decision: its entries say this */
 	bool there = full && access(full, F_OK) == 0;
 	free(full);
 	return there;

@@ -529,7 +529,10 @@ struct start {
 	bool prepared_holds;	/* the trace's start found one that holds: not written again */
 	char *prepared;		/* PREPARED_CAP bytes (main's, not zeroed: a page not
 				 * touched unless read): a decision read, the list in it */
+	char *exe;		/* EXE_CAP bytes, main's: /proc/self/exe's name, once read */
+	bool exe_read;
 };
+#define EXE_CAP 512
 
 /* The program, and where this binary lives (its directory holds
  * ../etc/cudaload.conf). */
@@ -686,16 +689,17 @@ static int prepared_place(const struct start *st, bool users, char *out, size_t 
 /* Does the program bring a package the prepared decision did not judge:
  * its own environment's (PREFIX/cuda-compat), CONDA_PREFIX's cuda-compat,
  * CUDA_HOME's (else CUDA_PATH's) compat/ (reach.h)?  A stat each. */
-static bool brings_package(const struct start *st, const struct prepared_view *v)
+static bool brings_package(struct start *st, const struct prepared_view *v)
 {
-	char exe[512], dir[512], full[1024];
+	char dir[512], full[1024], *exe = st->exe;
 	const char *conda = env_get(st->envp, "CONDA_PREFIX"), *home = env_get(st->envp, "CUDA_HOME");
 	if (!home)
 		home = env_get(st->envp, "CUDA_PATH");
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0 || (size_t)n >= sizeof exe - 1)
+	ssize_t n = readlink("/proc/self/exe", exe, EXE_CAP - 1);
+	if (n <= 0 || (size_t)n >= EXE_CAP - 1)
 		return true;	/* no /proc, or a long name: the full path sees to it */
 	exe[n] = '\0';
+	st->exe_read = true;	/* exec mode hands it to ld.so */
 	for (int k = 0; k < 3; k++) {
 		const char *base = k == 1 ? conda : home, *tail = k == 1 ? "/cuda-compat" : "/compat";
 		if (k == 0 ? !reach_own_env(exe, dir, sizeof dir)
@@ -1030,12 +1034,19 @@ __attribute__((noreturn))
 static void hand_over_exec(struct start *st, char *llp, char **envp)
 {
 	struct target *t = &st->t;
+	static const char deleted[] = " (deleted)";
+	size_t el = st->exe_read ? strlen(st->exe) : 0;
+	if (st->as_interp && !st->handed && !st->s.secure && el > sizeof deleted &&
+	    strcmp(st->exe + el - (sizeof deleted - 1), deleted) != 0)
+		st->handed = st->exe;	/* read already: program_for_ldso's answer */
 	if (st->as_interp && !st->handed && !(st->handed = program_for_ldso(st->s.secure)))
 		die(EXIT_CANNOT_EXEC, "a set-id program is handed to ld.so only as the file the kernel "
 				      "ran, and /proc/self/exe cannot be opened");
 	if (st->as_interp)
 		t->path = st->handed;
-	char **av = calloc((size_t)t->argc + 8, sizeof *av);
+	char *small[64];	/* most argument lists: no heap, no mapping */
+	char **av = (size_t)t->argc + 8 <= sizeof small / sizeof *small
+			    ? small : calloc((size_t)t->argc + 8, sizeof *av);
 	if (!av)
 		die(EXIT_CANNOT_EXEC, "out of memory");
 	static char opt_library_path[] = "--library-path", opt_argv0[] = "--argv0";
@@ -1145,8 +1156,9 @@ static void run_verifier(struct start *st)
 int main(int argc, char **argv, char **envp)
 {
 	struct start st = { .as_interp = false };
-	char prepared[PREPARED_CAP];
+	char prepared[PREPARED_CAP], exe[EXE_CAP];
 	st.prepared = prepared;
+	st.exe = exe;
 	st.as_interp = getauxval(AT_BASE) != 0;
 	st.argc = argc;
 	st.argv = argv;

@@ -67,7 +67,7 @@ why() {
 }
 lib_compat=$compat/libcuda.so.1	# as the probe names what dlopen found
 
-cases="release removed inplace companion config policy verdicts module boot damaged file foreign concurrent runpath cudahome strace"
+cases="release newpkg removed inplace companion config policy verdicts module boot damaged file foreign concurrent runpath cudahome conda strace"
 for c in $cases; do
 	cp -a "$base" "$W/$c"
 done
@@ -105,6 +105,9 @@ expect() {
 printf '# R32 (release), REVISION: 7.4, GCID: 33514132, BOARD: t186ref, EABI: aarch64, DATE: Fri Jun  9 04:25:08 UTC 2023\n' \
 	>"$W/release/etc/nv_tegra_release"
 expect release changed
+# a new cuda-X.Y directory (JetPack 5 refuses 12.4: the same choice, judged anew)
+cp -a "$W/newpkg/usr/local/cuda-12.2" "$W/newpkg/usr/local/cuda-12.4"
+expect newpkg same
 # the package gone
 rm -rf "$W/removed$compat"
 expect removed changed
@@ -187,6 +190,13 @@ w=$(why "$W/cudahome" CUDA_HOME=/opt/toolkit)
 case $w in
 holds*) bad "cudahome: a package CUDA_HOME names, not judged, takes the full path" "$w" ;;
 *) ok "cudahome: a package CUDA_HOME names, not judged, takes the full path: $w" ;;
+esac
+mkdir -p "$W/conda/opt/env"
+cp -a "$W/conda$compat" "$W/conda/opt/env/cuda-compat"
+w=$(why "$W/conda" CONDA_PREFIX=/opt/env)
+case $w in
+holds*) bad "conda: CONDA_PREFIX's package, not judged, takes the full path" "$w" ;;
+*) ok "conda: CONDA_PREFIX's package, not judged, takes the full path: $w" ;;
 esac
 w=$(why "$W/cudahome" CUDA_HOME=/usr/local/cuda-12.2)
 [ "$w" = "holds (the full path runs for this trace)" ] && ok "cudahome: one it judged keeps the prepared decision" ||

@@ -734,8 +734,11 @@ static bool use_prepared(struct start *st)
 	for (int users = 0; users < 2 && !held; users++) {
 		if ((users && uid == 0) || prepared_place(st, users, path, sizeof path) < 0)
 			break;
-		held = prepared_check(path, key, st->prepared, &v, &why) &&
-		       (uid == 0 || users || !v.users_stores);
+		held = prepared_check(path, key, st->prepared, &v, &why);
+		if (held && uid != 0 && !users && v.users_stores) {
+			held = false;	/* a user's verdicts count here: root's is root's */
+			why = "root's is not this user's (users' verdict stores count on this host)";
+		}
 	}
 	if (held && brings_package(st, &v)) {
 		held = false;

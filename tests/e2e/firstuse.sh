@@ -143,12 +143,7 @@ fi
 
 # ---- many starts at once (torchrun's ranks): one asks, all agree ------------------
 fresh together dgpu-unknown-arch-535
-i=0
-while [ $i -lt 8 ]; do
-	run "$W/bin/probe-patched" >"$W/together.$i" &
-	i=$((i + 1))
-done
-wait
+at_once 8 "$W/together" run "$W/bin/probe-patched"
 agree=$(cat "$W"/together.* | grep -c 'version=13010')
 status "8 starts at once: all take the package" 8 "$agree" "$(cat "$W"/together.*)"
 status "8 starts at once: one verdict" 1 "$(lines "$R/$store" /usr/local/cuda-13.1/compat)" "$(cat "$R/$store")"

@@ -83,6 +83,18 @@ build_cudart() {
 		return 2
 }
 
+# at_once N OUT CMD...: N runs of CMD at the same moment, the output of the
+# i-th in OUT.i (starts that race: first use, a decision prepared)
+at_once() {
+	ao_n=$1 ao_out=$2 ao_i=0
+	shift 2
+	while [ $ao_i -lt "$ao_n" ]; do
+		"$@" >"$ao_out.$ao_i" &
+		ao_i=$((ao_i + 1))
+	done
+	wait
+}
+
 # for_arch ARCH: CL (that machine's cudaload under $B), TCC and OBJCOPY for
 # ARCH's programs; 1, the reason in foreign_why, when they cannot run here
 # (needs $B and $here).

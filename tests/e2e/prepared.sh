@@ -168,12 +168,7 @@ done
 
 # concurrent first starts: all agree, and what is left holds
 rm -f "$W/concurrent/run/cudaload/$m"
-i=0
-while [ $i -lt 8 ]; do
-	start "$W/concurrent" >"$W/concurrent.$i" &
-	i=$((i + 1))
-done
-wait
+at_once 8 "$W/concurrent" start "$W/concurrent"
 n=$(cat "$W"/concurrent.? | sort -u)
 [ "$n" = "$lib_compat" ] && ok "concurrent: 8 first starts agree" || bad "concurrent: agree" "$n"
 [ "$(why "$W/concurrent")" = "holds (the full path runs for this trace)" ] && ok "concurrent: the one left holds" ||
@@ -184,20 +179,20 @@ ls -a "$W/concurrent/run/cudaload" | grep -q '^\.prepared\.' && bad "concurrent:
 w=$(env -u LD_LIBRARY_PATH CUDALOAD_ROOT="$W/runpath" CUDALOAD_MODE="$mode" CUDALOAD_FIRST_USE=off \
 	CUDALOAD_DEBUG=1 "$P-runpath" 2>&1 | grep -c 'prepared decision')
 [ "$w" = 0 ] && ok "runpath: a program with a RUNPATH takes the full path" || bad "runpath: full path" "$w"
-mkdir -p "$W/cudahome/opt/toolkit"
+# not_judged CASE WHAT VAR=VALUE: a package the environment names that the
+# prepared decision did not judge sends the start down the full path
+not_judged() {
+	w=$(why "$W/$1" "$3")
+	case $w in
+	holds*) bad "$1: $2's package, not judged, takes the full path" "$w" ;;
+	*) ok "$1: $2's package, not judged, takes the full path: $w" ;;
+	esac
+}
+mkdir -p "$W/cudahome/opt/toolkit" "$W/conda/opt/env"
 cp -a "$W/cudahome$compat" "$W/cudahome/opt/toolkit/compat"
-w=$(why "$W/cudahome" CUDA_HOME=/opt/toolkit)
-case $w in
-holds*) bad "cudahome: a package CUDA_HOME names, not judged, takes the full path" "$w" ;;
-*) ok "cudahome: a package CUDA_HOME names, not judged, takes the full path: $w" ;;
-esac
-mkdir -p "$W/conda/opt/env"
 cp -a "$W/conda$compat" "$W/conda/opt/env/cuda-compat"
-w=$(why "$W/conda" CONDA_PREFIX=/opt/env)
-case $w in
-holds*) bad "conda: CONDA_PREFIX's package, not judged, takes the full path" "$w" ;;
-*) ok "conda: CONDA_PREFIX's package, not judged, takes the full path: $w" ;;
-esac
+not_judged cudahome CUDA_HOME CUDA_HOME=/opt/toolkit
+not_judged conda CONDA_PREFIX CONDA_PREFIX=/opt/env
 w=$(why "$W/cudahome" CUDA_HOME=/usr/local/cuda-12.2)
 [ "$w" = "holds (the full path runs for this trace)" ] && ok "cudahome: one it judged keeps the prepared decision" ||
 	bad "cudahome: judged" "$w"

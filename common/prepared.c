@@ -242,7 +242,7 @@ static const char modules[] = "/sys/module", module_nvidia[] = "/sys/module/nvid
 static const char *module_node(const char *root, const char *module)
 {
 	struct stat st;
-	if (module != module_nvidia)
+	if (strcmp(module, module_nvidia) != 0)
 		return modules;
 	char *full = rooted_path(root, module);
 	bool loaded = full && stat(full, &st) == 0;

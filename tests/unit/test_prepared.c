@@ -122,6 +122,8 @@ static int write_decision(const char *root, const char *path, uint64_t key, bool
 	rooted_stat(root, "/run/opengl-driver/lib", &st);
 	rooted_stat(root, "/usr/local/cuda-12.2/compat_orin", &st);
 	rooted_stat(root, "/proc/device-tree/compatible", &st);
+	rooted_stat(root, "/proc/driver/nvidia/gpus", &st);
+	rooted_stat(root, "/dev/nvhost-ctrl-gpu", &st);
 	struct candidates c = { 0 };
 	struct candidate cand = { .dir = (char *)"/usr/local/cuda-12.2/compat", .dev = 1, .ino = 2 };
 	c.v = &cand;
@@ -162,6 +164,25 @@ Test(prepared_happy, written_checked_and_stale)
 	cr_assert_null(strstr(target, "compat_orin"), "%s", target);
 	cr_assert_not_null(strstr(target, "/usr/local/cuda-12.2\n"), "%s", target);
 	cr_assert_not_null(strstr(target, "/run/opengl-driver/lib\n"), "kept as itself: /run holds the decision");
+	/* the modules: nvidia not loaded, nvgpu: /sys/module's link count */
+	cr_assert_not_null(strstr(target, "\nn "), "%s", target);
+	cr_assert_null(strstr(target, "/sys/module/nvidia"), "%s", target);
+	cr_assert_null(strstr(target, "nvhost"), "%s", target);
+
+	/* nvidia loaded: its own node, whose reload is another inode */
+	char mod[512];
+	snprintf(mod, sizeof mod, "%s/sys/module/nvidia", root);
+	mkdirs(mod);
+	cr_assert_eq(write_decision(root, path, 7, true, &why), 0, "%s", why);
+	n = readlink(path, target, sizeof target - 1);
+	target[n > 0 ? n : 0] = '\0';
+	cr_assert_not_null(strstr(target, "/sys/module/nvidia\n"), "%s", target);
+	cr_assert(prepared_check(path, 7, buf, &v, &why), "%s", why);
+	char moved[600];
+	snprintf(moved, sizeof moved, "%s.old", mod);
+	cr_assert_eq(rename(mod, moved), 0);
+	mkdirs(mod);	/* reloaded */
+	cr_assert(!prepared_check(path, 7, buf, &v, &why), "a reload did not count");
 
 	cr_assert(!prepared_check(path, 8, buf, &v, &why), "another key");
 	cr_assert(strstr(why, "another build"));

@@ -691,7 +691,7 @@ static int prepared_place(const struct start *st, bool users, char *out, size_t 
  * CUDA_HOME's (else CUDA_PATH's) compat/ (reach.h)?  A stat each. */
 static bool brings_package(struct start *st, const struct prepared_view *v)
 {
-	char dir[512], full[1024], *exe = st->exe;
+	char full[1024], *exe = st->exe;	/* one buffer: start-up counts its stack pages */
 	const char *conda = env_get(st->envp, "CONDA_PREFIX"), *home = env_get(st->envp, "CUDA_HOME");
 	if (!home)
 		home = env_get(st->envp, "CUDA_PATH");
@@ -700,15 +700,18 @@ static bool brings_package(struct start *st, const struct prepared_view *v)
 		return true;	/* no /proc, or a long name: the full path sees to it */
 	exe[n] = '\0';
 	st->exe_read = true;	/* exec mode hands it to ld.so */
+	size_t rl = root_len(st->s.root);
+	if (rl >= sizeof full / 2)
+		return true;
+	memcpy(full, st->s.root, rl);
 	for (int k = 0; k < 3; k++) {
 		const char *base = k == 1 ? conda : home, *tail = k == 1 ? "/cuda-compat" : "/compat";
-		if (k == 0 ? !reach_own_env(exe, dir, sizeof dir)
-			   : !base || base[0] != '/' ||
-				     snprintf(dir, sizeof dir, "%s%s", base, tail) >= (int)sizeof dir)
+		char *dir = full + rl;
+		size_t cap = sizeof full - rl;
+		if (k == 0 ? !reach_own_env(exe, dir, cap)
+			   : !base || base[0] != '/' || snprintf(dir, cap, "%s%s", base, tail) >= (int)cap)
 			continue;
 		struct stat sb;
-		if (path_join(full, sizeof full, st->s.root, dir) < 0)
-			return true;
 		if (stat(full, &sb) == 0 && S_ISDIR(sb.st_mode) &&
 		    !prepared_has_candidate(v, sb.st_dev, sb.st_ino))
 			return true;
@@ -727,12 +730,12 @@ static bool use_prepared(struct start *st)
 	const unsigned char *b = build_id(&bl);
 	uint64_t key = prepared_key(b, bl, &st->s, st->t.cls, st->t.machine);
 	unsigned uid = (unsigned)getauxval(AT_UID);
-	char path[CL_PATH_MAX / 4];
+	char *path = st->exe;	/* free until brings_package reads the name into it */
 	struct prepared_view v;
 	const char *why = "none";
 	bool held = false;
 	for (int users = 0; users < 2 && !held; users++) {
-		if ((users && uid == 0) || prepared_place(st, users, path, sizeof path) < 0)
+		if ((users && uid == 0) || prepared_place(st, users, path, EXE_CAP) < 0)
 			break;
 		held = prepared_check(path, key, st->prepared, &v, &why);
 		if (held && uid != 0 && !users && v.users_stores) {

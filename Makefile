@@ -51,7 +51,9 @@ loader_cflags = $(BASEFLAGS) -Os -fPIE -ffunction-sections -fdata-sections -fno-
 # program's in a debugger (gdb's `break main` stopping in cudaload's main).
 # LOADER_STRIP= keeps them, to debug cudaload itself.
 LOADER_STRIP ?= -Wl,--strip-all
-loader_link = $(1) -static-pie -nostdlib -nostartfiles -Wl,--no-dynamic-linker $(LOADER_STRIP) \
+# A build ID always: what tells one build's prepared decisions from another's
+# (common/prepared.h).
+loader_link = $(1) -static-pie -nostdlib -nostartfiles -Wl,--no-dynamic-linker $(LOADER_STRIP) -Wl,--build-id \
 	-Wl,--gc-sections -Wl,-z,noexecstack -Wl,-z,norelro -Wl,-z,noseparate-code \
 	-Wl,--wrap=__libc_start_main -Wl,-T,loader/data.ld \
 	$(2)/rcrt1.o $(2)/crti.o $(shell $(1) -print-file-name=crtbeginS.o) \

@@ -40,7 +40,8 @@ static uint64_t fold_u64(uint64_t h, uint64_t v)
  * loaded); 'f' anything
  * else: identity, type, size and both times (ctime moves with every change
  * of content, entries or metadata). */
-static uint64_t stamp_input(uint64_t h, char kind, const char *path)
+static uint64_t stamp_input(uint64_t h, char kind, const char *path, const struct timespec *racy_from,
+			    bool *racy)
 {
 	struct stat st;
 	h = fold(h, &kind, 1);
@@ -53,6 +54,13 @@ static uint64_t stamp_input(uint64_t h, char kind, const char *path)
 	h = fold_u64(h, (uint64_t)st.st_nlink);
 	if (kind == 'n')
 		return h;
+	/* changed at or after racy_from: a later change in the same tick of
+	 * the file system's clock would leave this stamp as it is */
+	const struct timespec *t[2] = { &st.st_ctim, &st.st_mtim };
+	for (int i = 0; racy_from && i < 2; i++)
+		if (t[i]->tv_sec > racy_from->tv_sec ||
+		    (t[i]->tv_sec == racy_from->tv_sec && t[i]->tv_nsec >= racy_from->tv_nsec))
+			*racy = true;
 	h = fold_u64(h, (uint64_t)st.st_mode);
 	h = fold_u64(h, (uint64_t)st.st_size);
 	h = fold_u64(h, (uint64_t)st.st_mtim.tv_sec);
@@ -61,11 +69,13 @@ static uint64_t stamp_input(uint64_t h, char kind, const char *path)
 	return fold_u64(h, (uint64_t)st.st_ctim.tv_nsec);
 }
 
-uint64_t prepared_key(const void *build, size_t build_len, const struct settings *s, int cls,
-		      int machine)
+uint64_t prepared_key(const void *build, size_t build_len, const char *home, size_t home_len,
+		      const struct settings *s, int cls, int machine)
 {
 	uint64_t h = fold_str(FNV_BASIS, PREPARED_MAGIC);
 	h = fold(h, build, build_len);
+	h = fold_u64(h, (uint64_t)home_len);
+	h = fold(h, home, home_len);
 	h = fold_str(h, s->root);
 	h = fold_u64(h, (uint64_t)cls);
 	h = fold_u64(h, (uint64_t)machine);
@@ -197,12 +207,19 @@ bool prepared_has_candidate(const struct prepared_view *v, dev_t dev, ino_t ino)
 	return false;
 }
 
-uint64_t prepared_stamp(const char *text)
+/* The stamp of the inputs listed in a parsed text; racy_from: see
+ * stamp_input (NULL when reading). */
+static uint64_t stamp_of(const char *text, const struct timespec *racy_from, bool *racy)
 {
 	uint64_t h = FNV_BASIS;
 	for (const char *p = text + strlen(text) + 1; p[0] == 'f' || p[0] == 'n'; p += strlen(p) + 1)
-		h = stamp_input(h, p[0], p + 2);
+		h = stamp_input(h, p[0], p + 2, racy_from, racy);
 	return h;
+}
+
+uint64_t prepared_stamp(const char *text)
+{
+	return stamp_of(text, NULL, NULL);
 }
 
 bool prepared_check(const char *path, uint64_t key, char *buf, struct prepared_view *v,
@@ -260,8 +277,8 @@ static uint64_t modules_identity(const char *root)
 	char *a = rooted_path(root, modules), *b = rooted_path(root, module_nvidia);
 	uint64_t h = FNV_BASIS;
 	if (a && b) {
-		h = stamp_input(h, 'n', a);
-		h = stamp_input(h, 'n', b);
+		h = stamp_input(h, 'n', a, NULL, NULL);
+		h = stamp_input(h, 'n', b, NULL, NULL);
 	}
 	rooted_path_free(a, modules);
 	rooted_path_free(b, module_nvidia);
@@ -391,36 +408,22 @@ static int add_path(struct inputs *in, const char *root, const char *path, const
 		}
 		if (stat(f, &st) == 0 && S_ISDIR(st.st_mode))
 			rc = inputs_add(in, 'f', root, up);
+		else if (lstat(f, &st) == 0 && S_ISLNK(st.st_mode))
+			rc = -2;	/* a dangling link: what it names may be made anywhere */
 		rooted_path_free(f, up);
 	}
 	free(up);
 	return rc == 1 ? inputs_add(in, 'f', root, path) : rc;
 }
 
-/* Is an input changed too recently to trust its stamp?  'n' inputs are
- * compared with the identity taken at the start instead. */
-static bool racy(const char *line, const struct timespec *began)
+/* add_path's answer as gather's: 0, or 1 with why said. */
+static int added(int rc, const char **why)
 {
-	struct stat st;
-	if (line[0] != 'f' || stat(line + 2, &st) < 0)
-		return false;
-	struct timespec limit = { began->tv_sec - PREPARED_RACY_S, began->tv_nsec };
-	const struct timespec *t[2] = { &st.st_ctim, &st.st_mtim };
-	for (int i = 0; i < 2; i++)
-		if (t[i]->tv_sec > limit.tv_sec ||
-		    (t[i]->tv_sec == limit.tv_sec && t[i]->tv_nsec >= limit.tv_nsec))
-			return true;
-	return false;
-}
-
-static bool under_any(const char *path, const char *const *dirs)
-{
-	for (int i = 0; i < PREPARED_PROGRAM_DIRS && dirs[i]; i++) {
-		size_t n = strlen(dirs[i]);
-		if (strncmp(path, dirs[i], n) == 0 && (path[n] == '\0' || path[n] == '/'))
-			return true;
-	}
-	return false;
+	if (rc == -2)
+		*why = "a dangling symbolic link above a path it looked for";
+	else if (rc < 0)
+		*why = "too many inputs, or out of memory";
+	return rc < 0;
 }
 
 static int gather(struct prepared_record *r, const struct prepared_decision *d, const char *keep_dir,
@@ -429,47 +432,39 @@ static int gather(struct prepared_record *r, const struct prepared_decision *d, 
 	const char *root = r->root;
 	enum { LINE = CL_PATH_MAX + 3 };
 	char *line = malloc(LINE);	/* on the heap: start-up counts its stack pages */
-	if (!line)
-		return -1;
-	if (r->seen->full) {
+	int stop = !line;
+	if (line && r->seen->full) {
 		*why = "the decision looked at too many paths";
-		free(line);
-		return 1;
+		stop = 1;
 	}
-	for (size_t i = 0; i < r->seen->n; i++) {
-		const char *p = r->seen->paths[i];
-		if (under_any(p, d->program_dirs))
-			continue;	/* the program's own: checked at each start */
-		int c = classify(p, line, LINE);
+	for (size_t i = 0; !stop && i < r->seen->n; i++) {
+		int c = classify(r->seen->paths[i], line, LINE);
 		if (c < 0) {
 			*why = "the decision read a kernel file no stamp covers";
-			free(line);
-			return 1;
+			stop = 1;
+		} else if (c > 0) {
+			stop = added(line[0] == 'n' ? inputs_add(in, 'n', root, module_node(root, line + 2))
+						    : add_path(in, root, line + 2, keep_dir), why);
 		}
-		if (c == 0)
-			continue;
-		if ((line[0] == 'n' ? inputs_add(in, 'n', root, module_node(root, line + 2))
-				    : add_path(in, root, line + 2, keep_dir)) < 0)
-			goto full;
 	}
-	for (size_t i = 0; i < d->cands->n; i++) {
+	for (size_t i = 0; !stop && i < d->cands->n; i++) {
 		const char *dir = d->cands->v[i].dir;
 		size_t dl = strlen(dir);
-		if (dl + sizeof "/libcuda.so.1" > LINE)
-			goto full;
+		if (dl + sizeof "/libcuda.so.1" > LINE) {
+			*why = "a package's path is too long";
+			stop = 1;
+			break;
+		}
 		memcpy(line, dir, dl);
 		memcpy(line + dl, "/libcuda.so.1", sizeof "/libcuda.so.1");
-		if (add_path(in, root, dir, keep_dir) < 0 || add_path(in, root, line, keep_dir) < 0)
-			goto full;
+		stop = added(add_path(in, root, dir, keep_dir), why) ||
+		       added(add_path(in, root, line, keep_dir), why);
 	}
-	if (d->user_store && inputs_add(in, 'f', "", d->user_store) < 0)
-		goto full;
+	if (!stop && d->user_store)
+		stop = added(inputs_add(in, 'f', "", d->user_store), why);
+	bool had_line = line != NULL;
 	free(line);
-	return 0;
-full:
-	*why = "too many inputs, or out of memory";
-	free(line);
-	return 1;
+	return had_line ? stop : -1;
 }
 
 /* The decision's text, its stamp a placeholder: malloc'd, or NULL. */
@@ -504,10 +499,6 @@ int prepared_write(struct prepared_record *r, const char *path, const struct pre
 		   const char **why)
 {
 	prepared_end(r);
-	if (modules_identity(r->root) != r->modules) {
-		*why = "a GPU driver module was loaded or unloaded meanwhile";
-		return 1;
-	}
 	/* the directory it is kept in, as on the target */
 	size_t rl = root_len(r->root);
 	const char *slash = strrchr(path, '/');
@@ -521,11 +512,6 @@ int prepared_write(struct prepared_record *r, const char *path, const struct pre
 	struct inputs in = { .n = 0 };
 	int rc = gather(r, d, keep_dir, &in, why);
 	free(keep_dir);
-	for (int i = 0; rc == 0 && i < in.n; i++)
-		if (racy(in.line[i], &r->began)) {
-			*why = "an input changed less than a second before the probe (racy)";
-			rc = 1;
-		}
 	size_t len = 0;
 	char *text = rc ? NULL : compose(&in, d, &len);
 	inputs_free(&in);
@@ -541,11 +527,21 @@ int prepared_write(struct prepared_record *r, const char *path, const struct pre
 		free(text);
 		return 1;
 	}
-	/* the stamp, in place of its placeholder */
+	/* The stamp, in place of its placeholder, from the same stats that
+	 * say whether an input is racy; then the modules, which have no times
+	 * to tell: as they were before the probe, or nothing is kept. */
+	bool racy = false;
+	struct timespec racy_from = { r->began.tv_sec - PREPARED_RACY_S, r->began.tv_nsec };
 	char hex[HEX + 1];
-	snprintf(hex, sizeof hex, "%016llx", (unsigned long long)prepared_stamp(copy));
+	snprintf(hex, sizeof hex, "%016llx", (unsigned long long)stamp_of(copy, &racy_from, &racy));
 	memcpy(text + sizeof PREPARED_MAGIC + HEX + 1, hex, HEX);
 	free(copy);
+	if (racy || modules_identity(r->root) != r->modules) {
+		*why = racy ? "an input changed less than a second before the probe (racy)"
+			    : "a GPU driver module was loaded or unloaded meanwhile";
+		free(text);
+		return 1;
+	}
 
 	/* A link made under a name of its own, then renamed over: a reader
 	 * sees the old decision or the new one, whole. */

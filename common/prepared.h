@@ -24,8 +24,9 @@
  * the target of a symbolic link, which one call reads whole without a
  * descriptor to open and close.  Then one stat per input, folded into one
  * 64-bit stamp compared with the one written.  The key compares what the
- * start knows without a call: this cudaload's build, the root, the
- * program's machine, the settings (config file and CUDALOAD_*).
+ * start knows without a call: this cudaload's build and where it lives,
+ * the root, the program's machine, the settings (config file and
+ * CUDALOAD_*).
  *
  * Never served when an input changed: an input changed less than
  * PREPARED_RACY_S before the probe began (git's rule for racy files: a
@@ -61,7 +62,6 @@
 #define PREPARED_MAGIC "cudaload-prepared 1"
 #define PREPARED_RACY_S 1	/* the coarsest timestamp granularity trusted */
 #define PREPARED_MAX_INPUTS 64
-#define PREPARED_PROGRAM_DIRS 5
 
 /* What a prepared decision says: pointers into the buffer it was read into. */
 struct prepared_view {
@@ -79,10 +79,11 @@ struct prepared_view {
 bool prepared_has_candidate(const struct prepared_view *v, dev_t dev, ino_t ino);
 
 /* Everything the decision depends on that a start knows without a system
- * call: build (this binary's build ID, build_len bytes), the root, the
- * program's ELF class and machine, and the settings. */
-uint64_t prepared_key(const void *build, size_t build_len, const struct settings *s, int cls,
-		      int machine);
+ * call: build (this binary's build ID, build_len bytes), where it lives
+ * (home, home_len bytes: the pin directories beside it, pin.h), the root,
+ * the program's ELF class and machine, and the settings. */
+uint64_t prepared_key(const void *build, size_t build_len, const char *home, size_t home_len,
+		      const struct settings *s, int cls, int machine);
 
 /* The file for machine in dir (PREPARED_DIR under root, or a user's): 0,
  * or -1 when it does not fit in cap. */
@@ -124,11 +125,6 @@ struct prepared_decision {
 	bool users_stores;		/* users' own verdict stores count on this host */
 	const char *list;		/* NULL: none */
 	const char *reason;
-	const char *program_dirs[PREPARED_PROGRAM_DIRS];
-					/* what the program's environment named (its
-					 * PREFIX/cuda-compat and conda-meta, CONDA_PREFIX's
-					 * cuda-compat, CUDA_HOME's compat: looked at each
-					 * start), NULL-ended: not inputs */
 	const char *user_store;		/* a user's verdict store to stamp, or NULL */
 };
 int prepared_write(struct prepared_record *r, const char *path, const struct prepared_decision *d,

@@ -551,6 +551,10 @@ int reach_discover(const struct reach *r, struct host *h, struct candidates *c)
 		return -1;
 	*x = (struct ctx){ .r = r, .h = h, .c = c };
 	size_t first = c->n;
+	/* What the environment names is looked at by each start that takes a
+	 * prepared decision (prepared.h): not an input of one. */
+	struct sys_seen *seen = sys_seen;
+	sys_seen = NULL;
 	/* the program's own environment, then another one's */
 	bool own = own_env(x);
 	if (own)
@@ -568,6 +572,7 @@ int reach_discover(const struct reach *r, struct host *h, struct candidates *c)
 		if (!skip)
 			env_compat(x, r->conda_prefix, "CONDA_PREFIX");
 	}
+	sys_seen = seen;
 	/* what names a libcuda.so.1 for ld.so, in ld.so's order */
 	bool runpath = r->runpath && r->runpath[0];	/* then DT_RPATH counts for nothing */
 	search_path(x, runpath ? NULL : r->rpath, "DT_RPATH", false);
@@ -575,7 +580,9 @@ int reach_discover(const struct reach *r, struct host *h, struct candidates *c)
 	search_path(x, r->runpath, "RUNPATH", true);
 	if (r->cuda_home && r->cuda_home[0] == '/' && strlen(r->cuda_home) + sizeof "/compat" <= sizeof x->dir) {
 		snprintf(x->dir, sizeof x->dir, "%s/compat", r->cuda_home);
+		sys_seen = NULL;	/* the environment's, as above */
 		consider(x, x->dir, r->cuda_home_from);
+		sys_seen = seen;
 	}
 	if (x->rc == 0)
 		ldcache_find(r->root, "libcuda.so.1", r->machine, cache_entry, x);

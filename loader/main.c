@@ -291,7 +291,7 @@ static const char *program_for_ldso(bool secure)
  * search paths, its environment (user_llp: LD_LIBRARY_PATH without what a
  * cudaload above handed down).  Apart from main, like explained_mode. */
 __attribute__((noinline))
-static void reach_more(const struct settings *s, const struct target *t, bool as_interp,
+static bool reach_more(const struct settings *s, const struct target *t, bool as_interp,
 		       bool explain, char **envp, const char *user_llp, struct host *h,
 		       struct candidates *c)
 {
@@ -327,10 +327,12 @@ static void reach_more(const struct settings *s, const struct target *t, bool as
 			r.cuda_home_from = "CUDA_PATH";
 		}
 	}
-	if (reach_discover(&r, h, c) < 0)
+	bool whole = reach_discover(&r, h, c) == 0;
+	if (!whole)
 		diag("out of memory while looking where else a libcuda is");
 	free(paths);
 	free(name);
+	return whole;
 }
 
 /* A `cudaload PROGRAM` hands its choice down to the program's descendants
@@ -525,8 +527,6 @@ struct start {
 	/* the choice: a prepared decision's, or judged now */
 	char *list;		/* the search list for ld.so, or NULL: none */
 	char *own;		/* `cudaload PROGRAM`: the chosen driver's directories alone */
-	bool compat;		/* a compat package leads the list */
-	bool prepared_holds;	/* the trace's start found one that holds: not written again */
 	char *prepared;		/* PREPARED_CAP bytes (main's, not zeroed: a page not
 				 * touched unless read): a decision read, the list in it */
 	char *exe;		/* EXE_CAP bytes, main's: /proc/self/exe's name, once read */
@@ -681,9 +681,27 @@ static int prepared_place(const struct start *st, bool users, char *out, size_t 
 {
 	if (!users)
 		return prepared_path(out, cap, st->s.root, PREPARED_DIR, st->t.machine);
+	/* the user's own only: a directory of that uid that nobody else may
+	 * enter (as the verdict store's, verdict.h); one stat */
 	const char *xdg = env_get(st->envp, "XDG_RUNTIME_DIR");
-	int n = xdg && xdg[0] == '/' ? snprintf(out, cap, "%s/cudaload/prepared-%d", xdg, st->t.machine) : -1;
+	struct stat sb;
+	if (!xdg || xdg[0] != '/' || stat(xdg, &sb) < 0 || !S_ISDIR(sb.st_mode) ||
+	    sb.st_uid != (uid_t)getauxval(AT_UID) || (sb.st_mode & 077))
+		return -1;
+	int n = snprintf(out, cap, "%s/cudaload/prepared-%d", xdg, st->t.machine);
 	return n < 0 || (size_t)n >= cap ? -1 : 0;
+}
+
+/* The key of this start's prepared decision (prepared.h): 0 when this
+ * binary has no build ID to tell its decisions from another build's. */
+static uint64_t key_of(const struct start *st)
+{
+	size_t bl;
+	const unsigned char *b = build_id(&bl);
+	const char *slash = st->self ? strrchr(st->self, '/') : NULL;
+	return b ? prepared_key(b, bl, st->self, slash ? (size_t)(slash - st->self) : 0, &st->s,
+				st->t.cls, st->t.machine)
+		 : 0;
 }
 
 /* Does the program bring a package the prepared decision did not judge:
@@ -724,11 +742,9 @@ static bool brings_package(struct start *st, const struct prepared_view *v)
 __attribute__((noinline))
 static bool use_prepared(struct start *st)
 {
-	if (!prepared_fits(st))
+	uint64_t key = prepared_fits(st) ? key_of(st) : 0;
+	if (!key)
 		return false;
-	size_t bl;
-	const unsigned char *b = build_id(&bl);
-	uint64_t key = prepared_key(b, bl, &st->s, st->t.cls, st->t.machine);
 	unsigned uid = (unsigned)getauxval(AT_UID);
 	char *path = st->exe;	/* free until brings_package reads the name into it */
 	struct prepared_view v;
@@ -748,14 +764,15 @@ static bool use_prepared(struct start *st)
 		why = "the program's environment names a package it did not judge";
 	}
 	if (diag_on) {
-		diag("prepared decision: %s", held ? "holds (the full path runs for this trace)" : why);
-		st->prepared_holds = held;
+		/* the full path, whole, and nothing written: the trace's start
+		 * looks wider than one without it (packages on a host without a GPU) */
+		diag("prepared decision: %s%s", held ? "holds (the full path runs for this trace)" : why,
+		     held ? "" : "; a start without CUDALOAD_DEBUG writes one");
 		return false;
 	}
 	if (!held)
 		return false;
 	st->list = v.list[0] ? (char *)v.list : NULL;
-	st->compat = v.compat;
 	return true;
 }
 
@@ -772,54 +789,29 @@ static void prepare(struct start *st, struct prepared_record *rec, const struct 
 		const char *o = c->v[i].origin;
 		if (strcmp(o, "environment") == 0 || strcmp(o, "CONDA_PREFIX") == 0 ||
 		    strncmp(o, "CUDA_", 5) == 0) {
-			diag("prepared decision not written: the program's environment named %s",
-			     c->v[i].dir);
-			return;
+			return;	/* the decision is the program's, not the host's */
 		}
 	}
 	unsigned uid = (unsigned)getauxval(AT_UID);
 	bool users = uid != 0;
-	char path[CL_PATH_MAX / 4], exe[512], own[512], meta[512], conda[512], home[512];
+	char path[CL_PATH_MAX / 4];
 	struct prepared_decision pd = {
-		.cands = c, .compat = d->use_compat, .list = st->list, .reason = d->reason,
-		.users_stores = h->platform != PLATFORM_TEGRA,
+		.key = key_of(st), .cands = c, .compat = d->use_compat, .list = st->list,
+		.reason = d->reason, .users_stores = h->platform != PLATFORM_TEGRA,
 	};
-	/* what the environment names, looked at by each start (brings_package) */
-	int k = 0;
-	const char *v = env_get(st->envp, "CONDA_PREFIX");
-	if (v && snprintf(conda, sizeof conda, "%s/cuda-compat", v) < (int)sizeof conda)
-		pd.program_dirs[k++] = conda;
-	if (!(v = env_get(st->envp, "CUDA_HOME")))
-		v = env_get(st->envp, "CUDA_PATH");
-	if (v && snprintf(home, sizeof home, "%s/compat", v) < (int)sizeof home)
-		pd.program_dirs[k++] = home;
-	ssize_t n = st->for_host ? -1 : readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n > 0 && (size_t)n < sizeof exe - 1) {
-		exe[n] = '\0';
-		if (reach_own_env(exe, own, sizeof own)) {
-			pd.program_dirs[k++] = own;
-			size_t pl = strlen(own) - (sizeof "/cuda-compat" - 1);
-			snprintf(meta, sizeof meta, "%.*s/conda-meta", (int)pl, own);
-			pd.program_dirs[k++] = meta;
-		}
-	}
+	if (!pd.key)
+		return;
 	bool lasting = false;
 	char *store = users && pd.users_stores ? verdict_user_store(st->envp, uid, &lasting) : NULL;
 	pd.user_store = store;
-	size_t bl;
-	const unsigned char *b = build_id(&bl);
-	pd.key = prepared_key(b, bl, &st->s, st->t.cls, st->t.machine);
-	const char *why = "no place to keep it (XDG_RUNTIME_DIR)";
-	int rc = 1;
+	const char *why;
 	if (prepared_place(st, users, path, sizeof path) == 0) {
 		char *slash = strrchr(path, '/');
 		*slash = '\0';
 		mkdir(path, users ? 0700 : 0755);
 		*slash = '/';
-		rc = prepared_write(rec, path, &pd, &why);
+		prepared_write(rec, path, &pd, &why);	/* not written: the next start probes */
 	}
-	diag("prepared decision %s%s%s", rc == 0 ? "written: " : "not written: ", rc == 0 ? path : "",
-	     rc == 0 ? "" : rc < 0 ? "out of memory" : why);
 	free(store);
 }
 
@@ -875,6 +867,7 @@ struct judgement {
 	struct candidates cands;	/* look_around: every package found */
 	struct verdict system_verdict;	/* weigh: the system driver's, from a store */
 	struct decision d;		/* weigh */
+	bool whole;			/* look_around, plan: nothing left out for want of memory */
 	bool settled;			/* weigh: no package waits for the driver's word */
 	struct pin pin;			/* plan: the system driver held first, or none */
 };
@@ -893,11 +886,13 @@ static void look_around(struct start *st, struct judgement *j)
 		;	/* nothing to choose or to hold against */
 	else if (compat_discover(s->root, (const char *const *)s->compat_env, s->n_compat_env,
 				 (const char *const *)s->compat, s->n_compat,
-				 s->compat_from_config ? "config" : "default", &j->cands) < 0)
+				 s->compat_from_config ? "config" : "default", &j->cands) < 0) {
+		j->whole = false;
 		diag("out of memory while looking for compat packages");
-	else
-		reach_more(s, &st->t, st->as_interp, st->o.explain, st->envp, st->user_llp, &j->host,
-			   &j->cands);
+	} else {
+		j->whole = reach_more(s, &st->t, st->as_interp, st->o.explain, st->envp, st->user_llp,
+				      &j->host, &j->cands);
+	}
 	compat_apply_stated(s->root, &j->cands, (const char *const *)s->compat, s->compat_cuda,
 			    s->n_compat);
 	if (s->secure)
@@ -960,6 +955,7 @@ static void plan(struct start *st, struct judgement *j)
 	char *own = st->bare ? NULL : plan_own(s->root, d, &j->cands, &j->host, j->pin.dir);
 	char *llp = own && st->user_llp && !s->secure ? plan_extend(own, st->user_llp, s->secure) : own;
 	if (d->use_compat && !llp) {
+		j->whole = false;
 		d->use_compat = false;
 		snprintf(d->reason, sizeof d->reason, "system driver: no memory for the search list");
 	}
@@ -978,7 +974,6 @@ static void plan(struct start *st, struct judgement *j)
 	}
 	st->list = llp;
 	st->own = st->as_interp ? NULL : own;	/* `cudaload PROGRAM` hands these down */
-	st->compat = d->use_compat;
 }
 
 /* Judge the host and choose: look around, weigh, plan; keep it for the next
@@ -990,13 +985,14 @@ static void judge(struct start *st)
 {
 	struct judgement j;
 	memset(&j, 0, sizeof j);
+	j.whole = true;
 	struct prepared_record rec = { .seen = NULL };
-	bool preparing = !st->prepared_holds && prepared_fits(st) && prepared_begin(&rec, st->s.root) == 0;
+	bool preparing = !diag_on && prepared_fits(st) && prepared_begin(&rec, st->s.root) == 0;
 	look_around(st, &j);
 	weigh(st, &j);
 	plan(st, &j);
 	prepared_end(&rec);
-	if (preparing && j.settled && !st->bare)
+	if (preparing && j.settled && j.whole && !st->bare)
 		prepare(st, &rec, &j.host, &j.cands, &j.d);
 	prepared_record_free(&rec);
 	if (st->o.explain || diag_on)

@@ -67,16 +67,19 @@ why() {
 }
 lib_compat=$compat/libcuda.so.1	# as the probe names what dlopen found
 
-cases="release newpkg removed inplace companion config policy verdicts module boot damaged file foreign concurrent runpath cudahome conda strace"
+cases="release newpkg removed inplace companion config policy verdicts module boot damaged file foreign concurrent runpath cudahome conda envwriter dangling debug strace"
 for c in $cases; do
 	cp -a "$base" "$W/$c"
 done
+mkdir -p "$W/envwriter/usr/local/cuda"	# a toolkit with no compat/ (yet)
+ln -s ../../opt/cuda "$W/dangling/usr/local/cuda"	# a link to what is not there (yet)
 sleep 1.2	# past the racy second of every file just made (prepared.h)
 for c in $cases; do
 	start "$W/$c" >/dev/null	# prepares
 done
 for c in $cases; do
-	[ "$(why "$W/$c")" = "holds (the full path runs for this trace)" ] || bad "$c: prepared" "$(why "$W/$c")"
+	[ "$c" = dangling ] || [ "$(why "$W/$c")" = "holds (the full path runs for this trace)" ] ||
+		bad "$c: prepared" "$(why "$W/$c")"
 done
 got=$(start "$W/release")
 [ "$got" = "$lib_compat" ] && ok "prepared: the compat package, as decided" || bad "prepared: compat" "$got"
@@ -147,7 +150,7 @@ mkdir -p "$W/module/sys/module/nvgpu"
 expect module same
 # a boot: /run emptied
 rm -rf "$W/boot/run/cudaload"
-[ "$(why "$W/boot")" = none ] && ok "boot: nothing prepared" || bad "boot: none" "$(why "$W/boot")"
+case $(why "$W/boot") in none*) ok "boot: nothing prepared" ;; *) bad "boot: none" "$(why "$W/boot")" ;; esac
 got=$(start "$W/boot")
 [ "$got" = "$lib_compat" ] && ok "boot: compat" || bad "boot: compat" "$got"
 
@@ -196,6 +199,24 @@ not_judged conda CONDA_PREFIX CONDA_PREFIX=/opt/env
 w=$(why "$W/cudahome" CUDA_HOME=/usr/local/cuda-12.2)
 [ "$w" = "holds (the full path runs for this trace)" ] && ok "cudahome: one it judged keeps the prepared decision" ||
 	bad "cudahome: judged" "$w"
+
+# a decision written by a start whose CUDA_HOME names the default place:
+# that place is still the host's input
+rm -f "$W/envwriter/run/cudaload/$m"
+start "$W/envwriter" CUDA_HOME=/usr/local/cuda >/dev/null
+[ "$(why "$W/envwriter")" = "holds (the full path runs for this trace)" ] || bad "envwriter: prepared" "$(why "$W/envwriter")"
+cp -a "$W/envwriter$compat" "$W/envwriter/usr/local/cuda/compat"
+expect envwriter same
+# a dangling link above a place looked for: what it names may appear
+# anywhere, so nothing is kept
+case $(why "$W/dangling") in
+holds*) bad "dangling: a link to nothing above an input: nothing prepared" ;;
+*) ok "dangling: a link to nothing above an input: nothing prepared" ;;
+esac
+# the trace's start (it looks wider) writes nothing
+rm -f "$W/debug/run/cudaload/$m"
+why "$W/debug" >/dev/null
+[ ! -e "$W/debug/run/cudaload/$m" ] && ok "debug: the trace's start writes nothing" || bad "debug: nothing written"
 
 # what is left before ld.so: x86_64, where strace runs (the bench counts the same)
 if [ "$arch" = "$(uname -m)" ] && command -v strace >/dev/null; then

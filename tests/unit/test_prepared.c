@@ -76,19 +76,20 @@ Test(prepared_happy, key)
 {
 	struct settings s;
 	settings_from_env(&s, NULL, false);
-	uint64_t k = prepared_key("id", 2, &s, 2, 183);
-	cr_assert_eq(prepared_key("id", 2, &s, 2, 183), k, "the same settings, the same key");
-	cr_assert_neq(prepared_key("iD", 2, &s, 2, 183), k, "another build");
-	cr_assert_neq(prepared_key("id", 2, &s, 2, 62), k, "another machine");
-	cr_assert_neq(prepared_key("id", 2, &s, 1, 183), k, "another class");
+	uint64_t k = prepared_key("id", 2, "/usr/bin", 8, &s, 2, 183);
+	cr_assert_eq(prepared_key("id", 2, "/usr/bin", 8, &s, 2, 183), k, "the same settings, the same key");
+	cr_assert_neq(prepared_key("iD", 2, "/usr/bin", 8, &s, 2, 183), k, "another build");
+	cr_assert_neq(prepared_key("id", 2, "/opt/bin", 8, &s, 2, 183), k, "installed elsewhere");
+	cr_assert_neq(prepared_key("id", 2, "/usr/bin", 8, &s, 2, 62), k, "another machine");
+	cr_assert_neq(prepared_key("id", 2, "/usr/bin", 8, &s, 1, 183), k, "another class");
 	s.policy = POLICY_SYSTEM;
-	cr_assert_neq(prepared_key("id", 2, &s, 2, 183), k, "another policy");
+	cr_assert_neq(prepared_key("id", 2, "/usr/bin", 8, &s, 2, 183), k, "another policy");
 	s.policy = POLICY_AUTO;
 	s.root = "/r";
-	cr_assert_neq(prepared_key("id", 2, &s, 2, 183), k, "another root");
+	cr_assert_neq(prepared_key("id", 2, "/usr/bin", 8, &s, 2, 183), k, "another root");
 	s.root = "";
 	s.first_use_off = true;
-	cr_assert_neq(prepared_key("id", 2, &s, 2, 183), k, "first use off");
+	cr_assert_neq(prepared_key("id", 2, "/usr/bin", 8, &s, 2, 183), k, "first use off");
 }
 
 /* A root with a package, a release and a driver dir, its files made long

@@ -15,13 +15,14 @@ chain_code:
 	.type chain_jump, %function
 chain_jump:
 	mov	x19, x3			/* callee-saved: survives the call */
-	mov	sp, x2
+	mov	x5, x2
 1:	cbz	x1, 2f
 	ldr	x4, [x0], #8
-	str	x4, [x2], #8
+	str	x4, [x5], #8
 	sub	x1, x1, #1
 	b	1b
-2:	bl	chain_release		/* sp 16-aligned: frames go below the vector */
+2:	mov	sp, x2			/* after the copy: nothing lies below it */
+	bl	chain_release		/* sp 16-aligned: frames go below the vector */
 	adrp	x20, chain_handover
 	add	x20, x20, :lo12:chain_handover
 	add	x20, x20, #24

@@ -18,9 +18,9 @@ chain_jump:
 	mov	%rsi, %rcx
 	mov	%rdi, %rsi
 	mov	%rdx, %rdi
-	mov	%rdx, %rsp
 	cld
-	rep movsq
+	rep movsq			/* from below the old frames, where it was built */
+	mov	%rdx, %rsp		/* then the new stack: nothing lies below it */
 	call	chain_release		/* rsp = sp, 16-aligned: frames go below the vector */
 	lea	chain_handover+24(%rip), %rbx
 	mov	$4, %r13d

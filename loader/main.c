@@ -3,9 +3,11 @@
  * cudaload: pick the CUDA driver for this device at exec time, then hand
  * over to the real dynamic loader.
  *
- * The flow runs one way: options -> program and loader -> host probe ->
- * compat candidates -> decision -> search list -> exec.  Everything that
- * decides lives in common/; this file only gathers inputs and hands over.
+ * The flow runs one way, as main's steps: options -> the program ->
+ * the mode -> its loader -> a prepared decision that still holds
+ * (common/prepared.h) or the host judged (probe, packages, verdicts,
+ * decision, pin, search list) -> hand-over.  Everything that decides lives
+ * in common/; this file only gathers inputs and hands over.
  * Whatever goes wrong before the decision, the program still runs with the
  * system driver; only a missing program or loader stops it (127/126).
  */
@@ -515,7 +517,8 @@ struct start {
 	bool have_program, is_static;
 	/* settle_mode */
 	enum mode configured_mode;	/* before what this start allows */
-	const char *handed;	/* a set-id program as ld.so gets it: the held file */
+	const char *handed;	/* the program as exec mode hands it to ld.so (set-id: the
+				 * held file, settled here; else at the hand-over) */
 	const char *bare;	/* why no search list can be given, or NULL */
 	/* find_loader */
 	struct ldso_info ldso;

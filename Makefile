@@ -45,7 +45,8 @@ LOADER_HDR := $(wildcard loader/*.h)
 # not do static-pie, so the crt files are named here.  $(1) is the compiler,
 # $(2) musl's include directory (cflags) or the one with its libc.a and crt
 # files (link), $(3) the objects.
-loader_cflags = $(BASEFLAGS) -Os -fPIE -ffunction-sections -fdata-sections -fno-asynchronous-unwind-tables \
+loader_cflags = $(BASEFLAGS) -Os -fPIE -ffunction-sections -fdata-sections \
+	-fno-asynchronous-unwind-tables -fno-unwind-tables \
 	-nostdinc -isystem $(2) -isystem $(shell $(1) -print-file-name=include)
 # Linked without a symbol table: as PT_INTERP its symbols would shadow the
 # program's in a debugger (gdb's `break main` stopping in cudaload's main).

@@ -1003,23 +1003,22 @@ static void judge(struct start *st)
 }
 
 /* Chain mode: map ld.so here and enter it with the list in the
- * environment; returns only when it cannot (then exec mode).  *llp is
- * cleared when the list cannot be given at all. */
-static void hand_over_chain(struct start *st, char **llp)
+ * environment; returns only when it cannot (then exec mode). */
+static void hand_over_chain(struct start *st, const char *llp)
 {
 	char why[160];
 	struct ldso_info *l = &st->ldso;
 	struct chain_ldso cl;
 	static const char var[] = "LD_LIBRARY_PATH=";
-	size_t n = *llp ? strlen(*llp) : 0;
+	size_t n = llp ? strlen(llp) : 0;
 	/* the variable: on the stack when short (a heap would cost its mapping) */
 	char small[1024];
-	char *entry = !*llp ? NULL : n + sizeof var <= sizeof small ? small : malloc(n + sizeof var);
+	char *entry = !llp ? NULL : n + sizeof var <= sizeof small ? small : malloc(n + sizeof var);
 	if (entry)
-		memcpy((char *)memcpy(entry, var, sizeof var - 1) + sizeof var - 1, *llp, n + 1);
+		memcpy((char *)memcpy(entry, var, sizeof var - 1) + sizeof var - 1, llp, n + 1);
 	if (!l->n_ph)
 		snprintf(why, sizeof why, "no program headers");
-	else if ((!*llp || entry) && chain_map(l, st->t.machine, &cl, why, sizeof why) == 0) {
+	else if ((!llp || entry) && chain_map(l, st->t.machine, &cl, why, sizeof why) == 0) {
 		ldso_release(l);
 		diag("chain %s at 0x%lx%s%s", l->path, (unsigned long)cl.base, entry ? ", " : "",
 		     entry ? entry : "");
@@ -1027,7 +1026,7 @@ static void hand_over_chain(struct start *st, char **llp)
 			    start_program.phent, entry, st->llp_first);
 		snprintf(why, sizeof why, "out of memory");
 	}
-	diag("chain mode: %s: %s; exec mode instead", l->path, entry || !*llp ? why : "out of memory");
+	diag("chain mode: %s: %s; exec mode instead", l->path, entry || !llp ? why : "out of memory");
 	ldso_release(l);
 	if (entry != small)
 		free(entry);
@@ -1088,7 +1087,7 @@ static void hand_over(struct start *st)
 	if (!st->as_interp && !llp && strcmp(st->ldso.from, "PT_INTERP") == 0)
 		exec_or_die(st->t.path, st->t.argv, envp);
 	if (st->s.mode == MODE_CHAIN)
-		hand_over_chain(st, &llp);
+		hand_over_chain(st, llp);
 	if (llp && !plan_fits_argument(llp)) {	/* chain fell back to exec: as above */
 		settings_warn(&st->s, "the search list (%zu bytes) is longer than exec mode can pass in "
 				      "one argument; the system driver, unpinned", strlen(llp));

@@ -67,19 +67,20 @@ why() {
 }
 lib_compat=$compat/libcuda.so.1	# as the probe names what dlopen found
 
-cases="release newpkg removed inplace companion config policy verdicts module boot damaged file foreign concurrent runpath cudahome conda envwriter dangling debug strace"
+cases="release newpkg removed inplace companion config policy verdicts module boot damaged file foreign concurrent runpath cudahome conda envwriter dangling debug user strace"
 for c in $cases; do
 	cp -a "$base" "$W/$c"
 done
 mkdir -p "$W/envwriter/usr/local/cuda"	# a toolkit with no compat/ (yet)
 ln -s ../../opt/cuda "$W/dangling/usr/local/cuda"	# a link to what is not there (yet)
+chmod -R a+rX "$W/user" "$W/bin" "$W/cl"	# for a user other than root (below)
 sleep 1.2	# past the racy second of every file just made (prepared.h)
 for c in $cases; do
-	start "$W/$c" >/dev/null	# prepares
+	[ "$c" = user ] || start "$W/$c" >/dev/null	# prepares (the user's: root's must not be there)
 done
 for c in $cases; do
-	[ "$c" = dangling ] || [ "$(why "$W/$c")" = "holds (the full path runs for this trace)" ] ||
-		bad "$c: prepared" "$(why "$W/$c")"
+	case $c in dangling | user) continue ;; esac
+	[ "$(why "$W/$c")" = "holds (the full path runs for this trace)" ] || bad "$c: prepared" "$(why "$W/$c")"
 done
 got=$(start "$W/release")
 [ "$got" = "$lib_compat" ] && ok "prepared: the compat package, as decided" || bad "prepared: compat" "$got"
@@ -217,6 +218,36 @@ esac
 rm -f "$W/debug/run/cudaload/$m"
 why "$W/debug" >/dev/null
 [ ! -e "$W/debug/run/cudaload/$m" ] && ok "debug: the trace's start writes nothing" || bad "debug: nothing written"
+
+# a user other than root, where root's is gone: the user's own, in an
+# XDG_RUNTIME_DIR of that user's that nobody else may enter; never in one
+# another user could write into
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null 2>&1; then
+	NU=65534
+	mkdir -p "$W/xdg-own" "$W/xdg-open"
+	chown "$NU:$NU" "$W/xdg-own"
+	chmod 700 "$W/xdg-own"
+	chmod 1777 "$W/xdg-open"
+	as_user() { # as_user XDG [VAR=VALUE...]
+		x=$1
+		shift
+		setpriv --reuid=$NU --regid=$NU --clear-groups env -u LD_LIBRARY_PATH -u CUDA_HOME \
+			-u CUDA_PATH -u CONDA_PREFIX -u CUDALOAD_CONFIG XDG_RUNTIME_DIR="$x" \
+			CUDALOAD_ROOT="$W/user" CUDALOAD_MODE="$mode" CUDALOAD_FIRST_USE=off "$@" "$P" 2>&1
+	}
+	as_user "$W/xdg-own" >/dev/null
+	[ -L "$W/xdg-own/cudaload/$m" ] && ok "user: the decision kept in the user's own place" ||
+		bad "user: kept in XDG_RUNTIME_DIR"
+	w=$(as_user "$W/xdg-own" CUDALOAD_DEBUG=1 | sed -n 's/.*: prepared decision: //p')
+	[ "$w" = "holds (the full path runs for this trace)" ] && ok "user: ... and it holds" || bad "user: holds" "$w"
+	got=$(as_user "$W/xdg-own" | sed -n "s|^libcuda=$W/user\([^ ]*\) .*|\1|p")
+	[ "$got" = "$lib_compat" ] && ok "user: the package, as root's start would take" || bad "user: compat" "$got"
+	as_user "$W/xdg-open" >/dev/null
+	[ ! -e "$W/xdg-open/cudaload" ] && ok "user: nothing kept where others may write" ||
+		bad "user: a decision kept in a directory others may write"
+else
+	skip "a user's own prepared decision" "needs root and setpriv"
+fi
 
 # what is left before ld.so: x86_64, where strace runs (the bench counts the same)
 if [ "$arch" = "$(uname -m)" ] && command -v strace >/dev/null; then

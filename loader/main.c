@@ -995,7 +995,9 @@ static void judge(struct start *st)
 	weigh(st, &j);
 	plan(st, &j);
 	prepared_end(&rec);
-	if (preparing && j.settled && j.whole && !st->bare)
+	/* Kept where there is a GPU to judge: a host without one leaves no
+	 * file behind (its full path is two failed opens and the device tree) */
+	if (preparing && j.settled && j.whole && !st->bare && j.host.platform != PLATFORM_NONE)
 		prepare(st, &rec, &j.host, &j.cands, &j.d);
 	prepared_record_free(&rec);
 	if (st->o.explain || diag_on)

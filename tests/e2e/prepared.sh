@@ -219,6 +219,13 @@ rm -f "$W/debug/run/cudaload/$m"
 why "$W/debug" >/dev/null
 [ ! -e "$W/debug/run/cudaload/$m" ] && ok "debug: the trace's start writes nothing" || bad "debug: nothing written"
 
+# a host without a GPU keeps nothing: no file left behind on such a machine
+mkdir -p "$W/nogpu/run" "$W/nogpu/etc"
+start "$W/nogpu" >/dev/null
+start "$W/nogpu" >/dev/null
+[ ! -e "$W/nogpu/run/cudaload" ] && ok "nogpu: nothing kept on a host without a GPU" ||
+	bad "nogpu: a file left behind" "$(ls -la "$W/nogpu/run/cudaload")"
+
 # a user other than root, where root's is gone: the user's own, in an
 # XDG_RUNTIME_DIR of that user's that nobody else may enter; never in one
 # another user could write into

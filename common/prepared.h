@@ -85,8 +85,9 @@ bool prepared_has_candidate(const struct prepared_view *v, dev_t dev, ino_t ino)
 uint64_t prepared_key(const void *build, size_t build_len, const char *home, size_t home_len,
 		      const struct settings *s, int cls, int machine);
 
-/* The file for machine in dir (PREPARED_DIR under root, or a user's): 0,
- * or -1 when it does not fit in cap. */
+/* The file for machine in dir under root (root's: PREPARED_DIR under
+ * CUDALOAD_ROOT; a user's: "/cudaload" under XDG_RUNTIME_DIR): 0, or -1
+ * when it does not fit in cap. */
 int prepared_path(char *out, size_t cap, const char *root, const char *dir, int machine);
 
 /* Read the decision at path into buf (PREPARED_CAP bytes) and check it:

@@ -188,14 +188,15 @@ static void parse_options(int argc, char **argv, struct settings *s, struct opti
 	}
 }
 
-/* /proc/self/exe's name into out (CL_PATH_MAX): false when there is none
- * (no /proc: early boot, a chroot) or the file is gone ("(deleted)"). */
-static bool exe_name(char *out)
+/* /proc/self/exe's name into out (cap bytes): false when there is none
+ * (no /proc: early boot, a chroot), the file is gone ("(deleted)"), or the
+ * name fills a buffer smaller than any path may be (it may be cut). */
+static bool exe_name(char *out, size_t cap)
 {
 	static const char deleted[] = " (deleted)";
 	size_t dl = sizeof deleted - 1;
-	ssize_t n = readlink("/proc/self/exe", out, CL_PATH_MAX - 1);
-	if (n <= 0)
+	ssize_t n = readlink("/proc/self/exe", out, cap - 1);
+	if (n <= 0 || ((size_t)n == cap - 1 && cap < CL_PATH_MAX))
 		return false;
 	out[n] = '\0';
 	return (size_t)n <= dl || strcmp(out + n - dl, deleted) != 0;
@@ -213,7 +214,7 @@ static void execfn_name(char *out)
 static char *path_from_kernel(void)
 {
 	char *out = malloc(CL_PATH_MAX);
-	if (out && !exe_name(out))
+	if (out && !exe_name(out, CL_PATH_MAX))
 		execfn_name(out);
 	return out;
 }
@@ -276,7 +277,7 @@ static const char *program_for_ldso(bool secure)
 	char *name = secure ? NULL : malloc(CL_PATH_MAX);
 	if (!secure && !name)
 		die(EXIT_CANNOT_EXEC, "out of memory");
-	if (name && exe_name(name))
+	if (name && exe_name(name, CL_PATH_MAX))
 		return name;
 	int fd = hold_kernel_file();
 	if (fd >= 0) {
@@ -304,7 +305,7 @@ static bool reach_more(const struct settings *s, const struct target *t, bool as
 		 * started it, and a venv's python is a link into its conda
 		 * environment.  Without /proc, the name it was started by. */
 		const char *fn = (const char *)getauxval(AT_EXECFN);
-		if ((name = malloc(CL_PATH_MAX)) && exe_name(name))
+		if ((name = malloc(CL_PATH_MAX)) && exe_name(name, CL_PATH_MAX))
 			r.program = name = realloc(name, strlen(name) + 1);	/* the rest given back */
 		else if (fn && fn[0] == '/' && !s->secure)
 			r.program = fn;
@@ -691,8 +692,7 @@ static int prepared_place(const struct start *st, bool users, char *out, size_t 
 	if (!xdg || xdg[0] != '/' || stat(xdg, &sb) < 0 || !S_ISDIR(sb.st_mode) ||
 	    sb.st_uid != (uid_t)getauxval(AT_UID) || (sb.st_mode & 077))
 		return -1;
-	int n = snprintf(out, cap, "%s/cudaload/prepared-%d", xdg, st->t.machine);
-	return n < 0 || (size_t)n >= cap ? -1 : 0;
+	return prepared_path(out, cap, xdg, "/cudaload", st->t.machine);
 }
 
 /* The key of this start's prepared decision (prepared.h): 0 when this
@@ -716,11 +716,9 @@ static bool brings_package(struct start *st, const struct prepared_view *v)
 	const char *conda = env_get(st->envp, "CONDA_PREFIX"), *home = env_get(st->envp, "CUDA_HOME");
 	if (!home)
 		home = env_get(st->envp, "CUDA_PATH");
-	ssize_t n = readlink("/proc/self/exe", exe, EXE_CAP - 1);
-	if (n <= 0 || (size_t)n >= EXE_CAP - 1)
-		return true;	/* no /proc, or a long name: the full path sees to it */
-	exe[n] = '\0';
-	st->exe_read = true;	/* exec mode hands it to ld.so */
+	if (!exe_name(exe, EXE_CAP))
+		return true;	/* no /proc, gone, or a long name: the full path sees to it */
+	st->exe_read = true;	/* exec mode hands it to ld.so (program_for_ldso's answer) */
 	size_t rl = root_len(st->s.root);
 	if (rl >= sizeof full / 2)
 		return true;
@@ -1040,10 +1038,7 @@ __attribute__((noreturn))
 static void hand_over_exec(struct start *st, char *llp, char **envp)
 {
 	struct target *t = &st->t;
-	static const char deleted[] = " (deleted)";
-	size_t el = st->exe_read ? strlen(st->exe) : 0;
-	if (st->as_interp && !st->handed && !st->s.secure && el > sizeof deleted &&
-	    strcmp(st->exe + el - (sizeof deleted - 1), deleted) != 0)
+	if (st->as_interp && !st->handed && !st->s.secure && st->exe_read)
 		st->handed = st->exe;	/* read already: program_for_ldso's answer */
 	if (st->as_interp && !st->handed && !(st->handed = program_for_ldso(st->s.secure)))
 		die(EXIT_CANNOT_EXEC, "a set-id program is handed to ld.so only as the file the kernel "

@@ -56,7 +56,7 @@ LOADER_STRIP ?= -Wl,--strip-all
 # (common/prepared.h).
 loader_link = $(1) -static-pie -nostdlib -nostartfiles -Wl,--no-dynamic-linker $(LOADER_STRIP) -Wl,--build-id \
 	-Wl,--gc-sections -Wl,-z,noexecstack -Wl,-z,norelro -Wl,-z,noseparate-code \
-	-Wl,--wrap=__libc_start_main -Wl,-T,loader/data.ld \
+	-Wl,--wrap=__libc_start_main -Wl,-T,loader/hot.ld -Wl,-T,loader/data.ld \
 	$(2)/rcrt1.o $(2)/crti.o $(shell $(1) -print-file-name=crtbeginS.o) \
 	$(3) $(2)/libc.a $(shell $(1) -print-libgcc-file-name) \
 	$(shell $(1) -print-file-name=crtendS.o) $(2)/crtn.o
@@ -111,14 +111,14 @@ $(BUILD)/aarch64/musl/%.o: %.S Makefile
 # under 1 MiB, so ADR can always stand in for such an ADRP instead.
 A53_ADR := -Wl,--fix-cortex-a53-843419=adr
 
-$(BUILD)/cudaload: $(HOST_OBJ) loader/data.ld
+$(BUILD)/cudaload: $(HOST_OBJ) loader/data.ld loader/hot.ld
 	$(QUIET) $(call loader_link,$(CC),$(MUSL_LIB),$(filter-out %.ld,$^)) $(if $(filter aarch64,$(ARCH)),$(A53_ADR)) -o $@
 
 $(BUILD)/aarch64/musl/%.o: %.c $(COMMON_HDR) $(LOADER_HDR) Makefile
 	@mkdir -p $(dir $@)
 	$(QUIET) $(AARCH64_CC) $(call loader_cflags,$(AARCH64_CC),$(AARCH64_MUSL_INC)) $(NO_SSP) $(FRAME_MAX) -c $< -o $@
 
-$(BUILD)/aarch64/cudaload: $(A64_OBJ) loader/data.ld
+$(BUILD)/aarch64/cudaload: $(A64_OBJ) loader/data.ld loader/hot.ld
 	$(QUIET) $(call loader_link,$(AARCH64_CC),$(AARCH64_MUSL_LIB),$(filter-out %.ld,$^)) $(A53_ADR) -o $@
 
 # ---- cudaload-patch: a host tool on elfutils' libelf ----

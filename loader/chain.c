@@ -54,11 +54,12 @@ void chain_release(void)
 /* What of our image chain_jump unmaps before it enters ld.so: the segments
  * that are not writable (code, read-only data), all but the page of the
  * hand-over's code, which cannot unmap the page it runs on and where the
- * trampoline runs later.  The writable segment stays: it holds
+ * trampoline runs later, and what lies before it in its segment: the ELF
+ * header and the notes, for the hand-over's code comes right after them
+ * (loader/hot.ld).  So with one segment of text what goes is one
+ * range, one system call.  The writable segment stays: it holds
  * chain_handover.  ld.so and the program then have the address space they
- * have without cudaload, less those pages (RLIMIT_AS).  The hand-over's
- * code is the last of the text (loader/data.ld), so with one segment of
- * text that is one range: one system call. */
+ * have without cudaload, less those pages (RLIMIT_AS). */
 static void plan_image_unmap(void)
 {
 	uintptr_t pg = getauxval(AT_PAGESZ) ? getauxval(AT_PAGESZ) : 4096;
@@ -72,19 +73,17 @@ static void plan_image_unmap(void)
 	if (!base)
 		return;	/* unmap nothing */
 	unsigned n = 0;
-	for (unsigned i = 0; i < eh->e_phnum && n + 2 <= CHAIN_UNMAP_MAX; i++) {
+	for (unsigned i = 0; i < eh->e_phnum && n < CHAIN_UNMAP_MAX; i++) {
 		if (ph[i].p_type != PT_LOAD || (ph[i].p_flags & PF_W))
 			continue;
 		uintptr_t lo = (base + ph[i].p_vaddr) & ~(pg - 1);
 		uintptr_t hi = (base + ph[i].p_vaddr + ph[i].p_memsz + pg - 1) & ~(pg - 1);
-		bool here = code >= lo && code < hi;
-		uintptr_t *u = chain_handover.unmap[n++];
-		u[0] = lo;
-		u[1] = (here ? code : hi) - lo;
-		if (here && hi > code + pg) {
-			u = chain_handover.unmap[n++];
-			u[0] = code + pg;
-			u[1] = hi - code - pg;
+		if (code >= lo && code < hi)
+			lo = code + pg;
+		if (hi > lo) {
+			uintptr_t *u = chain_handover.unmap[n++];
+			u[0] = lo;
+			u[1] = hi - lo;
 		}
 	}
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The hand-over's code: one block, aligned to its size so that it lies on
- * one page, the page of our text that stays mapped (chain.c), placed last
- * in the text (loader/data.ld).  It reads struct chain_handover:
+ * one page, the page of our text that stays mapped (chain.c), placed right
+ * after the ELF header and notes (loader/hot.ld).  It reads struct chain_handover:
  * program_entry at 0, env_slot at 8, env_original at 16, unmap[4][2] at 24. */
 	.section .text.handover,"ax",%progbits
 	.balign	256

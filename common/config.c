@@ -19,6 +19,7 @@
 
 #define CONFIG_MAX_SIZE (64 * 1024)
 #define CONFIG_MAX_LINE (CL_PATH_MAX + 64)
+#define CONFIG_SMALL 1024	/* a config file shorter than this is read on the stack */
 
 const char *const config_default_compat[] = {
 	"/usr/local/cuda-*/compat",
@@ -63,11 +64,18 @@ static int mode_parse(const char *text, enum mode *out)
 	return 0;
 }
 
+/* Is entry "name=..."?  The first byte decides for most entries, without
+ * a call: a start looks a dozen names up in an environment of dozens. */
+static bool env_is(const char *entry, const char *name, size_t n)
+{
+	return entry[0] == name[0] && strncmp(entry, name, n) == 0 && entry[n] == '=';
+}
+
 const char *env_get(char *const *envp, const char *name)
 {
 	size_t n = strlen(name);
 	for (; envp && *envp; envp++)
-		if (strncmp(*envp, name, n) == 0 && (*envp)[n] == '=')
+		if (env_is(*envp, name, n))
 			return *envp + n + 1;
 	return NULL;
 }
@@ -77,7 +85,7 @@ const char *env_get_last(char *const *envp, const char *name)
 	size_t n = strlen(name);
 	const char *v = NULL;
 	for (; envp && *envp; envp++)
-		if (strncmp(*envp, name, n) == 0 && (*envp)[n] == '=')
+		if (env_is(*envp, name, n))
 			v = *envp + n + 1;
 	return v;
 }
@@ -346,6 +354,17 @@ void settings_parse_config(struct settings *s, const char *text, const char *nam
 	free(copy);
 }
 
+static void settings_keep_config_path(struct settings *s, const char *path)
+{
+	if (s->config_path != s->config_path_here)
+		free(s->config_path);
+	size_t n = strlen(path);
+	if (n < sizeof s->config_path_here)
+		s->config_path = memcpy(s->config_path_here, path, n + 1);
+	else
+		s->config_path = strdup(path);
+}
+
 /* Read a config file.  In secure mode, only one root owns and only it may write. */
 static bool read_config(struct settings *s, const char *path, bool must_exist)
 {
@@ -367,7 +386,9 @@ static bool read_config(struct settings *s, const char *path, bool must_exist)
 		return true;
 	}
 	size_t want = st.st_size < CONFIG_MAX_SIZE ? (size_t)st.st_size : CONFIG_MAX_SIZE;
-	char *buf = malloc(want + 1);
+	/* most config files: read on the stack, no heap (values are copied) */
+	char small[CONFIG_SMALL];
+	char *buf = want < sizeof small ? small : malloc(want + 1);
 	size_t got = 0;
 	ssize_t n = 0;
 	while (buf && got < want && (n = read(fd, buf + got, want - got)) > 0)
@@ -382,12 +403,12 @@ static bool read_config(struct settings *s, const char *path, bool must_exist)
 				path, CONFIG_MAX_SIZE);
 		if (strlen(buf) != got)
 			settings_warn(s, "%s: contains a NUL byte; read up to it", path);
-		free(s->config_path);
-		s->config_path = strdup(path);
+		settings_keep_config_path(s, path);
 		parse_text(s, buf, path);
 		diag("config %s", path);
 	}
-	free(buf);
+	if (buf != small)
+		free(buf);
 	return true;
 }
 
@@ -432,7 +453,8 @@ const char *settings_ldso_for(const struct settings *s, const char *machine)
 void settings_free(struct settings *s)
 {
 	free(s->ldso_env);
-	free(s->config_path);
+	if (s->config_path != s->config_path_here)
+		free(s->config_path);
 	for (int i = 0; i < s->n_compat_env; i++)
 		free(s->compat_env[i]);
 	if (s->compat_from_config) {

@@ -40,7 +40,10 @@ struct settings {
 					 * only --verify asks the driver */
 	bool first_use_locked;		/* set by the environment */
 	const char *root;		/* CUDALOAD_ROOT (in the environment), or "" */
-	char *config_path;		/* the file read (malloc'd), or NULL */
+	char *config_path;		/* the file read, or NULL: config_path_here when it
+					 * fits, else malloc'd (settings_free) */
+	char config_path_here[128];	/* so that a start with a config file allocates
+					 * nothing (a heap's first page is a fault) */
 	char *ldso_env;			/* CUDALOAD_LDSO, or NULL */
 	/* Lists grow on the heap (up to CONFIG_MAX_LIST entries): a struct of
 	 * fixed arrays would sit on the start-up's stack, a page of it. */

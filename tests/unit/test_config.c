@@ -148,6 +148,47 @@ Test(config_happy, load_order)
 	free(root);
 }
 
+/* A config file is read without the heap when it is short and its path
+ * fits in the settings (a start's first allocation maps a page), and on it
+ * when not: both give the same settings and the same path. */
+Test(config_happy, short_and_long_paths_and_files)
+{
+	char *root = scratch_dir();
+	char deep[300] = "/etc";
+	while (strlen(deep) < 200)
+		strcat(deep, "/nested-directory");
+	strcat(deep, "/cudaload.conf");
+	char big[4000] = "# padding past the stack buffer\n";
+	while (strlen(big) < 3000)
+		strcat(big, "# .........................................................\n");
+	strcat(big, "policy = system\n");
+	const struct { const char *path, *text; bool in_struct; enum policy want; } cases[] = {
+		{ "/c.conf", "policy = compat\n", true, POLICY_COMPAT },
+		{ "/c-big.conf", big, true, POLICY_SYSTEM },
+		{ deep, "mode = exec\npolicy = compat\n", false, POLICY_COMPAT },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		put_text(root, cases[i].path, cases[i].text);
+		char conf[4200];
+		snprintf(conf, sizeof conf, "%s%s", root, cases[i].path);
+		char *envp[] = { env_path_conf(conf), NULL };
+		struct settings s;
+		settings_from_env(&s, envp, false);
+		settings_load_config(&s, envp, NULL);
+		cr_assert_eq(s.policy, cases[i].want, "%s", cases[i].path);
+		cr_assert_str_eq(s.config_path, conf);
+		cr_assert_eq(s.config_path == s.config_path_here, cases[i].in_struct && strlen(conf) < sizeof s.config_path_here,
+			     "%s: where the path is kept", cases[i].path);
+		/* a second file read over the first: the first's path given back */
+		settings_load_config(&s, envp, NULL);
+		cr_assert_str_eq(s.config_path, conf);
+		settings_free(&s);
+		free(envp[0]);
+	}
+	rm_rf(root);
+	free(root);
+}
+
 Test(config_sad, unreadable_and_odd_files, .init = cr_redirect_stderr)
 {
 	char *root = scratch_dir();

@@ -12,8 +12,9 @@
  * turned into the end of the list) before the program's own entry runs, so
  * the program and its children see the environment they were given.
  * /proc/self/exe and argv[0] stay the program's.  Before ld.so runs, our
- * heap and image are unmapped, all but the page of the hand-over code and
- * the page of its data.
+ * heap is unmapped, and under a limit of the address space (RLIMIT_AS) our
+ * image too, all but the page of the hand-over code and the page of its
+ * data.
  *
  * Per-architecture code (the jump and the trampoline) is in arch/<arch>/.
  */

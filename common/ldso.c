@@ -69,8 +69,9 @@ int ldso_inspect(struct ldso_info *l, char *why, size_t whycap)
 		snprintf(why, whycap, "%s", strerror(e));
 		return e == ENOENT || e == ENOTDIR || e == ELOOP || e == ENAMETOOLONG ? -ENOENT : -EACCES;
 	}
-	int r = l->keep ? elfread_open_fd_head(&ef, fd, map_head, sizeof map_head, why, whycap)
-			: elfread_open_fd(&ef, fd, why, whycap);
+	bool head_only = l->keep || l->glibc_floor >= 33;	/* inspect reads no more */
+	int r = head_only ? elfread_open_fd_head(&ef, fd, map_head, sizeof map_head, why, whycap)
+			  : elfread_open_fd(&ef, fd, why, whycap);
 	r = r < 0 ? -ENOEXEC : inspect(l, &ef, why, whycap);
 	elfread_release(&ef);
 	if (r == 0 && l->keep) {
@@ -138,6 +139,9 @@ static int inspect(struct ldso_info *l, const struct elf_file *ef, char *why, si
 	l->cls = ef->cls;
 	if (strstr(l->path, "ld-musl-")) {
 		l->kind = LDSO_MUSL;
+	} else if (!l->keep && l->glibc_floor >= 33) {
+		l->kind = LDSO_GLIBC;	/* the program's glibc, whose ld.so it is */
+		l->glibc_minor = l->glibc_floor;
 	} else if (!l->keep) {	/* kept for mapping: --argv0 will not be needed */
 		int minor = elfread_glibc_minor(ef, l->ph, l->n_ph);
 		int by_name = ldso_minor_from_name(l->path);

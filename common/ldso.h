@@ -48,6 +48,10 @@ struct ldso_info {
 	 * named by a program (PT_INTERP, the record) or the system's standard
 	 * path needs not be, at a system call every start. */
 	bool named;
+	/* Set before ldso_inspect: the glibc the program asks for at least
+	 * (reach_glibc_floor).  From 33 on, --argv0 is known without reading
+	 * the loader's version (a read, and a heap page, each exec start). */
+	int glibc_floor;
 	int fd;
 	int type;
 	uint64_t entry;

@@ -66,20 +66,21 @@ static bool cudart_name(const char *name, size_t avail)
 	       strncmp(name, prefix, sizeof prefix - 1) == 0;
 }
 
-int reach_paths_from_memory(const void *phdr, size_t phnum, size_t phent, const char **rpath,
-			    const char **runpath, const char **cudart)
+/* The program's dynamic section as the kernel mapped it: 1 with its
+ * entries (the kernel relocates nothing: d_ptr values are link-time
+ * addresses, bias + d_ptr where they lie), 0 for a static program, -1 when
+ * the image cannot tell (no PT_PHDR, a section outside every PT_LOAD,
+ * which would fault here before ld.so could say what is wrong). */
+static int mapped_dynamic(const void *phdr, size_t phnum, size_t phent, uintptr_t *bias,
+			  const ElfW(Dyn) **dyn, size_t *ndyn)
 {
-	*rpath = *runpath = NULL;
-	if (cudart)
-		*cudart = NULL;
 	if (!phdr || phent != sizeof(ElfW(Phdr)))
 		return -1;
 	const ElfW(Phdr) *ph = phdr, *dynph = NULL;
-	uintptr_t bias = 0;
 	bool have_bias = false;
 	for (size_t i = 0; i < phnum; i++) {
 		if (ph[i].p_type == PT_PHDR) {
-			bias = (uintptr_t)phdr - ph[i].p_vaddr;
+			*bias = (uintptr_t)phdr - ph[i].p_vaddr;
 			have_bias = true;
 		} else if (ph[i].p_type == PT_DYNAMIC) {
 			dynph = &ph[i];
@@ -88,14 +89,27 @@ int reach_paths_from_memory(const void *phdr, size_t phnum, size_t phent, const 
 	if (!have_bias)
 		return -1;
 	if (!dynph)
-		return 0;	/* static: nothing to search */
-	/* read only what the kernel mapped: a PT_DYNAMIC outside every PT_LOAD
-	 * would fault here, before ld.so could say what is wrong */
+		return 0;
 	if (!in_load(ph, phnum, dynph->p_vaddr, dynph->p_memsz))
 		return -1;
-	/* The kernel relocates nothing: d_ptr values are link-time addresses. */
-	const ElfW(Dyn) *dyn = (const ElfW(Dyn) *)(bias + dynph->p_vaddr);
-	size_t ndyn = dynph->p_memsz / sizeof *dyn;
+	*dyn = (const ElfW(Dyn) *)(*bias + dynph->p_vaddr);
+	*ndyn = dynph->p_memsz / sizeof **dyn;
+	return 1;
+}
+
+int reach_paths_from_memory(const void *phdr, size_t phnum, size_t phent, const char **rpath,
+			    const char **runpath, const char **cudart)
+{
+	*rpath = *runpath = NULL;
+	if (cudart)
+		*cudart = NULL;
+	const ElfW(Phdr) *ph = phdr;
+	const ElfW(Dyn) *dyn;
+	size_t ndyn;
+	uintptr_t bias = 0;
+	int r = mapped_dynamic(phdr, phnum, phent, &bias, &dyn, &ndyn);
+	if (r <= 0)
+		return r;	/* 0: static, nothing to search */
 	uintptr_t strtab = 0, strsz = 0, rp = UINTPTR_MAX, rn = UINTPTR_MAX;
 	bool needed = false;
 	for (size_t i = 0; i < ndyn && dyn[i].d_tag != DT_NULL; i++) {
@@ -125,6 +139,66 @@ int reach_paths_from_memory(const void *phdr, size_t phnum, size_t phent, const 
 		}
 	}
 	return 0;
+}
+
+/* The number after "GLIBC_2." in name (avail bytes readable), or 0. */
+static int glibc_2_minor(const char *name, size_t avail)
+{
+	static const char prefix[] = "GLIBC_2.";
+	if (avail <= sizeof prefix - 1 || strncmp(name, prefix, sizeof prefix - 1) != 0)
+		return 0;
+	int minor = 0;
+	for (size_t i = sizeof prefix - 1; i < avail && name[i] >= '0' && name[i] <= '9'; i++)
+		if ((minor = minor * 10 + (name[i] - '0')) >= 1000)
+			return 0;
+	return minor;
+}
+
+int reach_glibc_floor(const void *phdr, size_t phnum, size_t phent)
+{
+	const ElfW(Phdr) *ph = phdr;
+	const ElfW(Dyn) *dyn;
+	size_t ndyn;
+	uintptr_t bias = 0;
+	if (mapped_dynamic(phdr, phnum, phent, &bias, &dyn, &ndyn) <= 0)
+		return 0;
+	uintptr_t strtab = 0, strsz = 0, verneed = 0, count = 0;
+	for (size_t i = 0; i < ndyn && dyn[i].d_tag != DT_NULL; i++) {
+		switch (dyn[i].d_tag) {
+		case DT_STRTAB: strtab = dyn[i].d_un.d_ptr; break;
+		case DT_STRSZ: strsz = dyn[i].d_un.d_val; break;
+		case DT_VERNEED: verneed = dyn[i].d_un.d_ptr; break;
+		case DT_VERNEEDNUM: count = dyn[i].d_un.d_val; break;
+		}
+	}
+	if (!verneed || !strsz || !in_load(ph, phnum, strtab, strsz))
+		return 0;
+	const char *strs = (const char *)(bias + strtab);
+	int best = 0;
+	/* bounded walks: every entry checked to lie where the kernel mapped */
+	for (uintptr_t vn = verneed, n = 0; n < count && n < 64; n++) {
+		if (!in_load(ph, phnum, vn, sizeof(ElfW(Verneed))))
+			return 0;
+		const ElfW(Verneed) *need = (const ElfW(Verneed) *)(bias + vn);
+		bool libc = need->vn_file < strsz && strsz - need->vn_file >= sizeof "libc.so.6" &&
+			    memcmp(strs + need->vn_file, "libc.so.6", sizeof "libc.so.6") == 0;
+		uintptr_t ax = vn + need->vn_aux;
+		for (unsigned k = 0; libc && k < need->vn_cnt && k < 64; k++) {
+			if (!in_load(ph, phnum, ax, sizeof(ElfW(Vernaux))))
+				return 0;
+			const ElfW(Vernaux) *aux = (const ElfW(Vernaux) *)(bias + ax);
+			int m = aux->vna_name < strsz ? glibc_2_minor(strs + aux->vna_name, strsz - aux->vna_name) : 0;
+			if (m > best)
+				best = m;
+			if (!aux->vna_next)
+				break;
+			ax += aux->vna_next;
+		}
+		if (!need->vn_next)
+			break;
+		vn += need->vn_next;
+	}
+	return best;
 }
 
 /* The first libcudart.so.N among the file's DT_NEEDED names into cudart

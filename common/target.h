@@ -30,6 +30,7 @@ struct target {
 	 * program (a stack of path buffers cost start-up a page each). */
 	const char *interp;		/* PT_INTERP up to its first NUL, or "" */
 	const char *recorded;		/* original interpreter recorded by cudaload-patch, or "" */
+	int glibc_floor;		/* the glibc it asks for at least (reach_glibc_floor), or 0 */
 	char *owned_path, *owned_interp;	/* what path and interp point into, when read */
 	unsigned privileged;		/* run as a command: what the kernel grants the
 					 * program when it runs it, TARGET_SET_ID and

@@ -624,6 +624,11 @@ static void find_loader(struct start *st)
 	l->fd = -1;
 	l->keep = st->s.mode == MODE_CHAIN && !st->o.explain;	/* chain maps it next */
 	l->path = "";
+	/* exec mode hands ld.so --argv0 where it takes it: what the program
+	 * asks of glibc may say so without a read of the loader (reach.h) */
+	if (st->as_interp && !l->keep)
+		st->t.glibc_floor = reach_glibc_floor(start_program.phdr, start_program.phnum,
+						      start_program.phent);
 	if (st->have_program && !st->is_static)
 		st->ldso_status = pick_ldso(&st->s, &st->t, st->as_interp, l, &st->patched,
 					    &st->ldso_problem);

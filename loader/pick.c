@@ -59,6 +59,7 @@ int pick_ldso(struct settings *s, const struct target *t, bool as_interp,
 		memset(l, 0, sizeof *l);
 		l->keep = keep;
 		l->named = tries[i].named;
+		l->glibc_floor = tries[i].named ? 0 : t->glibc_floor;	/* the program's own loader */
 		l->fd = -1;
 		l->path = tries[i].path;
 		l->from = tries[i].from;

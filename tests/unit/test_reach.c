@@ -336,3 +336,60 @@ Test(reach_sad, paths_from_memory)
 	cr_assert_null(rn);
 	cr_assert_eq(reach_paths_from_memory(im.ph, 3, 7, &rp, &rn, NULL), -1);	/* another phent */
 }
+
+/* The glibc the program asks for at least, from its DT_VERNEED in memory:
+ * libc.so.6's newest GLIBC_2.N (another library's versions say nothing). */
+static void verneed_image(struct image *im, uint32_t libc_next, uintptr_t count)
+{
+	memset(im, 0, sizeof *im);
+	ElfW(Phdr) *ph = im->ph = (ElfW(Phdr) *)(im->b + 0x40);
+	ph[0] = (ElfW(Phdr)){ .p_type = PT_PHDR, .p_vaddr = 0x40, .p_filesz = 3 * sizeof *ph };
+	ph[1] = (ElfW(Phdr)){ .p_type = PT_LOAD, .p_vaddr = 0, .p_filesz = 0x400, .p_memsz = 0x400 };
+	ph[2] = (ElfW(Phdr)){ .p_type = PT_DYNAMIC, .p_vaddr = 0x100, .p_memsz = 5 * sizeof(ElfW(Dyn)) };
+	ElfW(Dyn) *d = (ElfW(Dyn) *)(im->b + 0x100);
+	d[0] = (ElfW(Dyn)){ .d_tag = DT_STRTAB, .d_un.d_ptr = 0x300 };
+	d[1] = (ElfW(Dyn)){ .d_tag = DT_STRSZ, .d_un.d_val = 64 };
+	d[2] = (ElfW(Dyn)){ .d_tag = DT_VERNEED, .d_un.d_ptr = 0x200 };
+	d[3] = (ElfW(Dyn)){ .d_tag = DT_VERNEEDNUM, .d_un.d_val = count };
+	/* 1 libm.so.6, 11 GLIBC_2.99, 22 libc.so.6, 32 GLIBC_2.2.5, 44 GLIBC_2.34 */
+	memcpy(im->b + 0x300, "\0libm.so.6\0GLIBC_2.99\0libc.so.6\0GLIBC_2.2.5\0GLIBC_2.34\0", 55);
+	ElfW(Verneed) *m = (ElfW(Verneed) *)(im->b + 0x200), *c = m + 2;
+	ElfW(Vernaux) *ma = (ElfW(Vernaux) *)(m + 1), *ca = (ElfW(Vernaux) *)(c + 1);
+	*m = (ElfW(Verneed)){ .vn_version = 1, .vn_cnt = 1, .vn_file = 1, .vn_aux = sizeof *m,
+			      .vn_next = 2 * sizeof *m };
+	ma[0] = (ElfW(Vernaux)){ .vna_name = 11 };
+	*c = (ElfW(Verneed)){ .vn_version = 1, .vn_cnt = 2, .vn_file = 22, .vn_aux = sizeof *c };
+	ca[0] = (ElfW(Vernaux)){ .vna_name = 32, .vna_next = libc_next };
+	ca[1] = (ElfW(Vernaux)){ .vna_name = 44 };
+}
+
+Test(reach_happy, glibc_floor_from_memory)
+{
+	struct image im;
+	verneed_image(&im, sizeof(ElfW(Vernaux)), 2);
+	cr_assert_eq(reach_glibc_floor(im.ph, 3, sizeof *im.ph), 34, "libc's newest, not libm's 2.99");
+	verneed_image(&im, 0, 2);
+	cr_assert_eq(reach_glibc_floor(im.ph, 3, sizeof *im.ph), 2, "2.2.5 alone: 2");
+	verneed_image(&im, sizeof(ElfW(Vernaux)), 1);
+	cr_assert_eq(reach_glibc_floor(im.ph, 3, sizeof *im.ph), 0, "libm's only");
+	image(&im, true);
+	cr_assert_eq(reach_glibc_floor(im.ph, 3, sizeof *im.ph), 0, "no DT_VERNEED");
+}
+
+Test(reach_sad, glibc_floor_outside_the_image)
+{
+	struct image im;
+	verneed_image(&im, 0x1000, 2);	/* an aux past the mapped segment */
+	cr_assert_eq(reach_glibc_floor(im.ph, 3, sizeof *im.ph), 0);
+	verneed_image(&im, sizeof(ElfW(Vernaux)), 2);
+	((ElfW(Dyn) *)(im.b + 0x100))[2].d_un.d_ptr = 0x3f8;	/* a verneed cut by the end */
+	cr_assert_eq(reach_glibc_floor(im.ph, 3, sizeof *im.ph), 0);
+	verneed_image(&im, sizeof(ElfW(Vernaux)), 2);
+	memcpy(im.b + 0x300 + 22, "libc.so.", 8);	/* the file name cut by the table's end */
+	((ElfW(Dyn) *)(im.b + 0x100))[1].d_un.d_val = 30;
+	cr_assert_eq(reach_glibc_floor(im.ph, 3, sizeof *im.ph), 0);
+	verneed_image(&im, sizeof(ElfW(Vernaux)), 2);
+	memcpy(im.b + 0x300 + 44, "GLIBC_2.99999", 14);	/* no such minor */
+	cr_assert_eq(reach_glibc_floor(im.ph, 3, sizeof *im.ph), 2);
+	cr_assert_eq(reach_glibc_floor(im.ph, 3, 7), 0, "another phent");
+}

@@ -410,6 +410,35 @@ else
 	has "exec: /proc/self/exe is ld.so" "$out" "exe=$(readlink -f "$LDSO")"
 fi
 
+# ---- the loader's layout (loader/hot.ld, loader/data.ld) -------------------------
+# What keeps a start's pages few: the hand-over's code on the header's page
+# (the one page of text that stays under RLIMIT_AS), the start's code and
+# data in the first 64 KiB fault-around window, the writable segment one
+# page.  A layout that drifts costs faults at every start, which only the
+# bench would show.
+if [ "$mode" = chain ]; then
+	layout=$(readelf -SW "$CL" | awk '
+		{ for (i = 1; i <= NF; i++) if ($i ~ /^\.text\.(handover|hot)$/) print $i, $(i + 2), $(i + 4) }')
+	ho=$(printf '%s\n' "$layout" | sed -n 's/^\.text\.handover \([0-9a-f]*\) \([0-9a-f]*\)$/\1 \2/p')
+	hot=$(printf '%s\n' "$layout" | sed -n 's/^\.text\.hot \([0-9a-f]*\) \([0-9a-f]*\)$/\1 \2/p')
+	if [ -n "$ho" ] && [ $((0x${ho% *} + 0x${ho#* })) -le 4096 ]; then
+		ok "layout: the hand-over's code on the header's page"
+	else
+		bad "layout: the hand-over's code on the header's page" "$layout"
+	fi
+	if [ -n "$hot" ] && [ $((0x${hot% *} + 0x${hot#* })) -le 65536 ]; then
+		ok "layout: the start's code and data in the first 64 KiB"
+	else
+		bad "layout: the start's code and data in the first 64 KiB" "$layout"
+	fi
+	rw=$(readelf -lW "$CL" | awk '$1 == "LOAD" && $7 ~ /W/ { print $3, $6 }')
+	if [ -n "$rw" ] && [ $(( (${rw%% *} % 4096) + ${rw##* } )) -le 4096 ]; then
+		ok "layout: the writable segment is one page"
+	else
+		bad "layout: the writable segment is one page" "$rw"
+	fi
+fi
+
 # ---- a program for musl's loader -------------------------------------------------
 MUSLCC=musl-gcc
 [ "$arch" = "$(uname -m)" ] || MUSLCC=$arch-linux-musl-gcc

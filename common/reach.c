@@ -543,7 +543,7 @@ bool reach_own_env(const char *program, char *out, size_t cap)
 /* PREFIX/cuda-compat for a program in PREFIX/bin; the prefix into x->dir. */
 static bool own_env(struct ctx *x)
 {
-	if (!reach_own_env(x->r->program, x->dir, sizeof x->dir))
+	if (!reach_own_env(x->r->own_name ? x->r->own_name : x->r->program, x->dir, sizeof x->dir))
 		return false;
 	x->dir[strlen(x->dir) - (sizeof "/cuda-compat" - 1)] = '\0';
 	return true;

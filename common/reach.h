@@ -52,6 +52,10 @@ struct reach {
 	const char *root;
 	int machine;			/* the program's */
 	const char *program;		/* absolute, as on this machine, or NULL */
+	const char *own_name;		/* under a root: the name the program was run
+					 * by, as written, for its own environment (as
+					 * on the target, where the host's links are
+					 * not); NULL: program */
 	const char *rpath, *runpath;	/* the program's, or NULL */
 	const char *cudart;		/* the libcudart.so.N it needs, or NULL */
 	const char *llp;		/* LD_LIBRARY_PATH; NULL in secure mode */

@@ -290,6 +290,31 @@ static const char *program_for_ldso(bool secure)
 	return name;
 }
 
+/* The program by the name it was run by (AT_EXECFN), where that name
+ * finds its own environment (reach_own_env) as /proc/self/exe's does,
+ * whose per-process entries cost a start about 10 us to make and unmake:
+ * not a script a #! line ran (AT_EXECFN names the script, which is then
+ * among the arguments), nor a link at its end (a venv's python, linked into
+ * its conda environment): one readlink that finds no link.  On the real
+ * root the kernel resolves the rest: DIR/../cuda-compat, for the name
+ * DIR/NAME, is PREFIX/cuda-compat for the file in PREFIX/bin.  Under
+ * CUDALOAD_ROOT the package is looked for as on the target, where the
+ * host's links are not: by the name as written (reach.h, own_name), a
+ * plain absolute one.  NULL: ask /proc/self/exe. */
+static const char *program_by_name(char **argv, int argc, const char *root)
+{
+	const char *fn = (const char *)getauxval(AT_EXECFN);
+	char c;
+	if (!fn || !fn[0])
+		return NULL;
+	for (int i = 1; i < argc; i++)
+		if (argv[i][0] == fn[0] && strcmp(argv[i], fn) == 0)
+			return NULL;	/* perhaps a script's name */
+	if (root_len(root) && (fn[0] != '/' || strstr(fn, "/./") || strstr(fn, "/../") || strstr(fn, "//")))
+		return NULL;
+	return readlink(fn, &c, 1) < 0 && errno == EINVAL ? fn : NULL;
+}
+
 /* Where else the program can get a libcuda (common/reach.h): its name, its
  * search paths, its environment (user_llp: LD_LIBRARY_PATH without what a
  * cudaload above handed down).  Apart from main, like explained_mode. */
@@ -311,6 +336,8 @@ static bool reach_more(const struct settings *s, const struct target *t, bool as
 			r.program = fn;
 		reach_paths_from_memory(start_program.phdr, start_program.phnum, start_program.phent,
 					&r.rpath, &r.runpath, &r.cudart);
+		if (root_len(s->root))
+			r.own_name = program_by_name(t->argv, t->argc, s->root);
 	} else if (t->path) {
 		r.program = t->path[0] == '/' ? t->path : (name = realpath(t->path, NULL));
 		if ((paths = malloc(2 * 1024 + REACH_CUDART_MAX)) &&
@@ -721,19 +748,32 @@ static bool brings_package(struct start *st, const struct prepared_view *v)
 	const char *conda = env_get(st->envp, "CONDA_PREFIX"), *home = env_get(st->envp, "CUDA_HOME");
 	if (!home)
 		home = env_get(st->envp, "CUDA_PATH");
-	if (!exe_name(exe, EXE_CAP))
-		return true;	/* no /proc, gone, or a long name: the full path sees to it */
-	st->exe_read = true;	/* exec mode hands it to ld.so (program_for_ldso's answer) */
 	size_t rl = root_len(st->s.root);
+	/* By the name the program was run by where that finds the same (under
+	 * a root the full path takes the name too, reach_more); else
+	 * /proc/self/exe's.  Exec mode hands ld.so that one: read here once,
+	 * onto the stack, whatever finds the package.  Chain mode needs none. */
+	bool chain = st->s.mode == MODE_CHAIN;
+	const char *by_name = chain || rl ? program_by_name(st->argv, st->argc, st->s.root) : NULL;
+	if ((!chain || !by_name) && !exe_name(exe, EXE_CAP))
+		return true;	/* no /proc, gone, or a long name: the full path sees to it */
+	st->exe_read = !chain || !by_name;	/* program_for_ldso's answer, for exec mode */
 	if (rl >= sizeof full / 2)
 		return true;
 	memcpy(full, st->s.root, rl);
+	const char *slash = by_name ? strrchr(by_name, '/') : NULL;
 	for (int k = 0; k < 3; k++) {
 		const char *base = k == 1 ? conda : home, *tail = k == 1 ? "/cuda-compat" : "/compat";
 		char *dir = full + rl;
 		size_t cap = sizeof full - rl;
-		if (k == 0 ? !reach_own_env(exe, dir, cap)
-			   : !base || base[0] != '/' || snprintf(dir, cap, "%s%s", base, tail) >= (int)cap)
+		/* by name on the real root: whatever the directory is called, a
+		 * package beside it sends the start down the full path, which
+		 * looks in PREFIX/bin's parent alone */
+		if (k == 0 && by_name && !rl
+			    ? snprintf(dir, cap, "%.*s/../cuda-compat", slash ? (int)(slash - by_name) : 1,
+				       slash ? by_name : ".") >= (int)cap
+		    : k == 0 ? !reach_own_env(by_name ? by_name : exe, dir, cap)
+			     : !base || base[0] != '/' || snprintf(dir, cap, "%s%s", base, tail) >= (int)cap)
 			continue;
 		struct stat sb;
 		if (stat(full, &sb) == 0 && S_ISDIR(sb.st_mode) &&

@@ -213,6 +213,53 @@ explain() {
 	has "$1 --explain: the pin" "$out" "pin:          $2"
 }
 
+# by_name HOST: a prepared decision on a real root (no CUDALOAD_ROOT) and
+# the program's own environment (PREFIX/cuda-compat), which a chain start
+# finds by the name the program was run by, without /proc (loader/main.c,
+# program_by_name), and an exec start by /proc/self/exe: through a linked
+# directory and a linked name alike, and a package beside it not judged
+# sends the start down the full path.
+by_name() {
+	R=$W/$1
+	mkdir -p "$R/opt/env/bin"
+	if ! $TCC -O1 -o "$R/opt/env/bin/probe" "$here/cudaprobe.c" -ldl ||
+		! "$B/cudaload-patch" --no-record --interp /usr/bin/cudaload --machine "$arch" \
+			"$R/opt/env/bin/probe" >/dev/null 2>&1; then
+		bad "$1 by name: build the probe"
+		return
+	fi
+	ln -sfn env "$R/opt/alias"
+	ln -sf probe "$R/opt/env/bin/probe-link"
+	# why [proc] PROGRAM: what the trace says of the decision (proc: with
+	# a /proc of its own in the chroot, else none)
+	why() {
+		pr=
+		[ "$1" != proc ] || { pr="proc_self $R"; shift; }
+		$pr env -i PATH=/usr/bin:/bin CUDALOAD_DEBUG=1 "$CHROOT" "$R" "$1" 2>&1 |
+			sed -n 's/.*: prepared decision: //p'
+	}
+	sleep 1.2	# past the racy second of the files just made (prepared.h)
+	proc_self "$R" env -i PATH=/usr/bin:/bin "$CHROOT" "$R" /opt/env/bin/probe >/dev/null 2>&1
+	held="holds (the full path runs for this trace)"
+	status "$1 by name: a decision prepared on the real root" "$held" "$(why proc /opt/env/bin/probe)"
+	if [ "$mode" = chain ]; then
+		status "$1 by name: holds in chain mode without /proc" "$held" "$(why /opt/env/bin/probe)"
+	fi
+	status "$1 by name: through a linked directory" "$held" "$(why proc /opt/alias/bin/probe)"
+	status "$1 by name: through a linked name" "$held" "$(why proc /opt/env/bin/probe-link)"
+	want=$(env -i PATH=/usr/bin:/bin CUDALOAD_DEBUG=1 "$CHROOT" "$R" /opt/alias/bin/probe 2>&1 | grep '^libcuda=')
+	got=$(env -i PATH=/usr/bin:/bin "$CHROOT" "$R" /opt/alias/bin/probe 2>&1 | grep '^libcuda=')
+	status "$1 by name: the prepared start loads what the full path does" "$want" "$got"
+	cp -a "$R$compatdir" "$R/opt/env/cuda-compat"
+	for p in /opt/env/bin/probe /opt/alias/bin/probe /opt/env/bin/probe-link; do
+		case $(why proc "$p") in
+		holds*) bad "$1 by name: $p, its own package not judged, takes the full path" ;;
+		*) ok "$1 by name: $p, its own package not judged, takes the full path" ;;
+		esac
+	done
+	rm -rf "$R/opt/env/cuda-compat"
+}
+
 if [ "$arch" = x86_64 ] || [ "$arch" = aarch64 ]; then
 	# h200: Debian-style, system chosen, pinned by links
 	cat >"$W/h200.profile" <<EOF
@@ -280,6 +327,7 @@ if [ "$arch" = aarch64 ]; then
 		rows orin-jp5 "$sysdir" "$compatdir"
 		workers orin-jp5 "$sysdir"
 		explain orin-jp5 "/usr/bin/../lib/cudaload/pin$sysdir (links to the system driver's files)"
+		by_name orin-jp5
 	else
 		bad "orin-jp5: build the host"
 	fi

@@ -67,7 +67,7 @@ why() {
 }
 lib_compat=$compat/libcuda.so.1	# as the probe names what dlopen found
 
-cases="release newpkg removed inplace companion config policy verdicts module boot damaged file foreign concurrent runpath cudahome conda envwriter dangling debug user strace"
+cases="release newpkg removed inplace companion config policy verdicts module boot damaged file foreign concurrent runpath cudahome conda ownenv envwriter dangling debug user strace"
 for c in $cases; do
 	cp -a "$base" "$W/$c"
 done
@@ -197,6 +197,51 @@ cp -a "$W/cudahome$compat" "$W/cudahome/opt/toolkit/compat"
 cp -a "$W/conda$compat" "$W/conda/opt/env/cuda-compat"
 not_judged cudahome CUDA_HOME CUDA_HOME=/opt/toolkit
 not_judged conda CONDA_PREFIX CONDA_PREFIX=/opt/env
+# the program's own environment (PREFIX/cuda-compat beside PREFIX/bin, as on
+# the target: under the root, by the name the program was run by as written,
+# where that is a plain absolute name and not a link; else by /proc/self/exe)
+ln -sfn bin "$W/alias"
+ln -sf probe "$W/bin/probe-link"
+# whyp PROGRAM [VAR=VALUE...]: why, for PROGRAM run by that name;
+# loadsp PROGRAM [VAR=VALUE...]: the libcuda it loads
+whyp() {
+	p=$1
+	shift
+	env -u LD_LIBRARY_PATH -u CUDA_HOME -u CUDA_PATH -u CONDA_PREFIX -u CUDALOAD_CONFIG \
+		CUDALOAD_ROOT="$W/ownenv" CUDALOAD_MODE="$mode" CUDALOAD_FIRST_USE=off CUDALOAD_DEBUG=1 "$@" "$p" 2>&1 |
+		sed -n 's/.*: prepared decision: //p'
+}
+loadsp() {
+	p=$1
+	shift
+	env -u LD_LIBRARY_PATH -u CUDA_HOME -u CUDA_PATH -u CONDA_PREFIX -u CUDALOAD_CONFIG \
+		CUDALOAD_ROOT="$W/ownenv" CUDALOAD_MODE="$mode" CUDALOAD_FIRST_USE=off "$@" "$p" 2>&1 | grep '^libcuda='
+}
+held="holds (the full path runs for this trace)"
+for prog in "$P" "$W/alias/probe" "$W/bin/probe-link"; do
+	status "ownenv: ${prog#"$W"/}, no package of its own: the prepared decision holds" "$held" "$(whyp "$prog")"
+done
+mkdir -p "$W/ownenv$W"
+cp -a "$W/ownenv$compat" "$W/ownenv$W/cuda-compat"
+# bin/probe: $W is its PREFIX; bin/probe-link: a link, so /proc/self/exe's
+# name, bin/probe; ./probe: not absolute, likewise
+for prog in "$P" "$W/bin/probe-link"; do
+	case $(whyp "$prog") in
+	holds*) bad "ownenv: ${prog#"$W"/}: its own package, not judged, takes the full path" ;;
+	*) ok "ownenv: ${prog#"$W"/}: its own package, not judged, takes the full path" ;;
+	esac
+done
+(cd "$W/bin" && case $(whyp ./probe) in
+	holds*) bad "ownenv: ./probe (a relative name): its own package takes the full path" ;;
+	*) ok "ownenv: ./probe (a relative name): its own package takes the full path" ;;
+	esac)
+# alias/probe: as written, not in a bin/: no package of its own, for the
+# full path as for the check
+status "ownenv: alias/probe, not in a bin/ as written: the decision holds" "$held" "$(whyp "$W/alias/probe")"
+for prog in "$P" "$W/alias/probe" "$W/bin/probe-link"; do
+	want=$(loadsp "$prog" CUDALOAD_DEBUG=1)
+	status "ownenv: ${prog#"$W"/}: loads what the full path does" "$want" "$(loadsp "$prog")"
+done
 w=$(why "$W/cudahome" CUDA_HOME=/usr/local/cuda-12.2)
 [ "$w" = "holds (the full path runs for this trace)" ] && ok "cudahome: one it judged keeps the prepared decision" ||
 	bad "cudahome: judged" "$w"

@@ -120,6 +120,16 @@ static bool loader_shape(const struct elf_file *ef, const struct elf_phdr *ph, u
 	return !no;
 }
 
+/* Does path hold "ld-musl-" (musl's loader, /lib/ld-musl-ARCH.so.1)?  With
+ * strchr, not strstr, whose two-way search sets up tables each start. */
+static bool names_musl(const char *path)
+{
+	for (const char *p = path; (p = strchr(p, 'l')); p++)
+		if (strncmp(p, "ld-musl-", 8) == 0)
+			return true;
+	return false;
+}
+
 /* What the header and program headers say; 0 or -errno. */
 static int inspect(struct ldso_info *l, const struct elf_file *ef, char *why, size_t whycap)
 {
@@ -137,7 +147,7 @@ static int inspect(struct ldso_info *l, const struct elf_file *ef, char *why, si
 		return -ENOEXEC;
 	l->machine = ef->machine;
 	l->cls = ef->cls;
-	if (strstr(l->path, "ld-musl-")) {
+	if (names_musl(l->path)) {
 		l->kind = LDSO_MUSL;
 	} else if (!l->keep && l->glibc_floor >= 33) {
 		l->kind = LDSO_GLIBC;	/* the program's glibc, whose ld.so it is */

@@ -98,9 +98,22 @@ uint64_t prepared_key(const void *build, size_t build_len, const char *home, siz
 
 int prepared_path(char *out, size_t cap, const char *root, const char *dir, int machine)
 {
-	size_t rl = root_len(root);
-	int n = snprintf(out, cap, "%.*s%s/prepared-%d", (int)rl, rl ? root : "", dir, machine);
-	return n < 0 || (size_t)n >= cap ? -1 : 0;
+	/* by hand: a start runs no formatter on its way to ld.so */
+	static const char name[] = "/prepared-";
+	char num[12], *n = num + sizeof num - 1;
+	unsigned m = (unsigned)machine;
+	*n = '\0';
+	do
+		*--n = (char)('0' + m % 10);
+	while ((m /= 10) && n > num);
+	size_t rl = root_len(root), dl = strlen(dir), nl = (size_t)(num + sizeof num - 1 - n);
+	if (rl + dl + sizeof name - 1 + nl >= cap)
+		return -1;
+	memcpy(out, root, rl);
+	memcpy(out + rl, dir, dl);
+	memcpy(out + rl + dl, name, sizeof name - 1);
+	memcpy(out + rl + dl + sizeof name - 1, n, nl + 1);
+	return 0;
 }
 
 /* ---- reading ------------------------------------------------------------- */

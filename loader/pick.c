@@ -30,9 +30,10 @@ static char *problem_text(const char *fmt, ...)
 int pick_ldso(struct settings *s, const struct target *t, bool as_interp,
 	      struct ldso_info *l, bool *patched, char **problem)
 {
-	const char *machine = elfread_machine_name(t->machine);
-	char cfgkey[32];
-	snprintf(cfgkey, sizeof cfgkey, "config ldso.%s", machine ? machine : "?");
+	const char *machine = elfread_machine_name(t->machine), *configured = settings_ldso_for(s, machine);
+	char cfgkey[32] = "";
+	if (configured)	/* named where a message may need it: a start formats nothing else */
+		snprintf(cfgkey, sizeof cfgkey, "config ldso.%s", machine ? machine : "?");
 	/* A bad ldso.<machine> in the system-wide config would stop every
 	 * patched program: warn and look further, as for other config mistakes.
 	 * CUDALOAD_LDSO, named for one run, stays an error. */
@@ -43,7 +44,7 @@ int pick_ldso(struct settings *s, const struct target *t, bool as_interp,
 		bool named;	/* by a person, not by a program or the system (ldso.h) */
 	} tries[] = {
 		{ s->ldso_env, "CUDALOAD_LDSO", true, false, true },
-		{ settings_ldso_for(s, machine), cfgkey, false, true, true },
+		{ configured, cfgkey, false, true, true },
 		{ t->recorded[0] ? t->recorded : NULL, "recorded by cudaload-patch", false, false, false },
 		/* As the interpreter, PT_INTERP is this cudaload: not worth an open. */
 		{ !as_interp && t->has_interp && t->interp[0] ? t->interp : NULL, "PT_INTERP", false, false, false },

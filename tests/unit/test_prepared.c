@@ -223,3 +223,22 @@ Test(prepared_edge, not_a_decision)
 	rm_rf(root);
 	free(root);
 }
+
+/* The decision's file name, built by hand (no formatter at start-up): the
+ * root without its trailing slashes, the place, the machine in decimal;
+ * -1 when it does not fit, with room for the NUL counted. */
+Test(prepared_happy, path_names)
+{
+	char out[64];
+	cr_assert_eq(prepared_path(out, sizeof out, "", PREPARED_DIR, 183), 0);
+	cr_assert_str_eq(out, "/run/cudaload/prepared-183");
+	cr_assert_eq(prepared_path(out, sizeof out, "/", PREPARED_DIR, 62), 0);
+	cr_assert_str_eq(out, "/run/cudaload/prepared-62");
+	cr_assert_eq(prepared_path(out, sizeof out, "/r//", "/cudaload", 0), 0);
+	cr_assert_str_eq(out, "/r/cudaload/prepared-0");
+	cr_assert_eq(prepared_path(out, sizeof out, "/x", "/d", 65535), 0);
+	cr_assert_str_eq(out, "/x/d/prepared-65535");
+	size_t need = strlen("/x/d/prepared-65535") + 1;
+	cr_assert_eq(prepared_path(out, need, "/x", "/d", 65535), 0, "exactly room");
+	cr_assert_eq(prepared_path(out, need - 1, "/x", "/d", 65535), -1, "one byte short");
+}

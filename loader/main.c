@@ -739,6 +739,26 @@ static uint64_t key_of(const struct start *st)
 		 : 0;
 }
 
+/* Where the program's own package would be (PREFIX/cuda-compat), by_name
+ * (program_by_name) or from exe, into dir (cap bytes): false when it has
+ * none or the name does not fit. */
+static bool own_package(const char *by_name, bool real_root, const char *exe, char *dir, size_t cap)
+{
+	if (!by_name || !real_root)
+		return reach_own_env(by_name ? by_name : exe, dir, cap);
+	/* by name on the real root, DIR/../cuda-compat: whatever DIR is
+	 * called, a package there sends the start down the full path, which
+	 * looks in PREFIX/bin's parent alone */
+	static const char up[] = "/../cuda-compat";
+	const char *slash = strrchr(by_name, '/');
+	size_t dl = slash ? (size_t)(slash - by_name) : 1;
+	if (dl + sizeof up > cap)
+		return false;
+	memcpy(dir, slash ? by_name : ".", dl);
+	memcpy(dir + dl, up, sizeof up);
+	return true;
+}
+
 /* Does the program bring a package the prepared decision did not judge:
  * its own environment's (PREFIX/cuda-compat), CONDA_PREFIX's cuda-compat,
  * CUDA_HOME's (else CUDA_PATH's) compat/ (reach.h)?  A stat each. */
@@ -761,19 +781,12 @@ static bool brings_package(struct start *st, const struct prepared_view *v)
 	if (rl >= sizeof full / 2)
 		return true;
 	memcpy(full, st->s.root, rl);
-	const char *slash = by_name ? strrchr(by_name, '/') : NULL;
 	for (int k = 0; k < 3; k++) {
 		const char *base = k == 1 ? conda : home, *tail = k == 1 ? "/cuda-compat" : "/compat";
 		char *dir = full + rl;
 		size_t cap = sizeof full - rl;
-		/* by name on the real root: whatever the directory is called, a
-		 * package beside it sends the start down the full path, which
-		 * looks in PREFIX/bin's parent alone */
-		if (k == 0 && by_name && !rl
-			    ? snprintf(dir, cap, "%.*s/../cuda-compat", slash ? (int)(slash - by_name) : 1,
-				       slash ? by_name : ".") >= (int)cap
-		    : k == 0 ? !reach_own_env(by_name ? by_name : exe, dir, cap)
-			     : !base || base[0] != '/' || snprintf(dir, cap, "%s%s", base, tail) >= (int)cap)
+		if (k == 0 ? !own_package(by_name, !rl, exe, dir, cap)
+			   : !base || base[0] != '/' || snprintf(dir, cap, "%s%s", base, tail) >= (int)cap)
 			continue;
 		struct stat sb;
 		if (stat(full, &sb) == 0 && S_ISDIR(sb.st_mode) &&

@@ -57,13 +57,19 @@ start() {
 		CUDALOAD_ROOT="$r" CUDALOAD_MODE="$mode" CUDALOAD_FIRST_USE=off "$@" "$P" 2>&1 |
 		sed -n "s|^libcuda=$r\([^ ]*\) .*|\1|p; s|^libcuda=none|none|p"
 }
-# why ROOT [VAR=VALUE...]: what the trace says of the prepared decision.
+# why_of ROOT PROGRAM [VAR=VALUE...]: what the trace says of the prepared
+# decision for PROGRAM, run by that name; why ROOT [VAR=VALUE...]: for the probe.
+why_of() {
+	r=$1 p=$2
+	shift 2
+	env -u LD_LIBRARY_PATH -u CUDA_HOME -u CUDA_PATH -u CONDA_PREFIX -u CUDALOAD_CONFIG \
+		CUDALOAD_ROOT="$r" CUDALOAD_MODE="$mode" CUDALOAD_FIRST_USE=off CUDALOAD_DEBUG=1 "$@" "$p" 2>&1 |
+		sed -n 's/.*: prepared decision: //p'
+}
 why() {
 	r=$1
 	shift
-	env -u LD_LIBRARY_PATH -u CUDA_HOME -u CUDA_PATH -u CONDA_PREFIX -u CUDALOAD_CONFIG \
-		CUDALOAD_ROOT="$r" CUDALOAD_MODE="$mode" CUDALOAD_FIRST_USE=off CUDALOAD_DEBUG=1 "$@" "$P" 2>&1 |
-		sed -n 's/.*: prepared decision: //p'
+	why_of "$r" "$P" "$@"
 }
 lib_compat=$compat/libcuda.so.1	# as the probe names what dlopen found
 
@@ -202,15 +208,9 @@ not_judged conda CONDA_PREFIX CONDA_PREFIX=/opt/env
 # where that is a plain absolute name and not a link; else by /proc/self/exe)
 ln -sfn bin "$W/alias"
 ln -sf probe "$W/bin/probe-link"
-# whyp PROGRAM [VAR=VALUE...]: why, for PROGRAM run by that name;
-# loadsp PROGRAM [VAR=VALUE...]: the libcuda it loads
-whyp() {
-	p=$1
-	shift
-	env -u LD_LIBRARY_PATH -u CUDA_HOME -u CUDA_PATH -u CONDA_PREFIX -u CUDALOAD_CONFIG \
-		CUDALOAD_ROOT="$W/ownenv" CUDALOAD_MODE="$mode" CUDALOAD_FIRST_USE=off CUDALOAD_DEBUG=1 "$@" "$p" 2>&1 |
-		sed -n 's/.*: prepared decision: //p'
-}
+# whyp PROGRAM: why_of the ownenv root; loadsp PROGRAM [VAR=VALUE...]: the
+# libcuda it loads
+whyp() { why_of "$W/ownenv" "$1"; }
 loadsp() {
 	p=$1
 	shift

@@ -66,21 +66,34 @@ static bool cudart_name(const char *name, size_t avail)
 	       strncmp(name, prefix, sizeof prefix - 1) == 0;
 }
 
-/* The program's dynamic section as the kernel mapped it: 1 with its
- * entries (the kernel relocates nothing: d_ptr values are link-time
- * addresses, bias + d_ptr where they lie), 0 for a static program, -1 when
- * the image cannot tell (no PT_PHDR, a section outside every PT_LOAD,
- * which would fault here before ld.so could say what is wrong). */
-static int mapped_dynamic(const void *phdr, size_t phnum, size_t phent, uintptr_t *bias,
-			  const ElfW(Dyn) **dyn, size_t *ndyn)
+/* The program's dynamic section as the kernel mapped it, with its string
+ * table (the kernel relocates nothing: d_ptr values are link-time
+ * addresses, bias + d_ptr where they lie). */
+struct mapped {
+	const ElfW(Phdr) *ph;
+	size_t phnum;
+	uintptr_t bias;
+	const ElfW(Dyn) *dyn;
+	size_t ndyn;
+	const char *strs;	/* DT_STRTAB, or NULL: none, or not where the kernel mapped */
+	uintptr_t strsz;
+};
+
+/* 1 with m filled, 0 for a static program, -1 when the image cannot tell
+ * (no PT_PHDR, a section outside every PT_LOAD, which would fault here
+ * before ld.so could say what is wrong). */
+static int mapped_dynamic(const void *phdr, size_t phnum, size_t phent, struct mapped *m)
 {
 	if (!phdr || phent != sizeof(ElfW(Phdr)))
 		return -1;
 	const ElfW(Phdr) *ph = phdr, *dynph = NULL;
 	bool have_bias = false;
+	memset(m, 0, sizeof *m);
+	m->ph = ph;
+	m->phnum = phnum;
 	for (size_t i = 0; i < phnum; i++) {
 		if (ph[i].p_type == PT_PHDR) {
-			*bias = (uintptr_t)phdr - ph[i].p_vaddr;
+			m->bias = (uintptr_t)phdr - ph[i].p_vaddr;
 			have_bias = true;
 		} else if (ph[i].p_type == PT_DYNAMIC) {
 			dynph = &ph[i];
@@ -92,8 +105,17 @@ static int mapped_dynamic(const void *phdr, size_t phnum, size_t phent, uintptr_
 		return 0;
 	if (!in_load(ph, phnum, dynph->p_vaddr, dynph->p_memsz))
 		return -1;
-	*dyn = (const ElfW(Dyn) *)(*bias + dynph->p_vaddr);
-	*ndyn = dynph->p_memsz / sizeof **dyn;
+	m->dyn = (const ElfW(Dyn) *)(m->bias + dynph->p_vaddr);
+	m->ndyn = dynph->p_memsz / sizeof *m->dyn;
+	uintptr_t strtab = 0;
+	for (size_t i = 0; i < m->ndyn && m->dyn[i].d_tag != DT_NULL; i++) {
+		if (m->dyn[i].d_tag == DT_STRTAB)
+			strtab = m->dyn[i].d_un.d_ptr;
+		else if (m->dyn[i].d_tag == DT_STRSZ)
+			m->strsz = m->dyn[i].d_un.d_val;
+	}
+	if (m->strsz && in_load(ph, phnum, strtab, m->strsz))
+		m->strs = (const char *)(m->bias + strtab);
 	return 1;
 }
 
@@ -103,37 +125,33 @@ int reach_paths_from_memory(const void *phdr, size_t phnum, size_t phent, const 
 	*rpath = *runpath = NULL;
 	if (cudart)
 		*cudart = NULL;
-	const ElfW(Phdr) *ph = phdr;
-	const ElfW(Dyn) *dyn;
-	size_t ndyn;
-	uintptr_t bias = 0;
-	int r = mapped_dynamic(phdr, phnum, phent, &bias, &dyn, &ndyn);
+	struct mapped m;
+	int r = mapped_dynamic(phdr, phnum, phent, &m);
 	if (r <= 0)
 		return r;	/* 0: static, nothing to search */
-	uintptr_t strtab = 0, strsz = 0, rp = UINTPTR_MAX, rn = UINTPTR_MAX;
+	uintptr_t rp = UINTPTR_MAX, rn = UINTPTR_MAX;
 	bool needed = false;
-	for (size_t i = 0; i < ndyn && dyn[i].d_tag != DT_NULL; i++) {
-		switch (dyn[i].d_tag) {
-		case DT_STRTAB: strtab = dyn[i].d_un.d_ptr; break;
-		case DT_STRSZ: strsz = dyn[i].d_un.d_val; break;
-		case DT_RPATH: rp = dyn[i].d_un.d_val; break;
-		case DT_RUNPATH: rn = dyn[i].d_un.d_val; break;
-		case DT_NEEDED: needed = true; break;
-		}
+	for (size_t i = 0; i < m.ndyn && m.dyn[i].d_tag != DT_NULL; i++) {
+		if (m.dyn[i].d_tag == DT_RPATH)
+			rp = m.dyn[i].d_un.d_val;
+		else if (m.dyn[i].d_tag == DT_RUNPATH)
+			rn = m.dyn[i].d_un.d_val;
+		needed |= m.dyn[i].d_tag == DT_NEEDED;
 	}
 	if (rp == UINTPTR_MAX && rn == UINTPTR_MAX && (!needed || !cudart))
 		return 0;
-	if (!strsz || !in_load(ph, phnum, strtab, strsz))
+	const char *strs = m.strs;
+	uintptr_t strsz = m.strsz;
+	if (!strs)
 		return -1;
-	const char *strs = (const char *)(bias + strtab);
 	if (rp != UINTPTR_MAX && rp < strsz && memchr(strs + rp, '\0', strsz - rp))
 		*rpath = strs + rp;
 	if (rn != UINTPTR_MAX && rn < strsz && memchr(strs + rn, '\0', strsz - rn))
 		*runpath = strs + rn;
 	/* the CUDA runtime the program needs: the toolkit it uses (search_path) */
-	for (size_t i = 0; cudart && needed && i < ndyn && dyn[i].d_tag != DT_NULL; i++) {
-		uintptr_t v = dyn[i].d_un.d_val;
-		if (dyn[i].d_tag == DT_NEEDED && v < strsz && cudart_name(strs + v, strsz - v)) {
+	for (size_t i = 0; cudart && needed && i < m.ndyn && m.dyn[i].d_tag != DT_NULL; i++) {
+		uintptr_t v = m.dyn[i].d_un.d_val;
+		if (m.dyn[i].d_tag == DT_NEEDED && v < strsz && cudart_name(strs + v, strsz - v)) {
 			*cudart = strs + v;
 			break;
 		}
@@ -156,40 +174,34 @@ static int glibc_2_minor(const char *name, size_t avail)
 
 int reach_glibc_floor(const void *phdr, size_t phnum, size_t phent)
 {
-	const ElfW(Phdr) *ph = phdr;
-	const ElfW(Dyn) *dyn;
-	size_t ndyn;
-	uintptr_t bias = 0;
-	if (mapped_dynamic(phdr, phnum, phent, &bias, &dyn, &ndyn) <= 0)
+	struct mapped m;
+	if (mapped_dynamic(phdr, phnum, phent, &m) <= 0 || !m.strs)
 		return 0;
-	uintptr_t strtab = 0, strsz = 0, verneed = 0, count = 0;
-	for (size_t i = 0; i < ndyn && dyn[i].d_tag != DT_NULL; i++) {
-		switch (dyn[i].d_tag) {
-		case DT_STRTAB: strtab = dyn[i].d_un.d_ptr; break;
-		case DT_STRSZ: strsz = dyn[i].d_un.d_val; break;
-		case DT_VERNEED: verneed = dyn[i].d_un.d_ptr; break;
-		case DT_VERNEEDNUM: count = dyn[i].d_un.d_val; break;
-		}
+	uintptr_t verneed = 0, count = 0;
+	for (size_t i = 0; i < m.ndyn && m.dyn[i].d_tag != DT_NULL; i++) {
+		if (m.dyn[i].d_tag == DT_VERNEED)
+			verneed = m.dyn[i].d_un.d_ptr;
+		else if (m.dyn[i].d_tag == DT_VERNEEDNUM)
+			count = m.dyn[i].d_un.d_val;
 	}
-	if (!verneed || !strsz || !in_load(ph, phnum, strtab, strsz))
-		return 0;
-	const char *strs = (const char *)(bias + strtab);
+	const char *strs = m.strs;
+	uintptr_t strsz = m.strsz;
 	int best = 0;
 	/* bounded walks: every entry checked to lie where the kernel mapped */
-	for (uintptr_t vn = verneed, n = 0; n < count && n < 64; n++) {
-		if (!in_load(ph, phnum, vn, sizeof(ElfW(Verneed))))
+	for (uintptr_t vn = verneed, n = 0; vn && n < count && n < 64; n++) {
+		if (!in_load(m.ph, m.phnum, vn, sizeof(ElfW(Verneed))))
 			return 0;
-		const ElfW(Verneed) *need = (const ElfW(Verneed) *)(bias + vn);
+		const ElfW(Verneed) *need = (const ElfW(Verneed) *)(m.bias + vn);
 		bool libc = need->vn_file < strsz && strsz - need->vn_file >= sizeof "libc.so.6" &&
 			    memcmp(strs + need->vn_file, "libc.so.6", sizeof "libc.so.6") == 0;
 		uintptr_t ax = vn + need->vn_aux;
 		for (unsigned k = 0; libc && k < need->vn_cnt && k < 64; k++) {
-			if (!in_load(ph, phnum, ax, sizeof(ElfW(Vernaux))))
+			if (!in_load(m.ph, m.phnum, ax, sizeof(ElfW(Vernaux))))
 				return 0;
-			const ElfW(Vernaux) *aux = (const ElfW(Vernaux) *)(bias + ax);
-			int m = aux->vna_name < strsz ? glibc_2_minor(strs + aux->vna_name, strsz - aux->vna_name) : 0;
-			if (m > best)
-				best = m;
+			const ElfW(Vernaux) *aux = (const ElfW(Vernaux) *)(m.bias + ax);
+			int v = aux->vna_name < strsz ? glibc_2_minor(strs + aux->vna_name, strsz - aux->vna_name) : 0;
+			if (v > best)
+				best = v;
 			if (!aux->vna_next)
 				break;
 			ax += aux->vna_next;

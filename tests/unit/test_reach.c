@@ -252,23 +252,32 @@ Test(reach_happy, runtime_installs)
 }
 
 /* A program image as the kernel maps it: program headers at 0x40, the
- * dynamic section at 0x200, the string table at 0x300, one PT_LOAD over
- * all of it; the link addresses are offsets, the bias the buffer. */
+ * dynamic section (image_headers), the string table at 0x300, one PT_LOAD
+ * over all of it; the link addresses are offsets, the bias the buffer. */
 struct image {
 	_Alignas(16) unsigned char b[0x400];
 	ElfW(Phdr) *ph;
 };
 
-static void image(struct image *im, bool runpath)
+/* The headers, the dynamic section at dyn_at (5 entries, DT_STRTAB and
+ * DT_STRSZ first) and strsz bytes of string table at 0x300; the rest of
+ * the dynamic section to fill. */
+static ElfW(Dyn) *image_headers(struct image *im, uintptr_t dyn_at, uintptr_t strsz)
 {
 	memset(im, 0, sizeof *im);
 	ElfW(Phdr) *ph = im->ph = (ElfW(Phdr) *)(im->b + 0x40);
 	ph[0] = (ElfW(Phdr)){ .p_type = PT_PHDR, .p_vaddr = 0x40, .p_filesz = 3 * sizeof *ph };
 	ph[1] = (ElfW(Phdr)){ .p_type = PT_LOAD, .p_vaddr = 0, .p_filesz = 0x400, .p_memsz = 0x400 };
-	ph[2] = (ElfW(Phdr)){ .p_type = PT_DYNAMIC, .p_vaddr = 0x200, .p_memsz = 5 * sizeof(ElfW(Dyn)) };
-	ElfW(Dyn) *d = (ElfW(Dyn) *)(im->b + 0x200);
+	ph[2] = (ElfW(Phdr)){ .p_type = PT_DYNAMIC, .p_vaddr = dyn_at, .p_memsz = 5 * sizeof(ElfW(Dyn)) };
+	ElfW(Dyn) *d = (ElfW(Dyn) *)(im->b + dyn_at);
 	d[0] = (ElfW(Dyn)){ .d_tag = DT_STRTAB, .d_un.d_ptr = 0x300 };
-	d[1] = (ElfW(Dyn)){ .d_tag = DT_STRSZ, .d_un.d_val = 40 };
+	d[1] = (ElfW(Dyn)){ .d_tag = DT_STRSZ, .d_un.d_val = strsz };
+	return d;
+}
+
+static void image(struct image *im, bool runpath)
+{
+	ElfW(Dyn) *d = image_headers(im, 0x200, 40);
 	d[2] = (ElfW(Dyn)){ .d_tag = runpath ? DT_RUNPATH : DT_DEBUG, .d_un.d_val = 1 };
 	d[3] = (ElfW(Dyn)){ .d_tag = DT_RPATH, .d_un.d_val = 22 };
 	memcpy(im->b + 0x300, "\0/opt/app/lib:$ORIGIN\0/rp\0", 26);
@@ -341,14 +350,7 @@ Test(reach_sad, paths_from_memory)
  * libc.so.6's newest GLIBC_2.N (another library's versions say nothing). */
 static void verneed_image(struct image *im, uint32_t libc_next, uintptr_t count)
 {
-	memset(im, 0, sizeof *im);
-	ElfW(Phdr) *ph = im->ph = (ElfW(Phdr) *)(im->b + 0x40);
-	ph[0] = (ElfW(Phdr)){ .p_type = PT_PHDR, .p_vaddr = 0x40, .p_filesz = 3 * sizeof *ph };
-	ph[1] = (ElfW(Phdr)){ .p_type = PT_LOAD, .p_vaddr = 0, .p_filesz = 0x400, .p_memsz = 0x400 };
-	ph[2] = (ElfW(Phdr)){ .p_type = PT_DYNAMIC, .p_vaddr = 0x100, .p_memsz = 5 * sizeof(ElfW(Dyn)) };
-	ElfW(Dyn) *d = (ElfW(Dyn) *)(im->b + 0x100);
-	d[0] = (ElfW(Dyn)){ .d_tag = DT_STRTAB, .d_un.d_ptr = 0x300 };
-	d[1] = (ElfW(Dyn)){ .d_tag = DT_STRSZ, .d_un.d_val = 64 };
+	ElfW(Dyn) *d = image_headers(im, 0x100, 64);
 	d[2] = (ElfW(Dyn)){ .d_tag = DT_VERNEED, .d_un.d_ptr = 0x200 };
 	d[3] = (ElfW(Dyn)){ .d_tag = DT_VERNEEDNUM, .d_un.d_val = count };
 	/* 1 libm.so.6, 11 GLIBC_2.99, 22 libc.so.6, 32 GLIBC_2.2.5, 44 GLIBC_2.34 */

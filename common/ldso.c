@@ -69,7 +69,7 @@ int ldso_inspect(struct ldso_info *l, char *why, size_t whycap)
 		snprintf(why, whycap, "%s", strerror(e));
 		return e == ENOENT || e == ENOTDIR || e == ELOOP || e == ENAMETOOLONG ? -ENOENT : -EACCES;
 	}
-	bool head_only = l->keep || l->glibc_floor >= 33;	/* inspect reads no more */
+	bool head_only = l->keep || l->glibc_floor >= LDSO_ARGV0_GLIBC_MINOR;	/* inspect reads no more */
 	int r = head_only ? elfread_open_fd_head(&ef, fd, map_head, sizeof map_head, why, whycap)
 			  : elfread_open_fd(&ef, fd, why, whycap);
 	r = r < 0 ? -ENOEXEC : inspect(l, &ef, why, whycap);
@@ -149,7 +149,7 @@ static int inspect(struct ldso_info *l, const struct elf_file *ef, char *why, si
 	l->cls = ef->cls;
 	if (names_musl(l->path)) {
 		l->kind = LDSO_MUSL;
-	} else if (!l->keep && l->glibc_floor >= 33) {
+	} else if (!l->keep && l->glibc_floor >= LDSO_ARGV0_GLIBC_MINOR) {
 		l->kind = LDSO_GLIBC;	/* the program's glibc, whose ld.so it is */
 		l->glibc_minor = l->glibc_floor;
 	} else if (!l->keep) {	/* kept for mapping: --argv0 will not be needed */
@@ -157,7 +157,7 @@ static int inspect(struct ldso_info *l, const struct elf_file *ef, char *why, si
 		int by_name = ldso_minor_from_name(l->path);
 		/* Old glibc versions its loader's file name (ld-2.31.so); the
 		 * symbol versions alone only give a lower bound. */
-		char *target = minor < 33 && by_name == 0 ? malloc(CL_PATH_MAX) : NULL;
+		char *target = minor < LDSO_ARGV0_GLIBC_MINOR && by_name == 0 ? malloc(CL_PATH_MAX) : NULL;
 		ssize_t n = target ? readlink(l->path, target, CL_PATH_MAX - 1) : -1;
 		if (n > 0) {
 			target[n] = '\0';
@@ -171,7 +171,7 @@ static int inspect(struct ldso_info *l, const struct elf_file *ef, char *why, si
 			l->glibc_minor = by_name > minor ? by_name : minor;
 		}
 	}
-	l->argv0 = l->kind == LDSO_MUSL || (l->kind == LDSO_GLIBC && l->glibc_minor >= 33);
+	l->argv0 = l->kind == LDSO_MUSL || (l->kind == LDSO_GLIBC && l->glibc_minor >= LDSO_ARGV0_GLIBC_MINOR);
 	l->type = ef->type;
 	l->entry = ef->entry;
 	return 0;

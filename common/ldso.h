@@ -33,6 +33,9 @@ enum ldso_kind { LDSO_UNKNOWN, LDSO_GLIBC, LDSO_MUSL };
 /* Real loaders have about ten program headers; more is refused. */
 #define LDSO_MAX_PHDRS 16
 
+/* The first glibc 2.x whose ld.so takes --argv0. */
+#define LDSO_ARGV0_GLIBC_MINOR 33
+
 struct ldso_info {
 	const char *path;	/* not copied: the caller keeps the string */
 	const char *from;
@@ -49,8 +52,9 @@ struct ldso_info {
 	 * path needs not be, at a system call every start. */
 	bool named;
 	/* Set before ldso_inspect: the glibc the program asks for at least
-	 * (reach_glibc_floor).  From 33 on, --argv0 is known without reading
-	 * the loader's version (a read, and a heap page, each exec start). */
+	 * (reach_glibc_floor).  From LDSO_ARGV0_GLIBC_MINOR on, --argv0 is
+	 * known without reading the loader's version (a read, and a heap
+	 * page, each exec start). */
 	int glibc_floor;
 	int fd;
 	int type;

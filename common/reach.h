@@ -95,8 +95,9 @@ int reach_paths_from_memory(const void *phdr, size_t phnum, size_t phent, const 
 /* The newest GLIBC_2.N the program's DT_VERNEED asks of libc.so.6, from its
  * image as the kernel mapped it: N, or 0 when it asks none or the image
  * cannot tell.  The glibc that runs the program is at least that new, and
- * its ld.so with it (one build); 33 and on take --argv0 (ldso.h), which
- * exec mode then knows without reading the loader's file. */
+ * its ld.so with it (one build); from LDSO_ARGV0_GLIBC_MINOR on it takes
+ * --argv0 (ldso.h), which exec mode then knows without reading the
+ * loader's file. */
 int reach_glibc_floor(const void *phdr, size_t phnum, size_t phent);
 
 /* Room for a libcudart soname ("libcudart.so.11.0"); a longer one is none. */

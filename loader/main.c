@@ -775,9 +775,10 @@ static bool brings_package(struct start *st, const struct prepared_view *v)
 	 * onto the stack, whatever finds the package.  Chain mode needs none. */
 	bool chain = st->s.mode == MODE_CHAIN;
 	const char *by_name = chain || rl ? program_by_name(st->argv, st->argc, st->s.root) : NULL;
-	if ((!chain || !by_name) && !exe_name(exe, EXE_CAP))
+	bool need_exe = !chain || !by_name;
+	if (need_exe && !exe_name(exe, EXE_CAP))
 		return true;	/* no /proc, gone, or a long name: the full path sees to it */
-	st->exe_read = !chain || !by_name;	/* program_for_ldso's answer, for exec mode */
+	st->exe_read = need_exe;	/* program_for_ldso's answer, for exec mode */
 	if (rl >= sizeof full / 2)
 		return true;
 	memcpy(full, st->s.root, rl);

@@ -106,13 +106,14 @@ int prepared_path(char *out, size_t cap, const char *root, const char *dir, int 
 	do
 		*--n = (char)('0' + m % 10);
 	while ((m /= 10) && n > num);
-	size_t rl = root_len(root), dl = strlen(dir), nl = (size_t)(num + sizeof num - 1 - n);
-	if (rl + dl + sizeof name - 1 + nl >= cap)
+	size_t nl = (size_t)(num + sizeof num - 1 - n);
+	if (path_join(out, cap, root, dir) < 0)
 		return -1;
-	memcpy(out, root, rl);
-	memcpy(out + rl, dir, dl);
-	memcpy(out + rl + dl, name, sizeof name - 1);
-	memcpy(out + rl + dl + sizeof name - 1, n, nl + 1);
+	size_t at = strlen(out);
+	if (at + sizeof name - 1 + nl >= cap)
+		return -1;
+	memcpy(out + at, name, sizeof name - 1);
+	memcpy(out + at + sizeof name - 1, n, nl + 1);
 	return 0;
 }
 

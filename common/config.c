@@ -64,11 +64,15 @@ static int mode_parse(const char *text, enum mode *out)
 	return 0;
 }
 
-/* Is entry "name=..."?  The first byte decides for most entries, without
- * a call: a start looks a dozen names up in an environment of dozens. */
+/* Is entry "name=..."?  Compared here, not by a call: a start looks a
+ * dozen names up in an environment of dozens, and most differ in their
+ * first bytes. */
 static bool env_is(const char *entry, const char *name, size_t n)
 {
-	return entry[0] == name[0] && strncmp(entry, name, n) == 0 && entry[n] == '=';
+	size_t i = 0;
+	while (i < n && entry[i] == name[i])
+		i++;
+	return i == n && entry[n] == '=';
 }
 
 const char *env_get(char *const *envp, const char *name)

@@ -271,7 +271,7 @@ void chain_enter(const struct chain_ldso *ldso, char **argv, size_t *auxv,
 	 * the heap is gone when the program runs). */
 	size_t slot = envc;
 	for (size_t i = 0; i < envc && !(first && slot < envc); i++)
-		if (strncmp(envp[i], "LD_LIBRARY_PATH=", 16) == 0)
+		if (envp[i][0] == 'L' && strncmp(envp[i], "LD_LIBRARY_PATH=", 16) == 0)
 			slot = i;	/* the one this ld.so reads (chain.h) */
 	size_t added = slot == envc ? 1 : 0;
 

@@ -490,3 +490,76 @@ Test(elfread_sad, cut_notes_still_refused)
 	cr_assert_eq(read_shaped(sec, 24, 4, desc, sizeof desc, &past, why), -1);
 	cr_assert_str_eq(why, "note runs past the end of its section");
 }
+
+/* A file in the other byte order (a big-endian PowerPC or MIPS program in
+ * an image): every field read swapped, in both classes. */
+static int other_order_fd(int cls)
+{
+	bool host_big = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
+	unsigned char buf[256] = { 0 };
+	memcpy(buf, ELFMAG, SELFMAG);
+	buf[EI_CLASS] = (unsigned char)cls;
+	buf[EI_DATA] = host_big ? ELFDATA2LSB : ELFDATA2MSB;
+	buf[EI_VERSION] = EV_CURRENT;
+	uint16_t h16[] = { ET_EXEC, EM_PPC64 };
+	for (int i = 0; i < 2; i++) {
+		uint16_t v = __builtin_bswap16(h16[i]);
+		memcpy(buf + 16 + 2 * i, &v, 2);
+	}
+	bool b64 = cls == ELFCLASS64;
+	size_t phoff = b64 ? 64 : 52, phent = b64 ? 56 : 32;
+	uint16_t phentsize = __builtin_bswap16((uint16_t)phent), phnum = __builtin_bswap16(1);
+	memcpy(buf + (b64 ? 54 : 42), &phentsize, 2);
+	memcpy(buf + (b64 ? 56 : 44), &phnum, 2);
+	if (b64) {
+		uint64_t entry = __builtin_bswap64(0x10000123), off = __builtin_bswap64(phoff);
+		memcpy(buf + 24, &entry, 8);
+		memcpy(buf + 32, &off, 8);
+		uint32_t type = __builtin_bswap32(PT_LOAD), flags = __builtin_bswap32(PF_R | PF_X);
+		uint64_t f[] = { 0, 0x10000000, 0x10000000, 0x1234, 0x5678, 0x10000 };
+		memcpy(buf + phoff, &type, 4);
+		memcpy(buf + phoff + 4, &flags, 4);
+		for (int i = 0; i < 6; i++) {
+			uint64_t v = __builtin_bswap64(f[i]);
+			memcpy(buf + phoff + 8 + 8 * i, &v, 8);
+		}
+	} else {
+		uint32_t entry = __builtin_bswap32(0x10000123), off = __builtin_bswap32((uint32_t)phoff);
+		memcpy(buf + 24, &entry, 4);
+		memcpy(buf + 28, &off, 4);
+		uint32_t f[] = { PT_LOAD, 0, 0x10000000, 0x10000000, 0x1234, 0x5678, PF_R | PF_X, 0x10000 };
+		for (int i = 0; i < 8; i++) {
+			uint32_t v = __builtin_bswap32(f[i]);
+			memcpy(buf + phoff + 4 * i, &v, 4);
+		}
+	}
+	char path[] = "/tmp/cudaload-elf-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	unlink(path);
+	cr_assert(write(fd, buf, sizeof buf) == (ssize_t)sizeof buf);
+	return fd;
+}
+
+Test(elfread_happy, the_other_byte_order)
+{
+	int classes[] = { ELFCLASS64, ELFCLASS32 };
+	for (int k = 0; k < 2; k++) {
+		int fd = other_order_fd(classes[k]);
+		struct elf_file ef;
+		struct elf_phdr ph[4];
+		unsigned n;
+		char why[128];
+		cr_assert_eq(elfread_open_fd(&ef, fd, why, sizeof why), 0, "%s", why);
+		cr_assert_eq(ef.machine, EM_PPC64, "class %d", classes[k]);
+		cr_assert_eq(ef.type, ET_EXEC);
+		cr_assert_eq(ef.entry, 0x10000123);
+		cr_assert_eq(elfread_read_phdrs(&ef, ph, 4, &n, why, sizeof why), 0, "%s", why);
+		cr_assert_eq(n, 1);
+		cr_assert(ph[0].type == PT_LOAD && ph[0].flags == (PF_R | PF_X) && ph[0].offset == 0 &&
+			  ph[0].vaddr == 0x10000000 && ph[0].filesz == 0x1234 && ph[0].memsz == 0x5678 &&
+			  ph[0].align == 0x10000, "class %d: fields swapped back", classes[k]);
+		elfread_release(&ef);
+		close(fd);
+	}
+}

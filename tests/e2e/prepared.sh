@@ -271,6 +271,31 @@ start "$W/nogpu" >/dev/null
 [ ! -e "$W/nogpu/run/cudaload" ] && ok "nogpu: nothing kept on a host without a GPU" ||
 	bad "nogpu: a file left behind" "$(ls -la "$W/nogpu/run/cudaload")"
 
+# $ORIGIN: ld.so takes it from the name it is handed (exec mode) or from
+# /proc/self/exe (chain mode).  Exec mode hands it the name the program was
+# run by where that is the program's own: through a linked directory the
+# kernel resolves $ORIGIN/../lib as it resolves /proc/self/exe's; a linked
+# name is not the program's (its $ORIGIN would be the link's directory), so
+# it gets /proc/self/exe's.  PREFIX/bin/app, RUNPATH $ORIGIN/../lib.
+O=$W/origin
+mkdir -p "$O/real/bin" "$O/real/lib" "$O/links"
+printf 'int origin_lib(void) { return 7; }\n' >"$O/lib.c"
+printf 'int origin_lib(void);\nint main(void) { return origin_lib() == 7 ? 0 : 1; }\n' >"$O/app.c"
+if $TCC -shared -fPIC -Wl,-soname,liborigin.so.1 -o "$O/real/lib/liborigin.so.1" "$O/lib.c" &&
+	$TCC -o "$O/real/bin/app" "$O/app.c" "$O/real/lib/liborigin.so.1" \
+		-Wl,--enable-new-dtags,-rpath,'$ORIGIN/../lib' &&
+	"$B/cudaload-patch" --interp "$CL" "$O/real/bin/app" >/dev/null; then
+	ln -sfn real "$O/alias"
+	ln -sf ../real/bin/app "$O/links/app"
+	for prog in "$O/real/bin/app" "$O/alias/bin/app" "$O/links/app"; do
+		env -u LD_LIBRARY_PATH -u CUDA_HOME -u CUDA_PATH -u CONDA_PREFIX -u CUDALOAD_CONFIG \
+			CUDALOAD_ROOT="$base" CUDALOAD_MODE="$mode" CUDALOAD_FIRST_USE=off "$prog" >/dev/null 2>&1
+		status "origin: ${prog#"$O"/} finds its \$ORIGIN/../lib" 0 $?
+	done
+else
+	bad "origin: build the program"
+fi
+
 # a user other than root, where root's is gone: the user's own, in an
 # XDG_RUNTIME_DIR of that user's that nobody else may enter; never in one
 # another user could write into
@@ -304,10 +329,17 @@ fi
 # what is left before ld.so: x86_64, where strace runs (the bench counts the same)
 if [ "$arch" = "$(uname -m)" ] && command -v strace >/dev/null; then
 	env -u LD_LIBRARY_PATH -u CUDA_HOME -u CUDA_PATH -u CONDA_PREFIX -u CUDALOAD_CONFIG \
-		CUDALOAD_ROOT="$W/strace" CUDALOAD_MODE="$mode" strace -o "$W/strace.txt" "$P" >/dev/null 2>&1
+		CUDALOAD_ROOT="$W/strace" CUDALOAD_MODE="$mode" strace -s 4096 -o "$W/strace.txt" "$P" >/dev/null 2>&1
 	lacks "strace: the probe is not run (no release read, no /usr/local listed)" \
 		"$(grep -e nv_tegra_release.*O_RDONLY -e getdents "$W/strace.txt")" "open"
 	contains "strace: one readlink reads the decision" "$(grep -c 'readlink(.*/prepared-' "$W/strace.txt")" 1
+	# the program by the name it was run by: no /proc, whose entries cost
+	# a start about 10 us; exec mode hands ld.so that name
+	lacks "strace: the program's own name, not /proc/self/exe's" \
+		"$(awk '/libc[.]so[.]6/ { exit } /proc.self.exe/' "$W/strace.txt")" /proc/self/exe
+	[ "$mode" = chain ] ||
+		contains "strace: exec hands ld.so the name the program was run by" \
+			"$(grep '^execve(' "$W/strace.txt" | sed -n 2p)" "\"$P\""
 	if [ "$mode" = chain ]; then
 		n=$(awk -v l="$(basename "$(readelf -lW "$P" | sed -n 's/.*interpreter: \(.*\)]/\1/p')")" '
 			{ line[NR] = $0 } /ld-linux/ { last = NR }

@@ -67,7 +67,7 @@ static int mode_parse(const char *text, enum mode *out)
 /* Is entry "name=..."?  Compared here, not by a call: a start looks a
  * dozen names up in an environment of dozens, and most differ in their
  * first bytes. */
-static bool env_is(const char *entry, const char *name, size_t n)
+static inline __attribute__((always_inline)) bool env_is(const char *entry, const char *name, size_t n)
 {
 	size_t i = 0;
 	while (i < n && entry[i] == name[i])
@@ -82,6 +82,35 @@ const char *env_get(char *const *envp, const char *name)
 		if (env_is(*envp, name, n))
 			return *envp + n + 1;
 	return NULL;
+}
+
+void env_get_each(char *const *envp, const char *names, const char **values, size_t n)
+{
+	const char *name[ENV_EACH_MAX];
+	size_t len[ENV_EACH_MAX];
+	uint64_t firsts[4] = { 0 };	/* the names' first bytes: most entries start otherwise */
+	for (size_t i = 0; i < n; i++)
+		values[i] = NULL;
+	n = n < ENV_EACH_MAX ? n : ENV_EACH_MAX;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)names[0];
+		firsts[c / 64] |= 1ull << (c % 64);
+		name[i] = names;
+		len[i] = strlen(names);
+		names += len[i] + 1;
+	}
+	size_t left = n;
+	for (; envp && *envp && left; envp++) {
+		unsigned char c = (unsigned char)(*envp)[0];
+		if (!(firsts[c / 64] >> (c % 64) & 1))
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (!values[i] && env_is(*envp, name[i], len[i])) {
+				values[i] = *envp + len[i] + 1;
+				left--;
+				break;
+			}
+	}
 }
 
 const char *env_get_last(char *const *envp, const char *name)
@@ -165,11 +194,18 @@ void settings_from_env(struct settings *s, char *const *envp, bool secure)
 	if (secure)
 		return;	/* an unprivileged user must not steer a privileged program */
 
-	const char *v;
-	if ((v = env_get(envp, "CUDALOAD_DEBUG")) && *v && strcmp(v, "0") != 0)
+	/* one pass over the environment for every name (a start's own
+	 * variables are read before anything else) */
+	enum { DEBUG, POLICY, MODE, FIRST_USE, ROOT, LDSO, COMPAT_PATH, N_NAMES };
+	static const char names[] = "CUDALOAD_DEBUG\0CUDALOAD_POLICY\0CUDALOAD_MODE\0"
+				    "CUDALOAD_FIRST_USE\0CUDALOAD_ROOT\0CUDALOAD_LDSO\0"
+				    "CUDALOAD_COMPAT_PATH";
+	const char *vals[N_NAMES], *v;
+	env_get_each(envp, names, vals, N_NAMES);
+	if ((v = vals[DEBUG]) && *v && strcmp(v, "0") != 0)
 		s->debug = true;
 	diag_on = s->debug;
-	if ((v = env_get(envp, "CUDALOAD_POLICY"))) {
+	if ((v = vals[POLICY])) {
 		if (policy_parse(v, &s->policy) == 0) {
 			s->policy_from = "CUDALOAD_POLICY";
 			s->policy_locked = true;
@@ -177,13 +213,13 @@ void settings_from_env(struct settings *s, char *const *envp, bool secure)
 			settings_warn(s, "CUDALOAD_POLICY=%s: not auto, compat or system; ignored", v);
 		}
 	}
-	if ((v = env_get(envp, "CUDALOAD_MODE"))) {
+	if ((v = vals[MODE])) {
 		if (mode_parse(v, &s->mode) == 0)
 			s->mode_locked = true;
 		else
 			settings_warn(s, "CUDALOAD_MODE=%s: not exec or chain; ignored", v);
 	}
-	if ((v = env_get(envp, "CUDALOAD_FIRST_USE"))) {
+	if ((v = vals[FIRST_USE])) {
 		if (strcmp(v, "verify") == 0 || strcmp(v, "off") == 0) {
 			s->first_use_off = v[0] == 'o';
 			s->first_use_locked = true;
@@ -191,15 +227,15 @@ void settings_from_env(struct settings *s, char *const *envp, bool secure)
 			settings_warn(s, "CUDALOAD_FIRST_USE=%s: not verify or off; ignored", v);
 		}
 	}
-	if ((v = env_get(envp, "CUDALOAD_ROOT")) && *v) {
+	if ((v = vals[ROOT]) && *v) {
 		if (strlen(v) >= CL_PATH_MAX)
 			settings_warn(s, "CUDALOAD_ROOT: too long; ignored");
 		else
 			s->root = v;
 	}
-	if ((v = env_get(envp, "CUDALOAD_LDSO")) && *v)
+	if ((v = vals[LDSO]) && *v)
 		s->ldso_env = strdup(v);
-	if ((v = env_get(envp, "CUDALOAD_COMPAT_PATH"))) {
+	if ((v = vals[COMPAT_PATH])) {
 		const char *p = v;
 		while (*p) {
 			size_t n = strcspn(p, ":");

@@ -95,6 +95,12 @@ const char *mode_name(enum mode m);
  * (rtld.c process_envvars: each entry replaces the one before). */
 const char *env_get(char *const *envp, const char *name);
 const char *env_get_last(char *const *envp, const char *name);
+/* env_get of n names in one pass over envp: values[i] for the i-th of
+ * names, which are written one after another, each ending in its NUL (a
+ * string, not a table of pointers: a static-pie's pointers need
+ * relocations, and those land in the loader's one writable page). */
+#define ENV_EACH_MAX 8	/* names beyond it are not looked up */
+void env_get_each(char *const *envp, const char *names, const char **values, size_t n);
 
 /* The configured loader for a machine name, or NULL. */
 const char *settings_ldso_for(const struct settings *s, const char *machine);

@@ -171,6 +171,15 @@ static bool identity(const char *p, uint64_t *dev, uint64_t *ino)
 	return *p == '\0';
 }
 
+/* Cut the line at p, which ends in a newline before end: that newline made
+ * a NUL, the next line's start returned. */
+static char *cut_line(char *p, char *end)
+{
+	char *nl = memchr(p, '\n', (size_t)(end - p));
+	*nl = '\0';
+	return nl + 1;
+}
+
 int prepared_parse(char *text, size_t len, uint64_t *key, uint64_t *stamp,
 		   struct prepared_view *v)
 {
@@ -179,11 +188,11 @@ int prepared_parse(char *text, size_t len, uint64_t *key, uint64_t *stamp,
 	memset(v, 0, sizeof *v);
 	if (len == 0 || text[len - 1] != '\n' || memchr(text, '\0', len))
 		return -1;
-	for (size_t i = 0; i < len; i++)
-		if (text[i] == '\n')
-			text[i] = '\0';
+	/* each line cut as it is read (every line ends in a newline before
+	 * end): no pass over the text of its own, no strlen of any line */
+	char *end = text + len, *p = cut_line(text, end), *next;
 	/* header: magic, key, ' ', stamp, ' ', flags */
-	if (strlen(text) < ml + 2 * HEX + 3 || memcmp(text, magic, ml) != 0 ||
+	if ((size_t)(p - 1 - text) < ml + 2 * HEX + 3 || memcmp(text, magic, ml) != 0 ||
 	    !hex64(text + ml, key) || text[ml + HEX] != ' ' || !hex64(text + ml + HEX + 1, stamp) ||
 	    text[ml + 2 * HEX + 1] != ' ')
 		return -1;
@@ -196,28 +205,29 @@ int prepared_parse(char *text, size_t len, uint64_t *key, uint64_t *stamp,
 			return -1;
 	}
 	int n = 0;
-	char *end = text + len;
-	char *p = text + strlen(text) + 1;
-	for (; p < end && (p[0] == 'f' || p[0] == 'n'); p += strlen(p) + 1) {
+	for (; p < end && (p[0] == 'f' || p[0] == 'n'); p = next) {
+		next = cut_line(p, end);
 		if (p[1] != ' ' || p[2] != '/' || ++n > PREPARED_MAX_INPUTS)
 			return -1;
 	}
 	v->cands = p;
-	for (; p < end && p[0] == 'c'; p += strlen(p) + 1) {
+	for (; p < end && p[0] == 'c'; p = next) {
 		uint64_t dev, ino;
+		next = cut_line(p, end);
 		if (!identity(p, &dev, &ino))
 			return -1;
 		v->n_cands++;
 	}
 	if (p >= end || p[0] != '=' || p[1] != ' ')
 		return -1;
+	next = cut_line(p, end);
 	v->list = p + 2;
-	p += strlen(p) + 1;
+	p = next;
 	if (p >= end || p[0] != '?' || p[1] != ' ')
 		return -1;
+	next = cut_line(p, end);
 	v->reason = p + 2;
-	p += strlen(p) + 1;
-	return p == end ? n : -1;
+	return next == end ? n : -1;
 }
 
 bool prepared_has_candidate(const struct prepared_view *v, dev_t dev, ino_t ino)

@@ -381,7 +381,7 @@ static bool reach_more(const struct settings *s, const struct target *t, bool as
 
 static const char *user_library_path(const char *llp, char **envp, bool secure)
 {
-	const char *own = secure ? NULL : env_get(envp, INHERITED);
+	const char *own = secure || !llp ? NULL : env_get(envp, INHERITED);
 	size_t n = own ? strlen(own) : 0;
 	if (!llp || !n || strncmp(llp, own, n) != 0 || (llp[n] != ':' && llp[n] != '\0'))
 		return llp;
@@ -771,9 +771,9 @@ static bool own_package(const char *by_name, bool real_root, const char *exe, ch
 static bool brings_package(struct start *st, const struct prepared_view *v)
 {
 	char full[1024], *exe = st->exe;	/* one buffer: start-up counts its stack pages */
-	const char *conda = env_get(st->envp, "CONDA_PREFIX"), *home = env_get(st->envp, "CUDA_HOME");
-	if (!home)
-		home = env_get(st->envp, "CUDA_PATH");
+	const char *vals[3];
+	env_get_each(st->envp, "CONDA_PREFIX\0CUDA_HOME\0CUDA_PATH", vals, 3);
+	const char *conda = vals[0], *home = vals[1] ? vals[1] : vals[2];
 	size_t rl = root_len(st->s.root);
 	/* By the name the program was run by where that finds the same (under
 	 * a root the full path takes the name too, reach_more); else

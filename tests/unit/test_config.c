@@ -326,3 +326,24 @@ Test(config_happy, env_first_and_last)
 	cr_assert_null(env_get_last(envp, "LD_PRELOAD"));
 	cr_assert_null(env_get_last(NULL, "X"));
 }
+
+/* Several names in one pass: each as env_get finds it alone, the first of
+ * two, not a longer name that starts with it, not a name without '='. */
+Test(config_happy, env_get_each_as_env_get)
+{
+	char *envp[] = { "CUDA_HOMEX=/x", "CUDA_HOME", "CUDA_PATH=/p", "CUDA_HOME=/h", "CONDA_PREFIX=",
+			 "CUDA_HOME=/second", NULL };
+	static const char names[] = "CONDA_PREFIX\0CUDA_HOME\0CUDA_PATH\0CUDA_NONE";
+	const char *v[4] = { "junk", "junk", "junk", "junk" };
+	env_get_each(envp, names, v, 4);
+	const char *one = names;
+	for (int i = 0; i < 4; i++, one += strlen(one) + 1) {
+		const char *want = env_get(envp, one);
+		cr_assert(want ? v[i] && strcmp(v[i], want) == 0 : !v[i], "%s", one);
+	}
+	cr_assert_str_eq(v[1], "/h");
+	cr_assert_str_eq(v[0], "");
+	cr_assert_null(v[3]);
+	env_get_each(NULL, names, v, 4);
+	cr_assert(!v[0] && !v[1] && !v[2] && !v[3], "no environment: none");
+}

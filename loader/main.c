@@ -269,14 +269,11 @@ static bool secure_by_capabilities(void)
  * write where it points could change between the kernel's check and
  * ld.so's open.  Otherwise the name,
  * so that the program's $ORIGIN is its directory (nobody gains a privilege
- * by changing it), unless the name is gone: by_name where it is the
- * program's own (program_by_name, which costs no /proc), else
- * /proc/self/exe's.  NULL in secure mode without /proc. */
-static const char *program_for_ldso(bool secure, const char *by_name)
+ * by changing it), unless the name is gone.  NULL in secure mode without
+ * /proc. */
+static const char *program_for_ldso(bool secure)
 {
 	static char held[sizeof "/proc/self/fd/" + 12];
-	if (!secure && by_name)
-		return by_name;
 	char *name = secure ? NULL : malloc(CL_PATH_MAX);
 	if (!secure && !name)
 		die(EXIT_CANNOT_EXEC, "out of memory");
@@ -308,8 +305,7 @@ static const char *program_by_name(char **argv, int argc, const char *root)
 {
 	const char *fn = (const char *)getauxval(AT_EXECFN);
 	char c;
-	/* without a '/' ld.so, handed it in exec mode, would look for a library */
-	if (!fn || !strchr(fn, '/'))
+	if (!fn || !fn[0])
 		return NULL;
 	for (int i = 1; i < argc; i++)
 		if (argv[i][0] == fn[0] && strcmp(argv[i], fn) == 0)
@@ -566,8 +562,6 @@ struct start {
 				 * touched unless read): a decision read, the list in it */
 	char *exe;		/* EXE_CAP bytes, main's: /proc/self/exe's name, once read */
 	bool exe_read;
-	const char *by_name;	/* program_by_name's answer, once asked */
-	bool by_name_asked;
 };
 #define EXE_CAP 512
 
@@ -636,7 +630,7 @@ static void settle_mode(struct start *st)
 	if (st->as_interp && s->secure && secure_by_capabilities()) {
 		st->bare = caps_why;
 		s->mode = MODE_CHAIN;
-	} else if (st->as_interp && s->secure && !(st->handed = program_for_ldso(true, NULL))) {
+	} else if (st->as_interp && s->secure && !(st->handed = program_for_ldso(true))) {
 		st->bare = "a set-id program without /proc";
 		s->mode = MODE_CHAIN;
 	} else if (s->mode == MODE_CHAIN && (!st->as_interp || s->secure)) {
@@ -777,13 +771,14 @@ static bool brings_package(struct start *st, const struct prepared_view *v)
 	size_t rl = root_len(st->s.root);
 	/* By the name the program was run by where that finds the same (under
 	 * a root the full path takes the name too, reach_more); else
-	 * /proc/self/exe's, read onto the stack.  Exec mode hands ld.so the
-	 * same one (program_for_ldso). */
-	const char *by_name = st->by_name = program_by_name(st->argv, st->argc, st->s.root);
-	st->by_name_asked = true;
-	if (!by_name && !exe_name(exe, EXE_CAP))
+	 * /proc/self/exe's.  Exec mode hands ld.so that one: read here once,
+	 * onto the stack, whatever finds the package.  Chain mode needs none. */
+	bool chain = st->s.mode == MODE_CHAIN;
+	const char *by_name = chain || rl ? program_by_name(st->argv, st->argc, st->s.root) : NULL;
+	bool need_exe = !chain || !by_name;
+	if (need_exe && !exe_name(exe, EXE_CAP))
 		return true;	/* no /proc, gone, or a long name: the full path sees to it */
-	st->exe_read = !by_name;
+	st->exe_read = need_exe;	/* program_for_ldso's answer, for exec mode */
 	if (rl >= sizeof full / 2)
 		return true;
 	memcpy(full, st->s.root, rl);
@@ -1102,12 +1097,9 @@ __attribute__((noreturn))
 static void hand_over_exec(struct start *st, char *llp, char **envp)
 {
 	struct target *t = &st->t;
-	if (st->as_interp && !st->handed && !st->s.secure && !st->by_name_asked)
-		st->by_name = program_by_name(st->argv, st->argc, st->s.root);
 	if (st->as_interp && !st->handed && !st->s.secure && st->exe_read)
 		st->handed = st->exe;	/* read already: program_for_ldso's answer */
-	if (st->as_interp && !st->handed &&
-	    !(st->handed = program_for_ldso(st->s.secure, st->by_name)))
+	if (st->as_interp && !st->handed && !(st->handed = program_for_ldso(st->s.secure)))
 		die(EXIT_CANNOT_EXEC, "a set-id program is handed to ld.so only as the file the kernel "
 				      "ran, and /proc/self/exe cannot be opened");
 	if (st->as_interp)

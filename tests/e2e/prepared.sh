@@ -271,29 +271,54 @@ start "$W/nogpu" >/dev/null
 [ ! -e "$W/nogpu/run/cudaload" ] && ok "nogpu: nothing kept on a host without a GPU" ||
 	bad "nogpu: a file left behind" "$(ls -la "$W/nogpu/run/cudaload")"
 
-# $ORIGIN: ld.so takes it from the name it is handed (exec mode) or from
-# /proc/self/exe (chain mode).  Exec mode hands it the name the program was
-# run by where that is the program's own: through a linked directory the
-# kernel resolves $ORIGIN/../lib as it resolves /proc/self/exe's; a linked
-# name is not the program's (its $ORIGIN would be the link's directory), so
-# it gets /proc/self/exe's.  PREFIX/bin/app, RUNPATH $ORIGIN/../lib.
+# $ORIGIN, as without cudaload: glibc's ld.so takes the program's from
+# /proc/self/exe, the path behind every link, and so does cudaload, in chain
+# mode (ld.so reads it) and in exec mode (the name it hands ld.so).  A
+# deploy link (current -> releases/N) repointed while the program runs must
+# not change which release's libraries it loads later.  The program repoints
+# the link, then dlopens a plugin by its RUNPATH $ORIGIN/../lib; the same
+# program unpatched says which release that should be.
 O=$W/origin
-mkdir -p "$O/real/bin" "$O/real/lib" "$O/links"
-printf 'int origin_lib(void) { return 7; }\n' >"$O/lib.c"
-printf 'int origin_lib(void);\nint main(void) { return origin_lib() == 7 ? 0 : 1; }\n' >"$O/app.c"
-if $TCC -shared -fPIC -Wl,-soname,liborigin.so.1 -o "$O/real/lib/liborigin.so.1" "$O/lib.c" &&
-	$TCC -o "$O/real/bin/app" "$O/app.c" "$O/real/lib/liborigin.so.1" \
-		-Wl,--enable-new-dtags,-rpath,'$ORIGIN/../lib' &&
-	"$B/cudaload-patch" --interp "$CL" "$O/real/bin/app" >/dev/null; then
-	ln -sfn real "$O/alias"
-	ln -sf ../real/bin/app "$O/links/app"
-	for prog in "$O/real/bin/app" "$O/alias/bin/app" "$O/links/app"; do
-		env -u LD_LIBRARY_PATH -u CUDA_HOME -u CUDA_PATH -u CONDA_PREFIX -u CUDALOAD_CONFIG \
-			CUDALOAD_ROOT="$base" CUDALOAD_MODE="$mode" CUDALOAD_FIRST_USE=off "$prog" >/dev/null 2>&1
-		status "origin: ${prog#"$O"/} finds its \$ORIGIN/../lib" 0 $?
-	done
+mkdir -p "$O/releases/1/bin" "$O/releases/2/bin" "$O/releases/1/lib" "$O/releases/2/lib"
+cat >"$O/app.c" <<'EOC'
+#include <dlfcn.h>
+#include <stdio.h>
+#include <unistd.h>
+/* app LINK TARGET: point LINK at TARGET, then load libplug by RUNPATH */
+int main(int argc, char **argv)
+{
+	char tmp[4096];
+	if (argc != 3 || snprintf(tmp, sizeof tmp, "%s.new", argv[1]) >= (int)sizeof tmp ||
+	    symlink(argv[2], tmp) != 0 || rename(tmp, argv[1]) != 0)
+		return 2;
+	void *h = dlopen("libplug.so", RTLD_NOW);
+	const char *(*release)(void) = h ? (const char *(*)(void))dlsym(h, "plug_release") : NULL;
+	printf("%s\n", release ? release() : "none");
+	return 0;
+}
+EOC
+printf 'const char *plug_release(void) { return RELEASE; }\n' >"$O/plug.c"
+built=yes
+for r in 1 2; do
+	$TCC -shared -fPIC -DRELEASE="\"$r\"" -o "$O/releases/$r/lib/libplug.so" "$O/plug.c" &&
+		$TCC -o "$O/releases/$r/bin/app-plain" "$O/app.c" -ldl \
+			-Wl,--enable-new-dtags,-rpath,'$ORIGIN/../lib' &&
+		cp "$O/releases/$r/bin/app-plain" "$O/releases/$r/bin/app" &&
+		"$B/cudaload-patch" --interp "$CL" "$O/releases/$r/bin/app" >/dev/null || built=
+done
+flip() { # flip PROGRAM: the release PROGRAM's plugin comes from, current repointed to 2
+	ln -sfn releases/1 "$O/current"
+	env -u LD_LIBRARY_PATH -u CUDA_HOME -u CUDA_PATH -u CONDA_PREFIX -u CUDALOAD_CONFIG \
+		CUDALOAD_ROOT="$base" CUDALOAD_MODE="$mode" CUDALOAD_FIRST_USE=off \
+		"$O/current/bin/$1" "$O/current" releases/2 2>&1
+}
+if [ -n "$built" ]; then
+	want=$(flip app-plain)
+	status "origin: a deploy link repointed during the run: its own release's plugin, as without cudaload" \
+		"$want" "$(flip app)"
+	status "origin: ... which is release 1" 1 "$want"
 else
-	bad "origin: build the program"
+	bad "origin: build the program and its plugins"
 fi
 
 # a user other than root, where root's is gone: the user's own, in an
@@ -333,13 +358,16 @@ if [ "$arch" = "$(uname -m)" ] && command -v strace >/dev/null; then
 	lacks "strace: the probe is not run (no release read, no /usr/local listed)" \
 		"$(grep -e nv_tegra_release.*O_RDONLY -e getdents "$W/strace.txt")" "open"
 	contains "strace: one readlink reads the decision" "$(grep -c 'readlink(.*/prepared-' "$W/strace.txt")" 1
-	# the program by the name it was run by: no /proc, whose entries cost
-	# a start about 10 us; exec mode hands ld.so that name
-	lacks "strace: the program's own name, not /proc/self/exe's" \
-		"$(awk '/libc[.]so[.]6/ { exit } /proc.self.exe/' "$W/strace.txt")" /proc/self/exe
-	[ "$mode" = chain ] ||
-		contains "strace: exec hands ld.so the name the program was run by" \
+	# chain mode finds the program's own package by the name it was run by:
+	# no /proc, whose entries cost a start about 10 us; exec mode hands
+	# ld.so /proc/self/exe's name (the $ORIGIN test above)
+	if [ "$mode" = chain ]; then
+		lacks "strace: the program's own name, not /proc/self/exe's" \
+			"$(awk '/libc[.]so[.]6/ { exit } /proc.self.exe/' "$W/strace.txt")" /proc/self/exe
+	else
+		contains "strace: exec hands ld.so the program" \
 			"$(grep '^execve(' "$W/strace.txt" | sed -n 2p)" "\"$P\""
+	fi
 	if [ "$mode" = chain ]; then
 		n=$(awk -v l="$(basename "$(readelf -lW "$P" | sed -n 's/.*interpreter: \(.*\)]/\1/p')")" '
 			{ line[NR] = $0 } /ld-linux/ { last = NR }

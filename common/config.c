@@ -200,6 +200,7 @@ void settings_from_env(struct settings *s, char *const *envp, bool secure)
 	static const char names[] = "CUDALOAD_DEBUG\0CUDALOAD_POLICY\0CUDALOAD_MODE\0"
 				    "CUDALOAD_FIRST_USE\0CUDALOAD_ROOT\0CUDALOAD_LDSO\0"
 				    "CUDALOAD_COMPAT_PATH";
+	_Static_assert(N_NAMES <= ENV_EACH_MAX, "env_get_each looks up no more names");
 	const char *vals[N_NAMES], *v;
 	env_get_each(envp, names, vals, N_NAMES);
 	if ((v = vals[DEBUG]) && *v && strcmp(v, "0") != 0)

@@ -99,7 +99,7 @@ const char *env_get_last(char *const *envp, const char *name);
  * names, which are written one after another, each ending in its NUL (a
  * string, not a table of pointers: a static-pie's pointers need
  * relocations, and those land in the loader's one writable page). */
-#define ENV_EACH_MAX 8	/* names beyond it are not looked up */
+#define ENV_EACH_MAX 8	/* the most names: those beyond it come back NULL */
 void env_get_each(char *const *envp, const char *names, const char **values, size_t n);
 
 /* The configured loader for a machine name, or NULL. */

@@ -199,6 +199,30 @@ for m in chain exec; do
 	held_total="$held_total, unpinned-$m $(total_syscalls "$UN" "$T-$m"), pinned-$m $(total_syscalls "$PN" "$T-$m")"
 done
 
+# The instructions a chain start runs, counted by callgrind: where time on a
+# shared machine drifts by microseconds, this count is the same run after
+# run, so what a change to the start's own code saves shows exactly.  The
+# floor's start (with the same list) is taken from cudaload's, so what is
+# left is cudaload's own work.  Chain mode only: valgrind counts an image
+# from its exec, and exec mode's cudaload is gone at ld.so's.  valgrind's
+# wrapper adds an LD_LIBRARY_PATH of its own, which env takes away again.
+instructions() { # instructions [VAR=VALUE] PROGRAM
+	env "$@" >/dev/null 2>&1 || true	# warm
+	valgrind --tool=callgrind --callgrind-out-file=/dev/null --trace-children=yes \
+		env -u LD_LIBRARY_PATH "$@" 2>&1 >/dev/null | sed -n 's/.*I *refs: *//p' | tr -d ,
+}
+instr="-"
+if command -v valgrind >/dev/null 2>&1; then
+	instr=$(for v in "jetson|$J|$L|$T-floor-chain" "held/pinned|$PN|$LP|$T-floor-chain" \
+		"nogpu|||$T-floor-chain"; do
+		n=${v%%|*} v=${v#*|}
+		c=${v%%|*} v=${v#*|}
+		f=${v%%|*}
+		a=$(instructions ${c:+"$c"} "$T-chain") b=$(instructions ${f:+"$f"} "${v#*|}")
+		printf '%s %s, ' "$n" "$(awk -v a="${a:-0}" -v b="${b:-0}" 'BEGIN { print (a && b) ? a - b : "?" }')"
+	done | sed 's/, $//')
+fi
+
 strip -o "$O/cudaload.stripped" "$B/cudaload"
 size=$(stat -c %s "$O/cudaload.stripped")
 size_a64=0
@@ -254,7 +278,7 @@ printf 'x floor: against floor-chain of the same fixture (with the list on the J
 awk -F, -v out="$O/results.json" -v size="$size" -v size_a64="$size_a64" \
     -v copies="$copies" -v patch_s="$patch_s" -v patchelf_s="$patchelf_s" \
     -v rounds="$rounds" -v per="$per" -v py_per="$py_per" -v held_total="$held_total" \
-    -v status_n="$status_n" -v status_s="$status_s" -v status_held="$status_held" '
+    -v status_n="$status_n" -v status_s="$status_s" -v status_held="$status_held" -v instr="$instr" '
 FILENAME ~ /syscalls/ { sc[$1] = $2; next }
 FNR == 1 { prog = FILENAME; sub(/.*\//, "", prog); sub(/\.csv$/, "", prog); progs[++np] = prog }
 {
@@ -283,6 +307,7 @@ END {
 		printf "}" >> out
 	}
 	printf "\nheld, system calls from exec to exit: %s\n", held_total
+	printf "chain start, instructions over the floor'"'"'s (callgrind): %s\n", instr
 	printf "\ncudaload stripped size: %d bytes (%.1f KiB); aarch64: %d bytes (%.1f KiB)\n", \
 		size, size / 1024, size_a64, size_a64 / 1024
 	printf "patching %d copies of env(1): cudaload-patch %.3f s, patchelf loop %.3f s (%.1fx)\n", \
@@ -290,6 +315,7 @@ END {
 	printf "cudaload --status, %d recorded programs: %.4f s (%.3f ms a program): %s\n", \
 		status_n, status_s, status_s * 1000 / status_n, status_held
 	printf "},\"held_total_syscalls\":\"%s\"", held_total >> out
+	printf ",\"chain_instructions_over_floor\":\"%s\"", instr >> out
 	printf ",\"status\":{\"programs\":%d,\"seconds\":%s}", status_n, status_s >> out
 	printf ",\"stripped_size\":{\"host\":%d,\"aarch64\":%d},", size, size_a64 >> out
 	printf "\"patch\":{\"copies\":%d,\"cudaload_patch_s\":%s,\"patchelf_s\":%s}}\n", copies, patch_s, patchelf_s >> out

@@ -171,11 +171,14 @@ static bool identity(const char *p, uint64_t *dev, uint64_t *ino)
 	return *p == '\0';
 }
 
-/* Cut the line at p, which ends in a newline before end: that newline made
- * a NUL, the next line's start returned. */
-static char *cut_line(char *p, char *end)
+/* Cut the line at p, which ends in a newline (the text's last byte is one):
+ * that newline made a NUL, the next line's start returned; NULL when a NUL
+ * comes first, which no prepared decision holds.  One scan finds either. */
+static char *cut_line(char *p)
 {
-	char *nl = memchr(p, '\n', (size_t)(end - p));
+	char *nl = strchrnul(p, '\n');
+	if (*nl != '\n')
+		return NULL;
 	*nl = '\0';
 	return nl + 1;
 }
@@ -186,13 +189,13 @@ int prepared_parse(char *text, size_t len, uint64_t *key, uint64_t *stamp,
 	static const char magic[] = PREPARED_MAGIC " ";
 	size_t ml = sizeof magic - 1;
 	memset(v, 0, sizeof *v);
-	if (len == 0 || text[len - 1] != '\n' || memchr(text, '\0', len))
+	if (len == 0 || text[len - 1] != '\n')
 		return -1;
-	/* each line cut as it is read (every line ends in a newline before
-	 * end): no pass over the text of its own, no strlen of any line */
-	char *end = text + len, *p = cut_line(text, end), *next;
+	/* each line cut as it is read: no pass over the text of its own, no
+	 * strlen of any line */
+	char *end = text + len, *p = cut_line(text), *next;
 	/* header: magic, key, ' ', stamp, ' ', flags */
-	if ((size_t)(p - 1 - text) < ml + 2 * HEX + 3 || memcmp(text, magic, ml) != 0 ||
+	if (!p || (size_t)(p - 1 - text) < ml + 2 * HEX + 3 || memcmp(text, magic, ml) != 0 ||
 	    !hex64(text + ml, key) || text[ml + HEX] != ' ' || !hex64(text + ml + HEX + 1, stamp) ||
 	    text[ml + 2 * HEX + 1] != ' ')
 		return -1;
@@ -206,26 +209,22 @@ int prepared_parse(char *text, size_t len, uint64_t *key, uint64_t *stamp,
 	}
 	int n = 0;
 	for (; p < end && (p[0] == 'f' || p[0] == 'n'); p = next) {
-		next = cut_line(p, end);
-		if (p[1] != ' ' || p[2] != '/' || ++n > PREPARED_MAX_INPUTS)
+		if (!(next = cut_line(p)) || p[1] != ' ' || p[2] != '/' || ++n > PREPARED_MAX_INPUTS)
 			return -1;
 	}
 	v->cands = p;
 	for (; p < end && p[0] == 'c'; p = next) {
 		uint64_t dev, ino;
-		next = cut_line(p, end);
-		if (!identity(p, &dev, &ino))
+		if (!(next = cut_line(p)) || !identity(p, &dev, &ino))
 			return -1;
 		v->n_cands++;
 	}
-	if (p >= end || p[0] != '=' || p[1] != ' ')
+	if (p >= end || p[0] != '=' || p[1] != ' ' || !(next = cut_line(p)))
 		return -1;
-	next = cut_line(p, end);
 	v->list = p + 2;
 	p = next;
-	if (p >= end || p[0] != '?' || p[1] != ' ')
+	if (p >= end || p[0] != '?' || p[1] != ' ' || !(next = cut_line(p)))
 		return -1;
-	next = cut_line(p, end);
 	v->reason = p + 2;
 	return next == end ? n : -1;
 }

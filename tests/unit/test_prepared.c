@@ -66,10 +66,21 @@ Test(prepared_edge, damaged)
 		at += (size_t)snprintf(buf + at, sizeof buf - at, "f /%d\n", i);
 	at += (size_t)snprintf(buf + at, sizeof buf - at, "= \n? x\n");
 	cr_assert_eq(prepared_parse(buf, at, &key, &stamp, &v), -1);
-	/* a NUL inside */
+	/* a NUL inside: in the header, then in every later line, the last
+	 * byte of a line's text included */
 	memcpy(buf, valid, sizeof valid);
 	buf[30] = '\0';
 	cr_assert_eq(prepared_parse(buf, sizeof valid - 1, &key, &stamp, &v), -1);
+	for (size_t i = strchr(valid, '\n') - valid + 1; i < sizeof valid - 1; i++) {
+		if (valid[i] == '\n')
+			continue;
+		memcpy(buf, valid, sizeof valid);
+		buf[i] = '\0';
+		cr_assert_eq(prepared_parse(buf, sizeof valid - 1, &key, &stamp, &v), -1,
+			     "a NUL at byte %zu taken", i);
+	}
+	memcpy(buf, valid, sizeof valid);
+	cr_assert_geq(prepared_parse(buf, sizeof valid - 1, &key, &stamp, &v), 0, "the text itself");
 }
 
 Test(prepared_happy, key)

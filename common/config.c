@@ -75,15 +75,6 @@ static inline __attribute__((always_inline)) bool env_is(const char *entry, cons
 	return i == n && entry[n] == '=';
 }
 
-const char *env_get(char *const *envp, const char *name)
-{
-	size_t n = strlen(name);
-	for (; envp && *envp; envp++)
-		if (env_is(*envp, name, n))
-			return *envp + n + 1;
-	return NULL;
-}
-
 void env_get_each(char *const *envp, const char *names, const char **values, size_t n)
 {
 	const char *name[ENV_EACH_MAX];
@@ -111,6 +102,13 @@ void env_get_each(char *const *envp, const char *names, const char **values, siz
 				break;
 			}
 	}
+}
+
+const char *env_get(char *const *envp, const char *name)
+{
+	const char *v;
+	env_get_each(envp, name, &v, 1);
+	return v;
 }
 
 const char *env_get_last(char *const *envp, const char *name)

@@ -77,6 +77,10 @@ struct mapped {
 	size_t ndyn;
 	const char *strs;	/* DT_STRTAB, or NULL: none, or not where the kernel mapped */
 	uintptr_t strsz;
+	/* the tags its readers look for, from the one pass over it */
+	uintptr_t rpath, runpath;	/* offsets into strs, or UINTPTR_MAX: none */
+	bool needed;			/* any DT_NEEDED */
+	uintptr_t verneed, verneednum;	/* DT_VERNEED (link-time address), its count */
 };
 
 /* 1 with m filled, 0 for a static program, -1 when the image cannot tell
@@ -108,11 +112,18 @@ static int mapped_dynamic(const void *phdr, size_t phnum, size_t phent, struct m
 	m->dyn = (const ElfW(Dyn) *)(m->bias + dynph->p_vaddr);
 	m->ndyn = dynph->p_memsz / sizeof *m->dyn;
 	uintptr_t strtab = 0;
+	m->rpath = m->runpath = UINTPTR_MAX;
 	for (size_t i = 0; i < m->ndyn && m->dyn[i].d_tag != DT_NULL; i++) {
-		if (m->dyn[i].d_tag == DT_STRTAB)
-			strtab = m->dyn[i].d_un.d_ptr;
-		else if (m->dyn[i].d_tag == DT_STRSZ)
-			m->strsz = m->dyn[i].d_un.d_val;
+		uintptr_t v = m->dyn[i].d_un.d_val;
+		switch (m->dyn[i].d_tag) {
+		case DT_STRTAB: strtab = v; break;
+		case DT_STRSZ: m->strsz = v; break;
+		case DT_RPATH: m->rpath = v; break;
+		case DT_RUNPATH: m->runpath = v; break;
+		case DT_NEEDED: m->needed = true; break;
+		case DT_VERNEED: m->verneed = v; break;
+		case DT_VERNEEDNUM: m->verneednum = v; break;
+		}
 	}
 	if (m->strsz && in_load(ph, phnum, strtab, m->strsz))
 		m->strs = (const char *)(m->bias + strtab);
@@ -129,15 +140,8 @@ int reach_paths_from_memory(const void *phdr, size_t phnum, size_t phent, const 
 	int r = mapped_dynamic(phdr, phnum, phent, &m);
 	if (r <= 0)
 		return r;	/* 0: static, nothing to search */
-	uintptr_t rp = UINTPTR_MAX, rn = UINTPTR_MAX;
-	bool needed = false;
-	for (size_t i = 0; i < m.ndyn && m.dyn[i].d_tag != DT_NULL; i++) {
-		if (m.dyn[i].d_tag == DT_RPATH)
-			rp = m.dyn[i].d_un.d_val;
-		else if (m.dyn[i].d_tag == DT_RUNPATH)
-			rn = m.dyn[i].d_un.d_val;
-		needed |= m.dyn[i].d_tag == DT_NEEDED;
-	}
+	uintptr_t rp = m.rpath, rn = m.runpath;
+	bool needed = m.needed;
 	if (rp == UINTPTR_MAX && rn == UINTPTR_MAX && (!needed || !cudart))
 		return 0;
 	const char *strs = m.strs;
@@ -177,13 +181,7 @@ int reach_glibc_floor(const void *phdr, size_t phnum, size_t phent)
 	struct mapped m;
 	if (mapped_dynamic(phdr, phnum, phent, &m) <= 0 || !m.strs)
 		return 0;
-	uintptr_t verneed = 0, count = 0;
-	for (size_t i = 0; i < m.ndyn && m.dyn[i].d_tag != DT_NULL; i++) {
-		if (m.dyn[i].d_tag == DT_VERNEED)
-			verneed = m.dyn[i].d_un.d_ptr;
-		else if (m.dyn[i].d_tag == DT_VERNEEDNUM)
-			count = m.dyn[i].d_un.d_val;
-	}
+	uintptr_t verneed = m.verneed, count = m.verneednum;
 	const char *strs = m.strs;
 	uintptr_t strsz = m.strsz;
 	int best = 0;

@@ -211,16 +211,15 @@ instructions() { # instructions [VAR=VALUE] PROGRAM
 	valgrind --tool=callgrind --callgrind-out-file=/dev/null --trace-children=yes \
 		env -u LD_LIBRARY_PATH "$@" 2>&1 >/dev/null | sed -n 's/.*I *refs: *//p' | tr -d ,
 }
+# instr_over CUDALOAD_VAR FLOOR_VAR: a chain start's count less the floor's
+# ("" for no variable)
+instr_over() {
+	a=$(instructions ${1:+"$1"} "$T-chain") b=$(instructions ${2:+"$2"} "$T-floor-chain")
+	[ -n "$a" ] && [ -n "$b" ] && echo $((a - b)) || echo "?"
+}
 instr="-"
 if command -v valgrind >/dev/null 2>&1; then
-	instr=$(for v in "jetson|$J|$L|$T-floor-chain" "held/pinned|$PN|$LP|$T-floor-chain" \
-		"nogpu|||$T-floor-chain"; do
-		n=${v%%|*} v=${v#*|}
-		c=${v%%|*} v=${v#*|}
-		f=${v%%|*}
-		a=$(instructions ${c:+"$c"} "$T-chain") b=$(instructions ${f:+"$f"} "${v#*|}")
-		printf '%s %s, ' "$n" "$(awk -v a="${a:-0}" -v b="${b:-0}" 'BEGIN { print (a && b) ? a - b : "?" }')"
-	done | sed 's/, $//')
+	instr="jetson $(instr_over "$J" "$L"), held/pinned $(instr_over "$PN" "$LP"), nogpu $(instr_over "" "")"
 fi
 
 strip -o "$O/cudaload.stripped" "$B/cudaload"

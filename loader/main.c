@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -263,17 +264,73 @@ static bool secure_by_capabilities(void)
 	return getauxval(AT_UID) == getauxval(AT_EUID) && getauxval(AT_GID) == getauxval(AT_EGID);
 }
 
+/* AT_EXECFN where it names the program the kernel ran: not a script a #!
+ * line ran (AT_EXECFN names the script, which is then among the
+ * arguments).  NULL when it is empty or may be a script's. */
+static const char *execfn_of_program(char **argv, int argc)
+{
+	const char *fn = (const char *)getauxval(AT_EXECFN);
+	if (!fn || !fn[0])
+		return NULL;
+	for (int i = 1; i < argc; i++)
+		if (argv[i][0] == fn[0] && strcmp(argv[i], fn) == 0)
+			return NULL;	/* perhaps a script's name */
+	return fn;
+}
+
+/* An absolute name without an empty, "." or ".." component. */
+static bool plain_absolute(const char *p)
+{
+	if (p[0] != '/')
+		return false;
+	for (const char *c = p + 1;; c++) {
+		const char *end = strchrnul(c, '/');
+		size_t n = (size_t)(end - c);
+		if (n == 0 || (c[0] == '.' && (n == 1 || (n == 2 && c[1] == '.'))))
+			return false;
+		if (!*end)
+			return true;
+		c = end;
+	}
+}
+
+/* The program by the name it was run by, where that is the name
+ * /proc/self/exe would give, found without /proc (whose per-process
+ * entries cost a start about 10 us): a plain absolute AT_EXECFN of the
+ * program itself, with no symbolic link anywhere on it, which openat2
+ * refuses to follow (RESOLVE_NO_SYMLINKS: one call, and the close).  NULL
+ * otherwise, and where the kernel has no openat2 (before Linux 5.6, a
+ * seccomp filter that refuses it, qemu-user). */
+static const char *program_by_real_name(char **argv, int argc)
+{
+	const char *fn = execfn_of_program(argv, argc);
+	if (!fn || !plain_absolute(fn))
+		return NULL;
+	struct {	/* struct open_how (linux/openat2.h, which musl's headers lack) */
+		uint64_t flags, mode, resolve;
+	} how = { O_PATH | O_CLOEXEC, 0, 0x04 /* RESOLVE_NO_SYMLINKS */ };
+	long fd = syscall(SYS_openat2, AT_FDCWD, fn, &how, sizeof how);
+	if (fd < 0)
+		return NULL;
+	close((int)fd);
+	return fn;
+}
+
 /* As the interpreter, in exec mode: what ld.so is handed as the program.
  * Secure mode (set-id; file capabilities when chain failed):
  * /proc/self/fd/N of the held file, never a name, which anyone who can
  * write where it points could change between the kernel's check and
- * ld.so's open.  Otherwise the name,
- * so that the program's $ORIGIN is its directory (nobody gains a privilege
- * by changing it), unless the name is gone.  NULL in secure mode without
- * /proc. */
-static const char *program_for_ldso(bool secure)
+ * ld.so's open.  Otherwise the name /proc/self/exe gives (by the name it
+ * was run by where that is the same: program_by_real_name), so that the
+ * program's $ORIGIN is its directory, as without cudaload (nobody gains a
+ * privilege by changing it), unless the name is gone.  NULL in secure mode
+ * without /proc. */
+static const char *program_for_ldso(bool secure, char **argv, int argc)
 {
 	static char held[sizeof "/proc/self/fd/" + 12];
+	const char *real = secure ? NULL : program_by_real_name(argv, argc);
+	if (real)
+		return real;
 	char *name = secure ? NULL : malloc(CL_PATH_MAX);
 	if (!secure && !name)
 		die(EXIT_CANNOT_EXEC, "out of memory");
@@ -291,26 +348,19 @@ static const char *program_for_ldso(bool secure)
 }
 
 /* The program by the name it was run by (AT_EXECFN), where that name
- * finds its own environment (reach_own_env) as /proc/self/exe's does,
- * whose per-process entries cost a start about 10 us to make and unmake:
- * not a script a #! line ran (AT_EXECFN names the script, which is then
- * among the arguments), nor a link at its end (a venv's python, linked into
- * its conda environment): one readlink that finds no link.  On the real
- * root the kernel resolves the rest: DIR/../cuda-compat, for the name
- * DIR/NAME, is PREFIX/cuda-compat for the file in PREFIX/bin.  Under
- * CUDALOAD_ROOT the package is looked for as on the target, where the
- * host's links are not: by the name as written (reach.h, own_name), a
- * plain absolute one.  NULL: ask /proc/self/exe. */
+ * finds its own environment (reach_own_env) as /proc/self/exe's does:
+ * the program's own name (execfn_of_program), not a link at its end (a
+ * venv's python, linked into its conda environment): one readlink that
+ * finds no link.  On the real root the kernel resolves the rest:
+ * DIR/../cuda-compat, for the name DIR/NAME, is PREFIX/cuda-compat for the
+ * file in PREFIX/bin.  Under CUDALOAD_ROOT the package is looked for as on
+ * the target, where the host's links are not: by the name as written
+ * (reach.h, own_name), a plain absolute one.  NULL: ask /proc/self/exe. */
 static const char *program_by_name(char **argv, int argc, const char *root)
 {
-	const char *fn = (const char *)getauxval(AT_EXECFN);
+	const char *fn = execfn_of_program(argv, argc);
 	char c;
-	if (!fn || !fn[0])
-		return NULL;
-	for (int i = 1; i < argc; i++)
-		if (argv[i][0] == fn[0] && strcmp(argv[i], fn) == 0)
-			return NULL;	/* perhaps a script's name */
-	if (root_len(root) && (fn[0] != '/' || strstr(fn, "/./") || strstr(fn, "/../") || strstr(fn, "//")))
+	if (!fn || (root_len(root) && !plain_absolute(fn)))
 		return NULL;
 	return readlink(fn, &c, 1) < 0 && errno == EINVAL ? fn : NULL;
 }
@@ -630,7 +680,7 @@ static void settle_mode(struct start *st)
 	if (st->as_interp && s->secure && secure_by_capabilities()) {
 		st->bare = caps_why;
 		s->mode = MODE_CHAIN;
-	} else if (st->as_interp && s->secure && !(st->handed = program_for_ldso(true))) {
+	} else if (st->as_interp && s->secure && !(st->handed = program_for_ldso(true, NULL, 0))) {
 		st->bare = "a set-id program without /proc";
 		s->mode = MODE_CHAIN;
 	} else if (s->mode == MODE_CHAIN && (!st->as_interp || s->secure)) {
@@ -771,11 +821,14 @@ static bool brings_package(struct start *st, const struct prepared_view *v)
 	size_t rl = root_len(st->s.root);
 	/* By the name the program was run by where that finds the same (under
 	 * a root the full path takes the name too, reach_more); else
-	 * /proc/self/exe's.  Exec mode hands ld.so that one: read here once,
-	 * onto the stack, whatever finds the package.  Chain mode needs none. */
+	 * /proc/self/exe's.  Exec mode hands ld.so the name /proc/self/exe
+	 * gives: found here once, by name where that is it, else read onto
+	 * the stack, whatever finds the package.  Chain mode needs none. */
 	bool chain = st->s.mode == MODE_CHAIN;
-	const char *by_name = chain || rl ? program_by_name(st->argv, st->argc, st->s.root) : NULL;
-	bool need_exe = !chain || !by_name;
+	const char *by_name = chain ? NULL : (st->handed = program_by_real_name(st->argv, st->argc));
+	if (!by_name && (chain || rl))
+		by_name = program_by_name(st->argv, st->argc, st->s.root);
+	bool need_exe = chain ? !by_name : !st->handed;
 	if (need_exe && !exe_name(exe, EXE_CAP))
 		return true;	/* no /proc, gone, or a long name: the full path sees to it */
 	st->exe_read = need_exe;	/* program_for_ldso's answer, for exec mode */
@@ -1099,7 +1152,7 @@ static void hand_over_exec(struct start *st, char *llp, char **envp)
 	struct target *t = &st->t;
 	if (st->as_interp && !st->handed && !st->s.secure && st->exe_read)
 		st->handed = st->exe;	/* read already: program_for_ldso's answer */
-	if (st->as_interp && !st->handed && !(st->handed = program_for_ldso(st->s.secure)))
+	if (st->as_interp && !st->handed && !(st->handed = program_for_ldso(st->s.secure, st->argv, st->argc)))
 		die(EXIT_CANNOT_EXEC, "a set-id program is handed to ld.so only as the file the kernel "
 				      "ran, and /proc/self/exe cannot be opened");
 	if (st->as_interp)

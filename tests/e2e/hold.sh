@@ -42,6 +42,9 @@ chroot_arch || { skip "hold suite" "$chroot_why"; finish; exit; }
 W=$B/e2e-hold-$arch-$mode
 rm -rf "$W"
 mkdir -p "$W/libs"
+# why openat2 is refused to the program's machine here (qemu-user), if it is
+$TCC -O1 -o "$W/openat2" "$here/openat2.c"
+openat2_refused=$("$W/openat2" 2>&1 || echo "openat2: the probe did not run")
 
 # ---- the libraries, built once for every host ----
 L=$W/libs
@@ -244,6 +247,11 @@ by_name() {
 	status "$1 by name: a decision prepared on the real root" "$held" "$(why proc /opt/env/bin/probe)"
 	if [ "$mode" = chain ]; then
 		status "$1 by name: holds in chain mode without /proc" "$held" "$(why /opt/env/bin/probe)"
+	elif [ -z "$openat2_refused" ]; then
+		status "$1 by name: holds in exec mode without /proc (openat2 finds no link on the name)" \
+			"$held" "$(why /opt/env/bin/probe)"
+	else
+		skip "$1 by name: exec mode without /proc" "$openat2_refused"
 	fi
 	status "$1 by name: through a linked directory" "$held" "$(why proc /opt/alias/bin/probe)"
 	status "$1 by name: through a linked name" "$held" "$(why proc /opt/env/bin/probe-link)"

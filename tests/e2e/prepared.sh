@@ -360,13 +360,30 @@ if [ "$arch" = "$(uname -m)" ] && command -v strace >/dev/null; then
 	contains "strace: one readlink reads the decision" "$(grep -c 'readlink(.*/prepared-' "$W/strace.txt")" 1
 	# chain mode finds the program's own package by the name it was run by:
 	# no /proc, whose entries cost a start about 10 us; exec mode hands
-	# ld.so /proc/self/exe's name (the $ORIGIN test above)
+	# ld.so /proc/self/exe's name (the $ORIGIN test above), found by the
+	# name the program was run by where openat2 finds no link on it
+	proc_read() { awk '/libc[.]so[.]6/ { exit } /proc.self.exe/' "$1"; }
 	if [ "$mode" = chain ]; then
-		lacks "strace: the program's own name, not /proc/self/exe's" \
-			"$(awk '/libc[.]so[.]6/ { exit } /proc.self.exe/' "$W/strace.txt")" /proc/self/exe
+		lacks "strace: the program's own name, not /proc/self/exe's" "$(proc_read "$W/strace.txt")" /proc/self/exe
 	else
 		contains "strace: exec hands ld.so the program" \
 			"$(grep '^execve(' "$W/strace.txt" | sed -n 2p)" "\"$P\""
+		o2=$(grep '^openat2(' "$W/strace.txt")
+		contains "strace: exec asks openat2 whether a link is on the program's name" "$o2" "RESOLVE_NO_SYMLINKS"
+		case $o2 in
+		*") = "[0-9]*)
+			lacks "strace: ... and, none being there, reads no /proc/self/exe" \
+				"$(proc_read "$W/strace.txt")" /proc/self/exe ;;
+		*) skip "strace: exec by the name it was run by" "openat2 is refused here: $o2" ;;
+		esac
+		# through a linked directory: /proc/self/exe's name, the path behind it
+		env -u LD_LIBRARY_PATH -u CUDA_HOME -u CUDA_PATH -u CONDA_PREFIX -u CUDALOAD_CONFIG \
+			CUDALOAD_ROOT="$W/strace" CUDALOAD_MODE="$mode" strace -s 4096 -o "$W/strace-alias.txt" \
+			"$W/alias/probe" >/dev/null 2>&1
+		contains "strace: exec through a linked directory reads /proc/self/exe" \
+			"$(proc_read "$W/strace-alias.txt")" /proc/self/exe
+		contains "strace: ... and hands ld.so the path behind the link" \
+			"$(grep '^execve(' "$W/strace-alias.txt" | sed -n 2p)" "\"$P\""
 	fi
 	if [ "$mode" = chain ]; then
 		n=$(awk -v l="$(basename "$(readelf -lW "$P" | sed -n 's/.*interpreter: \(.*\)]/\1/p')")" '

@@ -141,6 +141,7 @@ done
 	"held/direct=$T" \
 	"held/direct+pin=$LP $T" \
 	"held/floor-chain+pin=$LP $T-floor-chain" \
+	"held/floor-exec+pin=$LP $T-floor-exec" \
 	"held/unpinned-chain=$UN $T-chain" \
 	"held/pinned-chain=$PN $T-chain" \
 	"held/unpinned-exec=$UN $T-exec" \
@@ -273,7 +274,7 @@ status_held=$(sed -n 's/^status: *//p' "$O/status.txt")
 # ---- the tables and the JSON ------------------------------------------------------
 printf 'start-up, %d rounds of %d runs (python3: %d), order rotated each round, medians\n' \
 	"$rounds" "$per" "$py_per"
-printf 'x floor: against floor-chain of the same fixture (with the list on the Jetson)\n'
+printf 'x floor: against the floor of the same fixture and mode (floor-chain, floor-exec; with the list or the pin)\n'
 awk -F, -v out="$O/results.json" -v size="$size" -v size_a64="$size_a64" \
     -v copies="$copies" -v patch_s="$patch_s" -v patchelf_s="$patchelf_s" \
     -v rounds="$rounds" -v per="$per" -v py_per="$py_per" -v held_total="$held_total" \
@@ -287,6 +288,7 @@ FNR == 1 { prog = FILENAME; sub(/.*\//, "", prog); sub(/\.csv$/, "", prog); prog
 	split($1, f, "/")
 	if (f[2] == "direct") d[prog, f[1]] = $2
 	if (f[2] ~ /^floor-chain/) fl[prog, f[1]] = $2
+	if (f[2] ~ /^floor-exec/) fle[prog, f[1]] = $2
 }
 END {
 	printf "{\"rounds\":%d,\"runs_per_round\":%d,\"python3_runs_per_round\":%d,\"startup\":{", rounds, per, py_per > out
@@ -297,7 +299,8 @@ END {
 		for (r = 1; r <= nr[pr]; r++) {
 			v = rows[pr, r]; k = pr SUBSEP v
 			split(v, f, "/")
-			rd = t[k] / d[pr, f[1]]; rf = t[k] / fl[pr, f[1]]
+			rd = t[k] / d[pr, f[1]]
+			rf = t[k] / (f[2] ~ /exec/ && ((pr, f[1]) in fle) ? fle[pr, f[1]] : fl[pr, f[1]])
 			s = (pr == "trivial" && (v in sc)) ? sc[v] : ""
 			printf "%-28s %7.3f ms %9.3f %9.3f %7d %9s\n", v, t[k] * 1000, rd, rf, pf[k], (s == "" ? "-" : s)
 			printf "%s\"%s\":{\"median_s\":%.9f,\"x_direct\":%.4f,\"x_floor\":%.4f,\"page_faults\":%d%s}", \

@@ -130,6 +130,25 @@ static bool names_musl(const char *path)
 	return false;
 }
 
+bool ldso_settle_known(struct ldso_info *l, char file_kind, int file_minor)
+{
+	if (names_musl(l->path)) {
+		l->kind = LDSO_MUSL;
+	} else if (!l->keep && l->glibc_floor >= LDSO_ARGV0_GLIBC_MINOR) {
+		l->kind = LDSO_GLIBC;	/* the program's glibc, whose ld.so it is */
+		l->glibc_minor = l->glibc_floor;
+	} else if (file_kind == 'g') {
+		l->kind = LDSO_GLIBC;
+		l->glibc_minor = file_minor;
+	} else if (file_kind == 'm') {
+		l->kind = LDSO_MUSL;
+	} else if (file_kind != 'u' && !l->keep) {
+		return false;	/* kept for mapping: --argv0 will not be needed */
+	}
+	l->argv0 = l->kind == LDSO_MUSL || (l->kind == LDSO_GLIBC && l->glibc_minor >= LDSO_ARGV0_GLIBC_MINOR);
+	return true;
+}
+
 /* What the header and program headers say; 0 or -errno. */
 static int inspect(struct ldso_info *l, const struct elf_file *ef, char *why, size_t whycap)
 {
@@ -147,31 +166,24 @@ static int inspect(struct ldso_info *l, const struct elf_file *ef, char *why, si
 		return -ENOEXEC;
 	l->machine = ef->machine;
 	l->cls = ef->cls;
-	if (names_musl(l->path)) {
-		l->kind = LDSO_MUSL;
-	} else if (!l->keep && l->glibc_floor >= LDSO_ARGV0_GLIBC_MINOR) {
-		l->kind = LDSO_GLIBC;	/* the program's glibc, whose ld.so it is */
-		l->glibc_minor = l->glibc_floor;
-	} else if (!l->keep) {	/* kept for mapping: --argv0 will not be needed */
+	l->file_kind = '-';
+	if (!ldso_settle_known(l, '-', 0)) {
 		int minor = elfread_glibc_minor(ef, l->ph, l->n_ph);
 		int by_name = ldso_minor_from_name(l->path);
 		/* Old glibc versions its loader's file name (ld-2.31.so); the
 		 * symbol versions alone only give a lower bound. */
 		char *target = minor < LDSO_ARGV0_GLIBC_MINOR && by_name == 0 ? malloc(CL_PATH_MAX) : NULL;
 		ssize_t n = target ? readlink(l->path, target, CL_PATH_MAX - 1) : -1;
+		bool musl = false;
 		if (n > 0) {
 			target[n] = '\0';
 			by_name = ldso_minor_from_name(target);
-			if (strstr(target, "musl"))
-				l->kind = LDSO_MUSL;
+			musl = strstr(target, "musl") != NULL;
 		}
 		free(target);
-		if (l->kind != LDSO_MUSL && (minor > 0 || by_name > 0)) {
-			l->kind = LDSO_GLIBC;
-			l->glibc_minor = by_name > minor ? by_name : minor;
-		}
+		l->file_kind = musl ? 'm' : minor > 0 || by_name > 0 ? 'g' : 'u';
+		ldso_settle_known(l, l->file_kind, by_name > minor ? by_name : minor);
 	}
-	l->argv0 = l->kind == LDSO_MUSL || (l->kind == LDSO_GLIBC && l->glibc_minor >= LDSO_ARGV0_GLIBC_MINOR);
 	l->type = ef->type;
 	l->entry = ef->entry;
 	return 0;

@@ -56,6 +56,10 @@ struct ldso_info {
 	 * known without reading the loader's version (a read, and a heap
 	 * page, each exec start). */
 	int glibc_floor;
+	/* What the file itself said, read for the glibc version: 'g' glibc
+	 * (glibc_minor is its version), 'm' musl, 'u' neither, '-' not read
+	 * (its name or the program's glibc said enough, or keep). */
+	char file_kind;
 	int fd;
 	int type;
 	uint64_t entry;
@@ -70,6 +74,13 @@ const char *ldso_standard(int machine, int cls);
  * reason in why; -ELOOP when the file is a cudaload (identity.h);
  * -ENOEXEC also for an ELF file that is not shaped like a loader. */
 int ldso_inspect(struct ldso_info *l, char *why, size_t whycap);
+
+/* Settle l->kind, glibc_minor and argv0 as ldso_inspect does without
+ * reading the file (its name, keep, glibc_floor), else from what the file
+ * said when it was read (file_kind, file_minor: as ldso_info's file_kind
+ * and glibc_minor; '-' for nothing): false when the file must be read.
+ * For a file known to be unchanged since it was read (prepared.h). */
+bool ldso_settle_known(struct ldso_info *l, char file_kind, int file_minor);
 
 /* Close what keep held. */
 void ldso_release(struct ldso_info *l);

@@ -130,8 +130,9 @@ int prepared_path(char *out, size_t cap, const char *root, const char *dir, int 
 /* ---- reading ------------------------------------------------------------- */
 
 /* The text: a header line, one line per input ("f PATH" or "n PATH"), one
- * per package judged ("c DEV INO", hex: the directory's identity), "= LIST"
- * and "? REASON".  The header:
+ * per package judged ("c DEV INO", hex: the directory's identity), perhaps
+ * the loader ("l STAMP KIND MINOR NAMED PATH": KIND g, m, u or -, MINOR
+ * decimal, NAMED p or s), "= LIST" and "? REASON".  The header:
  *   cudaload-prepared 1 <key, 16 hex> <stamp, 16 hex> <flags: c, u or ->
  * Parsing cuts the lines (NUL for each newline) in place. */
 #define HEX 16
@@ -169,6 +170,29 @@ static bool identity(const char *p, uint64_t *dev, uint64_t *ino)
 		*out[k] = v;
 	}
 	return *p == '\0';
+}
+
+/* "l STAMP KIND MINOR NAMED /PATH" (prepared_loader), nothing after PATH's end. */
+static bool loader_line(const char *p, struct prepared_loader *l)
+{
+	if (p[1] != ' ' || !hex64(p + 2, &l->stamp) || p[2 + HEX] != ' ')
+		return false;
+	p += 3 + HEX;
+	if ((*p != 'g' && *p != 'm' && *p != 'u' && *p != '-') || p[1] != ' ')
+		return false;
+	l->kind = *p;
+	p += 2;
+	int digits = 0;
+	for (l->minor = 0; *p >= '0' && *p <= '9'; p++) {
+		if (++digits > 3)
+			return false;
+		l->minor = l->minor * 10 + (*p - '0');
+	}
+	if (digits == 0 || *p++ != ' ' || (*p != 'p' && *p != 's') || p[1] != ' ' || p[2] != '/')
+		return false;
+	l->named = *p == 'p';
+	l->path = p + 2;
+	return true;
 }
 
 /* Cut the line at p, which ends in a newline (the text's last byte is one):
@@ -219,6 +243,11 @@ int prepared_parse(char *text, size_t len, uint64_t *key, uint64_t *stamp,
 			return -1;
 		v->n_cands++;
 	}
+	if (p < end && p[0] == 'l') {
+		if (!(next = cut_line(p)) || !loader_line(p, &v->loader))
+			return -1;
+		p = next;
+	}
 	if (p >= end || p[0] != '=' || p[1] != ' ' || !(next = cut_line(p)))
 		return -1;
 	v->list = p + 2;
@@ -253,6 +282,11 @@ static uint64_t stamp_of(const char *text, const struct timespec *racy_from, boo
 uint64_t prepared_stamp(const char *text)
 {
 	return stamp_of(text, NULL, NULL);
+}
+
+bool prepared_loader_holds(const struct prepared_loader *l)
+{
+	return l->path && stamp_input(FNV_BASIS, 'f', l->path, NULL, NULL) == l->stamp;
 }
 
 bool prepared_check(const char *path, uint64_t key, char *buf, struct prepared_view *v,
@@ -500,6 +534,20 @@ static int gather(struct prepared_record *r, const struct prepared_decision *d, 
 	return had_line ? stop : -1;
 }
 
+/* Can the loader be kept (its stamp set): an absolute path on one line, a
+ * kind and version loader_line reads back, a file not changed since
+ * racy_from (as an input's: stamp_input)?  Else the decision is kept
+ * without it, and exec starts read the loader as before. */
+static bool keepable_loader(struct prepared_loader *l, const struct timespec *racy_from)
+{
+	bool racy = false;
+	if (!l->path || l->path[0] != '/' || strchr(l->path, '\n') || l->minor < 0 || l->minor > 999 ||
+	    !l->kind || !strchr("gmu-", l->kind))
+		return false;
+	l->stamp = stamp_input(FNV_BASIS, 'f', l->path, racy_from, &racy);
+	return !racy;
+}
+
 /* The decision's text, its stamp a placeholder: malloc'd, or NULL. */
 static char *compose(const struct inputs *in, const struct prepared_decision *d, size_t *len)
 {
@@ -507,6 +555,7 @@ static char *compose(const struct inputs *in, const struct prepared_decision *d,
 	for (int i = 0; i < in->n; i++)
 		cap += strlen(in->line[i]) + 1;
 	cap += strlen(d->list ? d->list : "") + strlen(d->reason) + 8;
+	cap += d->loader.path ? strlen(d->loader.path) + HEX + 16 : 0;
 	char *t = malloc(cap);
 	if (!t)
 		return NULL;
@@ -519,6 +568,11 @@ static char *compose(const struct inputs *in, const struct prepared_decision *d,
 		at += (size_t)snprintf(t + at, cap - at, "c %llx %llx\n",
 				       (unsigned long long)d->cands->v[i].dev,
 				       (unsigned long long)d->cands->v[i].ino);
+	const struct prepared_loader *l = &d->loader;
+	if (l->path)
+		at += (size_t)snprintf(t + at, cap - at, "l %016llx %c %d %c %s\n",
+				       (unsigned long long)l->stamp, l->kind, l->minor, l->named ? 'p' : 's',
+				       l->path);
 	at += (size_t)snprintf(t + at, cap - at, "= %s\n? ", d->list ? d->list : "");
 	for (const char *r = d->reason; *r && at + 2 < cap; r++)
 		t[at++] = *r == '\n' ? ' ' : *r;	/* one line */
@@ -545,8 +599,11 @@ int prepared_write(struct prepared_record *r, const char *path, const struct pre
 	struct inputs in = { .n = 0 };
 	int rc = gather(r, d, keep_dir, &in, why);
 	free(keep_dir);
+	struct timespec racy_from = { r->began.tv_sec - PREPARED_RACY_S, r->began.tv_nsec };
+	struct prepared_decision kept = *d;
+	kept.loader.path = keepable_loader(&kept.loader, &racy_from) ? kept.loader.path : NULL;
 	size_t len = 0;
-	char *text = rc ? NULL : compose(&in, d, &len);
+	char *text = rc ? NULL : compose(&in, &kept, &len);
 	inputs_free(&in);
 	if (rc || !text)
 		return rc ? rc : -1;
@@ -564,7 +621,6 @@ int prepared_write(struct prepared_record *r, const char *path, const struct pre
 	 * say whether an input is racy; then the modules, which have no times
 	 * to tell: as they were before the probe, or nothing is kept. */
 	bool racy = false;
-	struct timespec racy_from = { r->began.tv_sec - PREPARED_RACY_S, r->began.tv_nsec };
 	char hex[HEX + 1];
 	snprintf(hex, sizeof hex, "%016llx", (unsigned long long)stamp_of(copy, &racy_from, &racy));
 	memcpy(text + sizeof PREPARED_MAGIC + HEX + 1, hex, HEX);

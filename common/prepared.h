@@ -26,7 +26,9 @@
  * 64-bit stamp compared with the one written.  The key compares what the
  * start knows without a call: this cudaload's build and where it lives,
  * the root, the program's machine, the settings (config file and
- * CUDALOAD_*).
+ * CUDALOAD_*).  Beside the decision, the loader the writing start handed
+ * over to and what its file said (prepared_loader), which an exec start
+ * takes after one stat of it instead of reading it again.
  *
  * Never served when an input changed: an input changed less than
  * PREPARED_RACY_S before the probe began (git's rule for racy files: a
@@ -63,6 +65,19 @@
 #define PREPARED_RACY_S 1	/* the coarsest timestamp granularity trusted */
 #define PREPARED_MAX_INPUTS 64
 
+/* The loader a start handed over to (ldso.h), kept so that an exec start
+ * need not open and read it again: its path, whether a person named it
+ * (then its dynamic section was judged too), what its file said of its kind
+ * and glibc version (ldso_info's file_kind and glibc_minor) and its file's
+ * stamp, which one stat compares.  path NULL: none kept. */
+struct prepared_loader {
+	const char *path;
+	bool named;
+	char kind;
+	int minor;
+	uint64_t stamp;		/* writing: set by prepared_write */
+};
+
 /* What a prepared decision says: pointers into the buffer it was read into. */
 struct prepared_view {
 	bool compat;		/* a compat package is first in the list */
@@ -71,7 +86,11 @@ struct prepared_view {
 	const char *reason;	/* the decision's reason, for the trace */
 	const char *cands;	/* the packages judged: n_cands "c DEV INO" lines */
 	int n_cands;
+	struct prepared_loader loader;
 };
+
+/* Is the kept loader's file the one it was (one stat)? */
+bool prepared_loader_holds(const struct prepared_loader *l);
 
 /* Was the directory dev/ino one of the packages judged?  Then a program
  * that names it (CUDA_HOME/compat that is /usr/local/cuda-X.Y/compat)
@@ -127,6 +146,7 @@ struct prepared_decision {
 	const char *list;		/* NULL: none */
 	const char *reason;
 	const char *user_store;		/* a user's verdict store to stamp, or NULL */
+	struct prepared_loader loader;	/* kept unless racy, relative or not one line */
 };
 int prepared_write(struct prepared_record *r, const char *path, const struct prepared_decision *d,
 		   const char **why);

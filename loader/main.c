@@ -603,6 +603,7 @@ struct start {
 	bool patched;		/* the program's PT_INTERP is cudaload */
 	int ldso_status;	/* 0, or 126/127 with ldso_problem */
 	char *ldso_problem;
+	bool ldso_later;	/* find_loader left the pick to a prepared decision (pick_loader) */
 	bool llp_first;		/* this ld.so reads the first LD_LIBRARY_PATH, not the last */
 	const char *user_llp;	/* the user's list, without what a cudaload above handed down */
 	/* the choice: a prepared decision's, or judged now */
@@ -692,8 +693,23 @@ static void settle_mode(struct start *st)
 	     st->bare ? st->bare : "");
 }
 
+/* The real loader (pick.h), unless it is picked already; a run stops where
+ * there is none to hand over to. */
+static void pick_loader(struct start *st)
+{
+	st->ldso_later = false;
+	if (st->have_program && !st->is_static)
+		st->ldso_status = pick_ldso(&st->s, &st->t, st->as_interp, &st->ldso, &st->patched,
+					    &st->ldso_problem);
+	if (st->ldso_status && !st->o.explain)
+		die(st->ldso_status, "%s", st->ldso_problem);
+	st->llp_first = st->ldso.kind == LDSO_MUSL;
+}
+
 /* The real loader, and the user's search list as it reads it (were the
- * variable there twice). */
+ * variable there twice).  An exec start of a program that brings no list
+ * leaves the loader to the prepared decision, which may know it already
+ * (loader_from_prepared): the list is none whichever ld.so reads it. */
 static void find_loader(struct start *st)
 {
 	struct ldso_info *l = &st->ldso;
@@ -706,14 +722,14 @@ static void find_loader(struct start *st)
 	if (st->as_interp && !l->keep)
 		st->t.glibc_floor = reach_glibc_floor(start_program.phdr, start_program.phnum,
 						      start_program.phent);
-	if (st->have_program && !st->is_static)
-		st->ldso_status = pick_ldso(&st->s, &st->t, st->as_interp, l, &st->patched,
-					    &st->ldso_problem);
-	if (st->ldso_status && !st->o.explain)
-		die(st->ldso_status, "%s", st->ldso_problem);
-	st->llp_first = l->kind == LDSO_MUSL;
-	st->user_llp = user_library_path((st->llp_first ? env_get : env_get_last)(st->envp, "LD_LIBRARY_PATH"),
-					 st->envp, st->s.secure);
+	const char *llp = env_get_last(st->envp, "LD_LIBRARY_PATH");	/* glibc's */
+	st->ldso_later = st->as_interp && !l->keep && !st->s.secure && !st->bare && !diag_on && !llp &&
+			 st->have_program && !st->is_static;
+	if (!st->ldso_later)
+		pick_loader(st);
+	if (llp && st->llp_first)
+		llp = env_get(st->envp, "LD_LIBRARY_PATH");
+	st->user_llp = user_library_path(llp, st->envp, st->s.secure);
 }
 
 /* This binary's GNU build ID, from its own program headers in memory: what
@@ -850,6 +866,27 @@ static bool brings_package(struct start *st, const struct prepared_view *v)
 	return false;
 }
 
+/* Exec mode: the loader as the prepared decision kept it, where the pick
+ * would look there first, the file is the one read then (one stat) and
+ * what it said then settles what it takes (ldso_settle_known): no open and
+ * no read of it.  Else the pick reads it (pick_loader). */
+static bool loader_from_prepared(struct start *st, const struct prepared_view *v)
+{
+	struct ldso_info *l = &st->ldso;
+	const struct prepared_loader *kept = &v->loader;
+	if (!kept->path || !pick_ldso_first(&st->s, &st->t, st->as_interp, l) ||
+	    strcmp(kept->path, l->path) != 0 || (l->named && !kept->named) ||
+	    !ldso_settle_known(l, kept->kind, kept->minor) || !prepared_loader_holds(kept))
+		return false;
+	/* the key's: a loader for another machine or class is never kept */
+	l->machine = st->t.machine;
+	l->cls = st->t.cls;
+	st->patched = st->t.recorded[0] != '\0';	/* as pick_ldso says as the interpreter */
+	st->llp_first = l->kind == LDSO_MUSL;
+	st->ldso_later = false;
+	return true;
+}
+
 /* The choice from a prepared decision that still holds (prepared.h): a
  * readlink, a stat per input, the program's own environment. */
 __attribute__((noinline))
@@ -885,6 +922,8 @@ static bool use_prepared(struct start *st)
 	}
 	if (!held)
 		return false;
+	if (st->ldso_later && !loader_from_prepared(st, &v))
+		pick_loader(st);
 	st->list = v.list[0] ? (char *)v.list : NULL;
 	return true;
 }
@@ -908,9 +947,13 @@ static void prepare(struct start *st, struct prepared_record *rec, const struct 
 	unsigned uid = (unsigned)getauxval(AT_UID);
 	bool users = uid != 0;
 	char path[CL_PATH_MAX / 4];
+	const struct ldso_info *l = &st->ldso;
 	struct prepared_decision pd = {
 		.key = key_of(st), .cands = c, .compat = d->use_compat, .list = st->list,
 		.reason = d->reason, .users_stores = h->platform != PLATFORM_TEGRA,
+		.loader = { .path = st->ldso_status == 0 && l->path && l->path[0] ? l->path : NULL,
+			    .named = l->named, .kind = l->file_kind,
+			    .minor = l->file_kind == 'g' ? l->glibc_minor : 0 },
 	};
 	if (!pd.key)
 		return;
@@ -1311,7 +1354,10 @@ int main(int argc, char **argv, char **envp)
 		exec_or_die(st.t.path, st.t.argv, envp);
 	}
 	find_loader(&st);
-	if (!use_prepared(&st))
+	if (!use_prepared(&st)) {
+		if (st.ldso_later)
+			pick_loader(&st);
 		judge(&st);
+	}
 	hand_over(&st);
 }

@@ -27,22 +27,29 @@ static char *problem_text(const char *fmt, ...)
 	return p ? p : (char *)"out of memory";
 }
 
-int pick_ldso(struct settings *s, const struct target *t, bool as_interp,
-	      struct ldso_info *l, bool *patched, char **problem)
+/* One place a loader may come from, in pick_ldso's order. */
+struct ldso_try {
+	const char *path, *from;
+	bool explicit;	/* failures are errors */
+	bool warn;	/* a configured one: failures are warnings */
+	bool named;	/* by a person, not by a program or the system (ldso.h) */
+};
+enum { LDSO_TRIES = 5 };
+
+/* The places, in order; a NULL path is not one. */
+static void ldso_tries(const struct settings *s, const struct target *t, bool as_interp,
+		       struct ldso_try tries[LDSO_TRIES])
 {
 	const char *machine = elfread_machine_name(t->machine), *configured = settings_ldso_for(s, machine);
-	char cfgkey[32] = "";
-	if (configured)	/* named where a message may need it: a start formats nothing else */
+	/* Named where a message may need it (a start formats nothing else);
+	 * static: ldso_info.from keeps pointing at it after the pick. */
+	static char cfgkey[32];
+	if (configured)
 		snprintf(cfgkey, sizeof cfgkey, "config ldso.%s", machine ? machine : "?");
 	/* A bad ldso.<machine> in the system-wide config would stop every
 	 * patched program: warn and look further, as for other config mistakes.
 	 * CUDALOAD_LDSO, named for one run, stays an error. */
-	const struct {
-		const char *path, *from;
-		bool explicit;	/* failures are errors */
-		bool warn;	/* a configured one: failures are warnings */
-		bool named;	/* by a person, not by a program or the system (ldso.h) */
-	} tries[] = {
+	const struct ldso_try all[LDSO_TRIES] = {
 		{ s->ldso_env, "CUDALOAD_LDSO", true, false, true },
 		{ configured, cfgkey, false, true, true },
 		{ t->recorded[0] ? t->recorded : NULL, "recorded by cudaload-patch", false, false, false },
@@ -50,8 +57,40 @@ int pick_ldso(struct settings *s, const struct target *t, bool as_interp,
 		{ !as_interp && t->has_interp && t->interp[0] ? t->interp : NULL, "PT_INTERP", false, false, false },
 		{ ldso_standard(t->machine, t->cls), "standard path", true, false, false },
 	};
+	memcpy(tries, all, sizeof all);
+}
+
+/* l aimed at one place: what ldso_inspect is told of it. */
+static void aim(struct ldso_info *l, const struct ldso_try *at, const struct target *t)
+{
+	l->path = at->path;
+	l->from = at->from;
+	l->named = at->named;
+	l->glibc_floor = at->named ? 0 : t->glibc_floor;	/* the program's own loader */
+}
+
+bool pick_ldso_first(const struct settings *s, const struct target *t, bool as_interp,
+		     struct ldso_info *l)
+{
+	struct ldso_try tries[LDSO_TRIES];
+	ldso_tries(s, t, as_interp, tries);
+	for (size_t i = 0; i < LDSO_TRIES; i++) {
+		if (tries[i].path) {
+			aim(l, &tries[i], t);
+			return true;
+		}
+	}
+	return false;
+}
+
+int pick_ldso(struct settings *s, const struct target *t, bool as_interp,
+	      struct ldso_info *l, bool *patched, char **problem)
+{
+	const char *machine = elfread_machine_name(t->machine);
+	struct ldso_try tries[LDSO_TRIES];
+	ldso_tries(s, t, as_interp, tries);
 	*patched = t->recorded[0] != '\0';
-	for (size_t i = 0; i < sizeof tries / sizeof tries[0]; i++) {
+	for (size_t i = 0; i < LDSO_TRIES; i++) {
 		char why[160];
 		if (!tries[i].path)
 			continue;
@@ -59,11 +98,8 @@ int pick_ldso(struct settings *s, const struct target *t, bool as_interp,
 		bool keep = l->keep;
 		memset(l, 0, sizeof *l);
 		l->keep = keep;
-		l->named = tries[i].named;
-		l->glibc_floor = tries[i].named ? 0 : t->glibc_floor;	/* the program's own loader */
 		l->fd = -1;
-		l->path = tries[i].path;
-		l->from = tries[i].from;
+		aim(l, &tries[i], t);
 		int r = ldso_inspect(l, why, sizeof why);
 		if (r == 0 && (l->machine != t->machine || l->cls != t->cls)) {
 			snprintf(why, sizeof why, "is for %s, the program for %s",

@@ -26,4 +26,9 @@
 int pick_ldso(struct settings *s, const struct target *t, bool as_interp,
 	      struct ldso_info *l, bool *patched, char **problem);
 
+/* Where pick_ldso would look first, without looking: l's path, from,
+ * named and glibc_floor set; false when there is nowhere to look. */
+bool pick_ldso_first(const struct settings *s, const struct target *t, bool as_interp,
+		     struct ldso_info *l);
+
 #endif

@@ -73,13 +73,17 @@ why() {
 }
 lib_compat=$compat/libcuda.so.1	# as the probe names what dlopen found
 
-cases="release newpkg removed inplace companion config policy verdicts module boot damaged file foreign concurrent runpath cudahome conda ownenv envwriter dangling debug user strace"
+cases="release newpkg removed inplace companion config policy verdicts module boot damaged file foreign concurrent runpath cudahome conda ownenv envwriter dangling debug loader verify user strace"
 for c in $cases; do
 	cp -a "$base" "$W/$c"
 done
 mkdir -p "$W/envwriter/usr/local/cuda"	# a toolkit with no compat/ (yet)
 ln -s ../../opt/cuda "$W/dangling/usr/local/cuda"	# a link to what is not there (yet)
 chmod -R a+rX "$W/user" "$W/bin" "$W/cl"	# for a user other than root (below)
+# a loader a person names (CUDALOAD_LDSO): a copy of the program's own
+ldso=$(readelf -lW "$W/bin/cudaprobe" | sed -n 's/.*interpreter: \(.*\)]/\1/p')
+mkdir -p "$W/ldcopy"
+cp -L "$ldso" "$W/ldcopy/ld.so"
 sleep 1.2	# past the racy second of every file just made (prepared.h)
 for c in $cases; do
 	[ "$c" = user ] || start "$W/$c" >/dev/null	# prepares (the user's: root's must not be there)
@@ -150,6 +154,21 @@ if verifier_suite "$arch" "prepared: verdicts" >/dev/null; then
 	expect verdicts changed
 else
 	skip "verdicts" "cudaload-verify cannot load packages from this build tree (verifier_suite)"
+fi
+CL=$cl
+# root's --verify prepares the host's decision once its verdicts are
+# stored, for the starts after it (the package triggers, the boot's service)
+if verifier_suite "$arch" "prepared: --verify" >/dev/null; then
+	CL=$cl
+	rm -rf "$W/verify/run/cudaload"
+	out=$(env -u LD_LIBRARY_PATH -u CUDA_HOME -u CUDA_PATH -u CONDA_PREFIX -u CUDALOAD_CONFIG \
+		CUDALOAD_ROOT="$W/verify" "$CL" --verify 2>&1)
+	status "verify: root's --verify runs" 0 $? "$out"
+	status "verify: ... and leaves a decision prepared that holds" \
+		"holds (the full path runs for this trace)" "$(why "$W/verify")"
+	status "verify: ... which the next start takes" "$lib_compat" "$(start "$W/verify")"
+else
+	skip "verify" "cudaload-verify cannot load packages from this build tree (verifier_suite)"
 fi
 CL=$cl
 # a module loaded (or reloaded: a new node in /sys/module)
@@ -264,6 +283,26 @@ rm -f "$W/debug/run/cudaload/$m"
 why "$W/debug" >/dev/null
 [ ! -e "$W/debug/run/cudaload/$m" ] && ok "debug: the trace's start writes nothing" || bad "debug: nothing written"
 
+# the loader, kept beside the decision by an exec start: the next exec
+# start that would look there first finds the file it read unchanged (one
+# stat) and reads it no more; a file put in its place is read and judged as
+# ever (here cudaload itself: refused, never run)
+if [ "$mode" = exec ]; then
+	R=$W/loader
+	rm -f "$R/run/cudaload/$m"
+	start "$R" CUDALOAD_LDSO="$W/ldcopy/ld.so" >/dev/null
+	contains "loader: kept, named by a person" "$(readlink "$R/run/cudaload/$m")" " p $W/ldcopy/ld.so"
+	status "loader: the next start with it loads the package" "$lib_compat" \
+		"$(start "$R" CUDALOAD_LDSO="$W/ldcopy/ld.so")"
+	status "loader: ... and one with the standard loader, which it does not know, too" "$lib_compat" \
+		"$(start "$R")"
+	cp "$CL" "$W/ldcopy/ld.so"
+	out=$(env -u LD_LIBRARY_PATH -u CUDA_HOME -u CUDA_PATH -u CONDA_PREFIX -u CUDALOAD_CONFIG \
+		CUDALOAD_ROOT="$R" CUDALOAD_MODE="$mode" CUDALOAD_LDSO="$W/ldcopy/ld.so" "$P" 2>&1)
+	status "loader: cudaload put in the kept loader's place: refused, not run" 127 $? "$out"
+	contains "loader: ... said" "$out" "$W/ldcopy/ld.so (CUDALOAD_LDSO): is cudaload itself, not a dynamic loader"
+fi
+
 # a host without a GPU keeps nothing: no file left behind on such a machine
 mkdir -p "$W/nogpu/run" "$W/nogpu/etc"
 start "$W/nogpu" >/dev/null
@@ -368,6 +407,9 @@ if [ "$arch" = "$(uname -m)" ] && command -v strace >/dev/null; then
 	else
 		contains "strace: exec hands ld.so the program" \
 			"$(grep '^execve(' "$W/strace.txt" | sed -n 2p)" "\"$P\""
+		before=$(awk 'NR > 1 && /^execve\(/ { exit } { print }' "$W/strace.txt")
+		lacks "strace: exec does not open the loader it kept" "$(printf '%s\n' "$before" | grep '^open')" "$ldso"
+		contains "strace: ... one stat says it is the file read then" "$before" "stat(\"$ldso\""
 		o2=$(grep '^openat2(' "$W/strace.txt")
 		contains "strace: exec asks openat2 whether a link is on the program's name" "$o2" "RESOLVE_NO_SYMLINKS"
 		case $o2 in

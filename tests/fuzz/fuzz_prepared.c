@@ -23,7 +23,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (n >= 0) {
 		/* what it points at lies inside the text, each a whole line */
 		if (v.list < text || v.list > text + size || v.reason < text || v.reason > text + size ||
-		    v.cands < text || v.cands > text + size || n > PREPARED_MAX_INPUTS)
+		    v.cands < text || v.cands > text + size || n > PREPARED_MAX_INPUTS ||
+		    (v.loader.path && (v.loader.path < text || v.loader.path > text + size ||
+				       v.loader.path[0] != '/' || v.loader.minor > 999)))
 			abort();
 		prepared_has_candidate(&v, 1, 2);
 	}

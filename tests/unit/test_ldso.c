@@ -70,6 +70,52 @@ Test(ldso_happy, old_glibc_by_name_gets_no_argv0)
 	free(dir);
 }
 
+/* What a loader takes, settled again from what its file once said
+ * (prepared.h keeps it): as ldso_inspect settles it, or not at all where it
+ * would read the file. */
+Test(ldso_happy, settled_from_what_the_file_said)
+{
+	struct ldso_info l;
+	memset(&l, 0, sizeof l);
+	l.path = "/lib64/ld-linux-x86-64.so.2";
+	cr_assert(!ldso_settle_known(&l, '-', 0), "nothing read, no floor: the file must be read");
+	cr_assert(ldso_settle_known(&l, 'g', 31));
+	cr_assert(l.kind == LDSO_GLIBC && l.glibc_minor == 31 && !l.argv0);
+	memset(&l, 0, sizeof l);
+	l.path = "/lib64/ld-linux-x86-64.so.2";
+	cr_assert(ldso_settle_known(&l, 'g', 36));
+	cr_assert(l.argv0);
+	memset(&l, 0, sizeof l);
+	l.path = "/lib64/ld-linux-x86-64.so.2";
+	l.glibc_floor = 34;
+	cr_assert(ldso_settle_known(&l, '-', 0), "the program's glibc says enough");
+	cr_assert(l.kind == LDSO_GLIBC && l.glibc_minor == 34 && l.argv0);
+	memset(&l, 0, sizeof l);
+	l.path = "/lib/ld-musl-aarch64.so.1";
+	cr_assert(ldso_settle_known(&l, '-', 0), "musl by its name");
+	cr_assert(l.kind == LDSO_MUSL && l.argv0);
+	memset(&l, 0, sizeof l);
+	l.path = "/opt/ld.so";
+	cr_assert(ldso_settle_known(&l, 'm', 0));
+	cr_assert(l.kind == LDSO_MUSL && l.argv0);
+	memset(&l, 0, sizeof l);
+	l.path = "/opt/ld.so";
+	cr_assert(ldso_settle_known(&l, 'u', 0), "read, and neither: no --argv0");
+	cr_assert(l.kind == LDSO_UNKNOWN && !l.argv0);
+
+	/* what ldso_inspect read is what settles it again */
+	memset(&l, 0, sizeof l);
+	l.path = "/lib64/ld-linux-x86-64.so.2";
+	char why[128];
+	cr_assert_eq(ldso_inspect(&l, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(l.file_kind, 'g');
+	struct ldso_info again;
+	memset(&again, 0, sizeof again);
+	again.path = l.path;
+	cr_assert(ldso_settle_known(&again, l.file_kind, l.glibc_minor));
+	cr_assert(again.kind == l.kind && again.glibc_minor == l.glibc_minor && again.argv0 == l.argv0);
+}
+
 Test(ldso_sad, missing_self_and_garbage)
 {
 	char lpath[4200];

@@ -2,6 +2,9 @@
 #include "helpers.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../common/prepared.h"
@@ -38,9 +41,44 @@ Test(prepared_happy, parse)
 	cr_assert(!prepared_has_candidate(&v, 0xfe00, 0x5300ef));
 }
 
+Test(prepared_happy, parse_loader)
+{
+	static const char text[] =
+		"cudaload-prepared 1 00000000000000aa 00000000000000bb c\n"
+		"f /etc/nv_tegra_release\n"
+		"c fe00 5300ee\n"
+		"l 0123456789abcdef g 31 p /lib/ld-linux-aarch64.so.1\n"
+		"= /usr/local/cuda-12.2/compat\n"
+		"? compat CUDA 12.2\n";
+	char buf[PREPARED_CAP];
+	uint64_t key, stamp;
+	struct prepared_view v;
+	cr_assert_eq(parse(text, &key, &stamp, &v, buf), 1);
+	cr_assert_str_eq(v.loader.path, "/lib/ld-linux-aarch64.so.1");
+	cr_assert_eq(v.loader.stamp, 0x0123456789abcdefULL);
+	cr_assert(v.loader.kind == 'g' && v.loader.minor == 31 && v.loader.named);
+	cr_assert_str_eq(v.list, "/usr/local/cuda-12.2/compat");
+	cr_assert(prepared_has_candidate(&v, 0xfe00, 0x5300ee));
+	cr_assert_eq(parse(valid, &key, &stamp, &v, buf), 2);
+	cr_assert_null(v.loader.path, "none kept");
+}
+
 Test(prepared_edge, damaged)
 {
 	static const char *const bad[] = {
+		/* the loader: a kind, a version of at most three digits, p or s,
+		 * an absolute path; one, after the packages */
+		"cudaload-prepared 1 00000000000000aa 00000000000000bb -\nl 0123456789abcdef x 31 s /l\n= \n? x\n",
+		"cudaload-prepared 1 00000000000000aa 00000000000000bb -\nl 0123456789abcdef g 1234 s /l\n= \n? x\n",
+		"cudaload-prepared 1 00000000000000aa 00000000000000bb -\nl 0123456789abcdef g  s /l\n= \n? x\n",
+		"cudaload-prepared 1 00000000000000aa 00000000000000bb -\nl 0123456789abcdef g 31 q /l\n= \n? x\n",
+		"cudaload-prepared 1 00000000000000aa 00000000000000bb -\nl 0123456789abcdef g 31 s l\n= \n? x\n",
+		"cudaload-prepared 1 00000000000000aa 00000000000000bb -\nl 0123456789abcdeg g 31 s /l\n= \n? x\n",
+		"cudaload-prepared 1 00000000000000aa 00000000000000bb -\nl 0123456789abcdef g 31 s\n= \n? x\n",
+		"cudaload-prepared 1 00000000000000aa 00000000000000bb -\nl 0123456789abcdef g 31 s /l\n"
+		"l 0123456789abcdef g 31 s /l\n= \n? x\n",
+		"cudaload-prepared 1 00000000000000aa 00000000000000bb -\nl 0123456789abcdef g 31 s /l\n"
+		"c fe00 12\n= \n? x\n",
 		"",
 		"cudaload-prepared 1 00000000000000aa 00000000000000bb -",	/* no newline */
 		"cudaload-prepared 2 00000000000000aa 00000000000000bb -\n= \n? x\n",
@@ -119,8 +157,17 @@ static char *jetson(void)
 	return root;
 }
 
+static int write_decision_with(const char *root, const char *path, uint64_t key, bool move_on,
+			       const char *loader, const char **why);
+
 static int write_decision(const char *root, const char *path, uint64_t key, bool move_on,
 			  const char **why)
+{
+	return write_decision_with(root, path, key, move_on, NULL, why);
+}
+
+static int write_decision_with(const char *root, const char *path, uint64_t key, bool move_on,
+			       const char *loader, const char **why)
 {
 	struct prepared_record r;
 	cr_assert_eq(prepared_begin(&r, root), 0);
@@ -141,7 +188,8 @@ static int write_decision(const char *root, const char *path, uint64_t key, bool
 	c.v = &cand;
 	c.n = 1;
 	struct prepared_decision d = { .key = key, .cands = &c, .compat = true,
-				       .list = "/usr/local/cuda-12.2/compat", .reason = "compat\nCUDA 12.2" };
+				       .list = "/usr/local/cuda-12.2/compat", .reason = "compat\nCUDA 12.2",
+				       .loader = { .path = loader, .kind = 'g', .minor = 36 } };
 	int rc = prepared_write(&r, path, &d, why);
 	prepared_record_free(&r);
 	return rc;
@@ -210,6 +258,41 @@ Test(prepared_happy, written_checked_and_stale)
 		cr_assert(!prepared_check(path, 7, buf, &v, &why), "%s did not count", changes[i]);
 		cr_assert_str_eq(why, "an input changed since");
 	}
+	rm_rf(root);
+	free(root);
+}
+
+/* The loader kept beside the decision: its file's stamp, which one stat
+ * compares; a file changed since says so; one changed within the racy
+ * second, or named by a relative path, is not kept (the decision is). */
+Test(prepared_happy, loader_kept)
+{
+	char *root = jetson();
+	char path[512], buf[PREPARED_CAP], ld[600];
+	cr_assert_eq(prepared_path(path, sizeof path, root, PREPARED_DIR, 183), 0);
+	snprintf(ld, sizeof ld, "%s/ld.so", root);
+	put_text(root, "/ld.so", "a loader\n");
+	const char *why = NULL;
+	struct prepared_view v;
+	cr_assert_eq(write_decision_with(root, path, 7, true, ld, &why), 0, "%s", why);
+	cr_assert(prepared_check(path, 7, buf, &v, &why), "%s", why);
+	cr_assert_str_eq(v.loader.path, ld);
+	cr_assert(v.loader.kind == 'g' && v.loader.minor == 36 && !v.loader.named);
+	cr_assert(prepared_loader_holds(&v.loader));
+	put_text(root, "/ld.so", "another loader\n");
+	cr_assert(!prepared_loader_holds(&v.loader), "a loader written over did not count");
+	cr_assert(prepared_check(path, 7, buf, &v, &why), "the decision itself still holds: %s", why);
+
+	/* changed at or after the probe's racy second (an mtime ahead of it):
+	 * not kept; the decision is */
+	struct timespec ahead[2] = { { .tv_nsec = UTIME_OMIT }, { .tv_sec = time(NULL) + 3600 } };
+	cr_assert_eq(utimensat(AT_FDCWD, ld, ahead, 0), 0);
+	cr_assert_eq(write_decision_with(root, path, 7, true, ld, &why), 0, "%s", why);
+	cr_assert(prepared_check(path, 7, buf, &v, &why), "%s", why);
+	cr_assert_null(v.loader.path, "a loader changed within the racy second was kept");
+	cr_assert_eq(write_decision_with(root, path, 7, true, "ld.so", &why), 0, "%s", why);
+	cr_assert(prepared_check(path, 7, buf, &v, &why), "%s", why);
+	cr_assert_null(v.loader.path, "a relative path was kept");
 	rm_rf(root);
 	free(root);
 }

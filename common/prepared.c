@@ -601,9 +601,14 @@ int prepared_write(struct prepared_record *r, const char *path, const struct pre
 	free(keep_dir);
 	struct timespec racy_from = { r->began.tv_sec - PREPARED_RACY_S, r->began.tv_nsec };
 	struct prepared_decision kept = *d;
-	kept.loader.path = keepable_loader(&kept.loader, &racy_from) ? kept.loader.path : NULL;
+	kept.loader.path = !rc && keepable_loader(&kept.loader, &racy_from) ? kept.loader.path : NULL;
 	size_t len = 0;
 	char *text = rc ? NULL : compose(&in, &kept, &len);
+	if (text && len >= PREPARED_CAP && kept.loader.path) {
+		free(text);	/* the decision, if it fits, without the loader */
+		kept.loader.path = NULL;
+		text = compose(&in, &kept, &len);
+	}
 	inputs_free(&in);
 	if (rc || !text)
 		return rc ? rc : -1;

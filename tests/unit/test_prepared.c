@@ -158,16 +158,16 @@ static char *jetson(void)
 }
 
 static int write_decision_with(const char *root, const char *path, uint64_t key, bool move_on,
-			       const char *loader, const char **why);
+			       const char *loader, const char *list, const char **why);
 
 static int write_decision(const char *root, const char *path, uint64_t key, bool move_on,
 			  const char **why)
 {
-	return write_decision_with(root, path, key, move_on, NULL, why);
+	return write_decision_with(root, path, key, move_on, NULL, NULL, why);
 }
 
 static int write_decision_with(const char *root, const char *path, uint64_t key, bool move_on,
-			       const char *loader, const char **why)
+			       const char *loader, const char *list, const char **why)
 {
 	struct prepared_record r;
 	cr_assert_eq(prepared_begin(&r, root), 0);
@@ -188,7 +188,8 @@ static int write_decision_with(const char *root, const char *path, uint64_t key,
 	c.v = &cand;
 	c.n = 1;
 	struct prepared_decision d = { .key = key, .cands = &c, .compat = true,
-				       .list = "/usr/local/cuda-12.2/compat", .reason = "compat\nCUDA 12.2",
+				       .list = list ? list : "/usr/local/cuda-12.2/compat",
+				       .reason = "compat\nCUDA 12.2",
 				       .loader = { .path = loader, .kind = 'g', .minor = 36 } };
 	int rc = prepared_write(&r, path, &d, why);
 	prepared_record_free(&r);
@@ -274,7 +275,7 @@ Test(prepared_happy, loader_kept)
 	put_text(root, "/ld.so", "a loader\n");
 	const char *why = NULL;
 	struct prepared_view v;
-	cr_assert_eq(write_decision_with(root, path, 7, true, ld, &why), 0, "%s", why);
+	cr_assert_eq(write_decision_with(root, path, 7, true, ld, NULL, &why), 0, "%s", why);
 	cr_assert(prepared_check(path, 7, buf, &v, &why), "%s", why);
 	cr_assert_str_eq(v.loader.path, ld);
 	cr_assert(v.loader.kind == 'g' && v.loader.minor == 36 && !v.loader.named);
@@ -283,16 +284,32 @@ Test(prepared_happy, loader_kept)
 	cr_assert(!prepared_loader_holds(&v.loader), "a loader written over did not count");
 	cr_assert(prepared_check(path, 7, buf, &v, &why), "the decision itself still holds: %s", why);
 
+	/* the loader never costs the decision: near the cap, a decision that
+	 * fits without it is kept without it */
+	char list[PREPARED_CAP];
+	int dropped = 0;
+	for (size_t n = PREPARED_CAP - 700; n < PREPARED_CAP - 300; n += 7) {
+		memset(list, 'x', n);
+		list[0] = '/';
+		list[n] = '\0';
+		int bare = write_decision_with(root, path, 7, true, NULL, list, &why);
+		int with = write_decision_with(root, path, 7, true, ld, list, &why);
+		cr_assert_eq(with, bare, "a %zu-byte list: %d with the loader, %d without", n, with, bare);
+		dropped += with == 0 && prepared_check(path, 7, buf, &v, &why) && !v.loader.path;
+	}
+	cr_assert_gt(dropped, 0, "no list came near enough to the cap");
+
 	/* changed at or after the probe's racy second (an mtime ahead of it):
 	 * not kept; the decision is */
 	struct timespec ahead[2] = { { .tv_nsec = UTIME_OMIT }, { .tv_sec = time(NULL) + 3600 } };
 	cr_assert_eq(utimensat(AT_FDCWD, ld, ahead, 0), 0);
-	cr_assert_eq(write_decision_with(root, path, 7, true, ld, &why), 0, "%s", why);
+	cr_assert_eq(write_decision_with(root, path, 7, true, ld, NULL, &why), 0, "%s", why);
 	cr_assert(prepared_check(path, 7, buf, &v, &why), "%s", why);
 	cr_assert_null(v.loader.path, "a loader changed within the racy second was kept");
-	cr_assert_eq(write_decision_with(root, path, 7, true, "ld.so", &why), 0, "%s", why);
+	cr_assert_eq(write_decision_with(root, path, 7, true, "ld.so", NULL, &why), 0, "%s", why);
 	cr_assert(prepared_check(path, 7, buf, &v, &why), "%s", why);
 	cr_assert_null(v.loader.path, "a relative path was kept");
+
 	rm_rf(root);
 	free(root);
 }

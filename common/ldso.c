@@ -143,7 +143,7 @@ bool ldso_settle_known(struct ldso_info *l, char file_kind, int file_minor)
 	} else if (file_kind == 'm') {
 		l->kind = LDSO_MUSL;
 	} else if (file_kind != 'u' && !l->keep) {
-		return false;	/* kept for mapping: --argv0 will not be needed */
+		return false;	/* read the file (one kept for mapping needs no --argv0) */
 	}
 	l->argv0 = l->kind == LDSO_MUSL || (l->kind == LDSO_GLIBC && l->glibc_minor >= LDSO_ARGV0_GLIBC_MINOR);
 	return true;

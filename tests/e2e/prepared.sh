@@ -48,13 +48,21 @@ sh "$here/mkroot.sh" "$top/tests/fixtures/orin-jp5-compat122.profile" "$base" "$
 }
 compat=/usr/local/cuda-12.2/compat tegra=/usr/lib/aarch64-linux-gnu/tegra
 
-# start ROOT [VAR=VALUE...]: the probe, patched, with nothing of its own (no
-# LD_LIBRARY_PATH, CUDA_HOME or conda): which libcuda it loaded.
-start() {
+# bare ROOT COMMAND...: COMMAND on ROOT in this mode, with nothing of the
+# caller's that names a directory (no LD_LIBRARY_PATH, CUDA_HOME, conda or
+# config file).
+bare() {
 	r=$1
 	shift
 	env -u LD_LIBRARY_PATH -u CUDA_HOME -u CUDA_PATH -u CONDA_PREFIX -u CUDALOAD_CONFIG \
-		CUDALOAD_ROOT="$r" CUDALOAD_MODE="$mode" CUDALOAD_FIRST_USE=off "$@" "$P" 2>&1 |
+		CUDALOAD_ROOT="$r" CUDALOAD_MODE="$mode" CUDALOAD_FIRST_USE=off "$@"
+}
+# start ROOT [VAR=VALUE...]: the probe, patched, with nothing of its own:
+# which libcuda it loaded.
+start() {
+	r=$1
+	shift
+	bare "$r" "$@" "$P" 2>&1 |
 		sed -n "s|^libcuda=$r\([^ ]*\) .*|\1|p; s|^libcuda=none|none|p"
 }
 # why_of ROOT PROGRAM [VAR=VALUE...]: what the trace says of the prepared
@@ -62,9 +70,7 @@ start() {
 why_of() {
 	r=$1 p=$2
 	shift 2
-	env -u LD_LIBRARY_PATH -u CUDA_HOME -u CUDA_PATH -u CONDA_PREFIX -u CUDALOAD_CONFIG \
-		CUDALOAD_ROOT="$r" CUDALOAD_MODE="$mode" CUDALOAD_FIRST_USE=off CUDALOAD_DEBUG=1 "$@" "$p" 2>&1 |
-		sed -n 's/.*: prepared decision: //p'
+	bare "$r" CUDALOAD_DEBUG=1 "$@" "$p" 2>&1 | sed -n 's/.*: prepared decision: //p'
 }
 why() {
 	r=$1
@@ -161,8 +167,7 @@ CL=$cl
 if verifier_suite "$arch" "prepared: --verify" >/dev/null; then
 	CL=$cl
 	rm -rf "$W/verify/run/cudaload"
-	out=$(env -u LD_LIBRARY_PATH -u CUDA_HOME -u CUDA_PATH -u CONDA_PREFIX -u CUDALOAD_CONFIG \
-		CUDALOAD_ROOT="$W/verify" "$CL" --verify 2>&1)
+	out=$(bare "$W/verify" "$CL" --verify 2>&1)
 	status "verify: root's --verify runs" 0 $? "$out"
 	status "verify: ... and leaves a decision prepared that holds" \
 		"holds (the full path runs for this trace)" "$(why "$W/verify")"
@@ -233,8 +238,7 @@ whyp() { why_of "$W/ownenv" "$1"; }
 loadsp() {
 	p=$1
 	shift
-	env -u LD_LIBRARY_PATH -u CUDA_HOME -u CUDA_PATH -u CONDA_PREFIX -u CUDALOAD_CONFIG \
-		CUDALOAD_ROOT="$W/ownenv" CUDALOAD_MODE="$mode" CUDALOAD_FIRST_USE=off "$@" "$p" 2>&1 | grep '^libcuda='
+	bare "$W/ownenv" "$@" "$p" 2>&1 | grep '^libcuda='
 }
 held="holds (the full path runs for this trace)"
 for prog in "$P" "$W/alias/probe" "$W/bin/probe-link"; do
@@ -297,8 +301,7 @@ if [ "$mode" = exec ]; then
 	status "loader: ... and one with the standard loader, which it does not know, too" "$lib_compat" \
 		"$(start "$R")"
 	cp "$CL" "$W/ldcopy/ld.so"
-	out=$(env -u LD_LIBRARY_PATH -u CUDA_HOME -u CUDA_PATH -u CONDA_PREFIX -u CUDALOAD_CONFIG \
-		CUDALOAD_ROOT="$R" CUDALOAD_MODE="$mode" CUDALOAD_LDSO="$W/ldcopy/ld.so" "$P" 2>&1)
+	out=$(bare "$R" CUDALOAD_LDSO="$W/ldcopy/ld.so" "$P" 2>&1)
 	status "loader: cudaload put in the kept loader's place: refused, not run" 127 $? "$out"
 	contains "loader: ... said" "$out" "$W/ldcopy/ld.so (CUDALOAD_LDSO): is cudaload itself, not a dynamic loader"
 fi
@@ -347,9 +350,7 @@ for r in 1 2; do
 done
 flip() { # flip PROGRAM: the release PROGRAM's plugin comes from, current repointed to 2
 	ln -sfn releases/1 "$O/current"
-	env -u LD_LIBRARY_PATH -u CUDA_HOME -u CUDA_PATH -u CONDA_PREFIX -u CUDALOAD_CONFIG \
-		CUDALOAD_ROOT="$base" CUDALOAD_MODE="$mode" CUDALOAD_FIRST_USE=off \
-		"$O/current/bin/$1" "$O/current" releases/2 2>&1
+	bare "$base" "$O/current/bin/$1" "$O/current" releases/2 2>&1
 }
 if [ -n "$built" ]; then
 	want=$(flip app-plain)
@@ -392,8 +393,7 @@ fi
 
 # what is left before ld.so: x86_64, where strace runs (the bench counts the same)
 if [ "$arch" = "$(uname -m)" ] && command -v strace >/dev/null; then
-	env -u LD_LIBRARY_PATH -u CUDA_HOME -u CUDA_PATH -u CONDA_PREFIX -u CUDALOAD_CONFIG \
-		CUDALOAD_ROOT="$W/strace" CUDALOAD_MODE="$mode" strace -s 4096 -o "$W/strace.txt" "$P" >/dev/null 2>&1
+	bare "$W/strace" strace -s 4096 -o "$W/strace.txt" "$P" >/dev/null 2>&1
 	lacks "strace: the probe is not run (no release read, no /usr/local listed)" \
 		"$(grep -e nv_tegra_release.*O_RDONLY -e getdents "$W/strace.txt")" "open"
 	contains "strace: one readlink reads the decision" "$(grep -c 'readlink(.*/prepared-' "$W/strace.txt")" 1
@@ -419,9 +419,7 @@ if [ "$arch" = "$(uname -m)" ] && command -v strace >/dev/null; then
 		*) skip "strace: exec by the name it was run by" "openat2 is refused here: $o2" ;;
 		esac
 		# through a linked directory: /proc/self/exe's name, the path behind it
-		env -u LD_LIBRARY_PATH -u CUDA_HOME -u CUDA_PATH -u CONDA_PREFIX -u CUDALOAD_CONFIG \
-			CUDALOAD_ROOT="$W/strace" CUDALOAD_MODE="$mode" strace -s 4096 -o "$W/strace-alias.txt" \
-			"$W/alias/probe" >/dev/null 2>&1
+		bare "$W/strace" strace -s 4096 -o "$W/strace-alias.txt" "$W/alias/probe" >/dev/null 2>&1
 		contains "strace: exec through a linked directory reads /proc/self/exe" \
 			"$(proc_read "$W/strace-alias.txt")" /proc/self/exe
 		contains "strace: ... and hands ld.so the path behind the link" \

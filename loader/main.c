@@ -516,10 +516,7 @@ static void trace_command(char *const *av)
 	diag("exec %s", line);
 }
 
-/* --verify: cuInit needs glibc's libcuda, which this static musl program
- * cannot load, so the verifier is a separate glibc program
- * (tools/cudaload-verify.c) beside cudaload or in ../libexec/cudaload. */
-__attribute__((noreturn))
+/* Exec path with av, or exit 127 (not found) or 126 (cannot run) saying why. */
 __attribute__((noreturn))
 static void exec_or_die(const char *path, char *const *av, char **envp)
 {
@@ -1163,9 +1160,11 @@ static void prepare_for_host(struct start *st)
 		judge_start(st);
 }
 
-/* cudaload --verify: cudaload-verify (beside this binary or in
- * ../libexec/cudaload) in a child, then the decision prepared with its
- * verdicts; its exit status. */
+/* cudaload --verify: cuInit needs glibc's libcuda, which this static musl
+ * program cannot load, so the verifier is a glibc program of its own
+ * (tools/cudaload-verify.c, beside this binary or in ../libexec/cudaload),
+ * run in a child; then the decision prepared with its verdicts; its exit
+ * status. */
 __attribute__((noreturn))
 static void run_verifier(struct start *st)
 {

@@ -56,7 +56,8 @@ struct prog {
 	int n_lines;
 };
 
-struct machine {
+/* The machine as --status shows it: its judgement and its programs'. */
+struct host_status {
 	struct settings *s;
 	const char *root, *self;
 	long long now;
@@ -80,7 +81,7 @@ struct machine {
 };
 
 __attribute__((format(printf, 2, 3)))
-static char *text(struct machine *m, const char *fmt, ...)
+static char *text(struct host_status *m, const char *fmt, ...)
 {
 	va_list ap;
 	char *out = NULL;
@@ -145,7 +146,7 @@ static int interp_kind(const char *root, const char *interp, char *why, size_t c
  * here would not get.  The image's own programs will get them, so the
  * status looks for the one beside the program's cudaload in the image:
  * malloc'd, as the image sees it, or NULL. */
-static char *image_pin(struct machine *m, const char *interp, struct pin *pin)
+static char *image_pin(struct host_status *m, const char *interp, struct pin *pin)
 {
 	const char *slash = strrchr(interp, '/');
 	if (!root_len(m->root) || !slash || !pin->system_dir)
@@ -177,7 +178,7 @@ static int reach_recorded(void *ctx, struct host *h, struct candidates *c)
 }
 
 /* The program as --explain would judge it, run through its cudaload. */
-static void judge_program(struct machine *m, const struct patchlist_entry *e, struct prog *p)
+static void judge_program(struct host_status *m, const struct patchlist_entry *e, struct prog *p)
 {
 	char why[192];
 	struct target t;
@@ -279,7 +280,7 @@ static void judge_program(struct machine *m, const struct patchlist_entry *e, st
 
 /* The record under the root into pl; an image without one is walked
  * (imagewalk.h).  -1 when it cannot be read (the status cannot be told). */
-static int read_record(struct machine *m, struct patchlist *pl)
+static int read_record(struct host_status *m, struct patchlist *pl)
 {
 	char *path = rooted_path(m->root, PATCHLIST_FILE);
 	char why[sizeof m->record_why - sizeof PATCHLIST_FILE - 2] = "out of memory";
@@ -304,7 +305,7 @@ static int read_record(struct machine *m, struct patchlist *pl)
 }
 
 /* Every program of the record (or the walk) judged once. */
-static void judge_programs(struct machine *m)
+static void judge_programs(struct host_status *m)
 {
 	struct patchlist pl = { 0 };
 	if (read_record(m, &pl) < 0)
@@ -322,12 +323,12 @@ static void judge_programs(struct machine *m)
 }
 
 /* Can cudaload --verify judge this package here (its verifier's machine)? */
-static bool verifiable(const struct machine *m, const struct candidate *c)
+static bool verifiable(const struct host_status *m, const struct candidate *c)
 {
 	return c->has_lib && c->elf_class == m->cls && c->elf_machine == m->elf_machine;
 }
 
-static const char *stale_reason(const struct machine *m, const struct candidate *c)
+static const char *stale_reason(const struct host_status *m, const struct candidate *c)
 {
 	switch (m->j.store) {
 	case VSTORE_DAMAGED:
@@ -348,7 +349,7 @@ static const char *stale_reason(const struct machine *m, const struct candidate 
 /* This cudaload's own machine, judged for a program that brings nothing
  * (judge.h): the host, its packages and their verdicts, the decision and
  * the pin as shown. */
-static void judge_machine(struct machine *m)
+static void judge_machine(struct host_status *m)
 {
 	m->in = (struct judge_in){
 		.s = m->s, .cls = m->cls, .machine = m->elf_machine, .self = m->self, .full = true,
@@ -373,7 +374,7 @@ static void judge_machine(struct machine *m)
 	}
 }
 
-static int exit_status(const struct machine *m)
+static int exit_status(const struct host_status *m)
 {
 	if (m->record_unreadable || m->oom)
 		return STATUS_UNREADABLE;
@@ -383,7 +384,7 @@ static int exit_status(const struct machine *m)
 
 /* ---- text ------------------------------------------------------------- */
 
-static const char *store_words(const struct machine *m)
+static const char *store_words(const struct host_status *m)
 {
 	switch (m->j.store) {
 	case VSTORE_APPLIES:
@@ -397,7 +398,7 @@ static const char *store_words(const struct machine *m)
 	}
 }
 
-static void print_text(FILE *f, const struct machine *m)
+static void print_text(FILE *f, const struct host_status *m)
 {
 	const struct host *h = &m->j.host;
 	char v[16], age[40], what[160];
@@ -521,7 +522,7 @@ static void print_text(FILE *f, const struct machine *m)
 
 /* ---- JSON (keys in cudaload(1)) ----------------------------------------- */
 
-static void print_json(FILE *f, const struct machine *m)
+static void print_json(FILE *f, const struct host_status *m)
 {
 	const struct host *h = &m->j.host;
 	char v[16];
@@ -635,7 +636,7 @@ static const char prom_verdict_names[4][32] = { "cudaload_verdict_age_seconds", 
 /* which: 0 age, 1 ok, 2 stale, 3 verified.  A package without a verdict
  * has no age, ok or stale sample unless it is stale (new since the last
  * --verify): a 0 there would read as a fresh verdict; verified says 0. */
-static void prom_verdict(FILE *f, const struct machine *m, const char *package,
+static void prom_verdict(FILE *f, const struct host_status *m, const char *package,
 			 const struct verdict *v, bool stale, int which)
 {
 	bool have = v->kind != VERDICT_NONE;
@@ -647,7 +648,7 @@ static void prom_verdict(FILE *f, const struct machine *m, const char *package,
 				 : which == 2 ? (long long)stale : (long long)have);
 }
 
-static void print_prometheus(FILE *f, const struct machine *m)
+static void print_prometheus(FILE *f, const struct host_status *m)
 {
 	const struct host *h = &m->j.host;
 	char v[16], t[16];
@@ -740,7 +741,7 @@ static void temp_name(char *name, size_t cap, int try)
 
 /* The metrics into fd, a file of this user's that nothing else names (no
  * link: nlink is want_links), with mode 0644 and on disk.  0, or -1. */
-static int fill(const struct machine *m, int fd, nlink_t want_links)
+static int fill(const struct host_status *m, int fd, nlink_t want_links)
 {
 	struct stat st;
 	if (fstat(fd, &st) < 0)
@@ -765,7 +766,7 @@ static int fill(const struct machine *m, int fd, nlink_t want_links)
  * nothing that stands in the directory is ever opened.  0; -1 when the
  * kernel or the file system has no O_TMPFILE or it cannot be linked
  * without /proc (the caller then creates by name). */
-static int write_unnamed(const struct machine *m, int dfd, char *name, size_t cap)
+static int write_unnamed(const struct host_status *m, int dfd, char *name, size_t cap)
 {
 	int fd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
 	if (fd < 0)
@@ -791,7 +792,7 @@ static int write_unnamed(const struct machine *m, int dfd, char *name, size_t ca
  * already there (a FIFO, a link); O_NOFOLLOW and O_NONBLOCK as well, should
  * a file system not honour it, and fill() checks that it is a plain file of
  * this user's with one link.  0, or -1. */
-static int write_named(const struct machine *m, int dfd, char *name, size_t cap)
+static int write_named(const struct host_status *m, int dfd, char *name, size_t cap)
 {
 	int fd = -1;
 	for (int i = 0; fd < 0 && i < STATUS_TEMP_TRIES; i++) {
@@ -820,7 +821,7 @@ static int write_named(const struct machine *m, int dfd, char *name, size_t cap)
  * link to a file of root's) is opened.  A directory anyone may write to
  * without the sticky bit is refused: there anyone could rename over the
  * file.  0, or -1 said. */
-static int write_textfile(const struct machine *m, const char *dir)
+static int write_textfile(const struct host_status *m, const char *dir)
 {
 	const char *why = NULL;
 	char name[sizeof STATUS_TEMP_PREFIX + 16];
@@ -847,7 +848,7 @@ static int write_textfile(const struct machine *m, const char *dir)
 
 int status_run(struct settings *s, const char *self, const struct status_options *o)
 {
-	struct machine *m = calloc(1, sizeof *m);
+	struct host_status *m = calloc(1, sizeof *m);
 	if (!m) {
 		fputs("cudaload: --status: out of memory\n", stderr);
 		return STATUS_UNREADABLE;

@@ -223,7 +223,7 @@ else
 	skip "systemd-analyze verify: the units" "no systemd-analyze (the systemd package)"
 fi
 
-# ---- the textfile, where others can write (issue 36) ----
+# ---- the textfile, where others can write ----
 # Root writes it into a directory that is often the exporter's user's: what
 # stands at a temporary's name must never be opened.  The name was
 # .cudaload.prom.PID: a FIFO there blocked root's run forever, a hard link
@@ -284,7 +284,7 @@ else
 	skip "textfile without linkat" "no strace, or it cannot trace here"
 fi
 
-# ---- names that are not UTF-8 or hold control characters (issue 36) ----
+# ---- names that are not UTF-8 or hold control characters ----
 # Program paths from the record and a package directory with bytes \xff\xfe,
 # ESC, CR, BEL and a backslash: raw, they made the textfile invalid UTF-8
 # (node_exporter drops the whole file), forged a line on the terminal

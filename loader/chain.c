@@ -339,18 +339,25 @@ static void unmap_program(const void *phdr, size_t phnum, size_t phent)
 	if (!self)
 		return;
 	uintptr_t bias = (uintptr_t)phdr - self->p_vaddr;
+	/* [start, end) of each, read before the first munmap; segments that
+	 * touch are one range, one munmap (all of them, as most are laid out) */
 	uintptr_t ranges[16][2];
 	size_t n = 0;
-	for (size_t i = 0; i < phnum && n < 16; i++) {	/* read all before the first munmap */
+	for (size_t i = 0; i < phnum; i++) {
 		const ElfW(Phdr) *ph = (const void *)(p + i * phent);
 		if (ph->p_type != PT_LOAD || !ph->p_memsz)
 			continue;
-		ranges[n][0] = (bias + ph->p_vaddr) & ~(pg - 1);
-		ranges[n][1] = ((bias + ph->p_vaddr + ph->p_memsz + pg - 1) & ~(pg - 1)) - ranges[n][0];
-		n++;
+		uintptr_t lo = (bias + ph->p_vaddr) & ~(pg - 1);
+		uintptr_t hi = (bias + ph->p_vaddr + ph->p_memsz + pg - 1) & ~(pg - 1);
+		if (n && ranges[n - 1][1] == lo)
+			ranges[n - 1][1] = hi;
+		else if (n < 16) {
+			ranges[n][0] = lo;
+			ranges[n++][1] = hi;
+		}
 	}
 	for (size_t i = 0; i < n; i++)
-		munmap((void *)ranges[i][0], ranges[i][1]);
+		munmap((void *)ranges[i][0], ranges[i][1] - ranges[i][0]);
 }
 
 void chain_enter_command(const struct chain_ldso *ldso, char **argv, size_t *auxv,

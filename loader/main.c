@@ -266,7 +266,7 @@ static char exe_self[] = "/proc/self/exe";
  * as this process, so this open says what its own will. */
 static bool exe_self_readable(void)
 {
-	int fd = open(exe_self, O_RDONLY | O_CLOEXEC);
+	int fd = open(exe_self, O_RDONLY);	/* closed at once: no O_CLOEXEC (musl's is a call more) */
 	if (fd < 0)
 		return false;
 	close(fd);

@@ -340,7 +340,8 @@ static void unmap_program(const void *phdr, size_t phnum, size_t phent)
 		return;
 	uintptr_t bias = (uintptr_t)phdr - self->p_vaddr;
 	/* [start, end) of each, read before the first munmap; segments that
-	 * touch are one range, one munmap (all of them, as most are laid out) */
+	 * touch or share a page (in order, as ELF lays them out) are one
+	 * range, one munmap (all of them, as most programs are linked) */
 	uintptr_t ranges[16][2];
 	size_t n = 0;
 	for (size_t i = 0; i < phnum; i++) {
@@ -349,9 +350,10 @@ static void unmap_program(const void *phdr, size_t phnum, size_t phent)
 			continue;
 		uintptr_t lo = (bias + ph->p_vaddr) & ~(pg - 1);
 		uintptr_t hi = (bias + ph->p_vaddr + ph->p_memsz + pg - 1) & ~(pg - 1);
-		if (n && ranges[n - 1][1] == lo)
-			ranges[n - 1][1] = hi;
-		else if (n < 16) {
+		if (n && lo >= ranges[n - 1][0] && lo <= ranges[n - 1][1]) {
+			if (hi > ranges[n - 1][1])
+				ranges[n - 1][1] = hi;
+		} else if (n < 16) {
 			ranges[n][0] = lo;
 			ranges[n++][1] = hi;
 		}

@@ -4,7 +4,10 @@
  *
  * One line per step on stderr when diag_on is set, prefixed
  * "cudaload[PID] PROGRAM: " so that the traces of nested processes can be
- * told apart.  Off by default so unit tests and quiet runs print nothing.
+ * told apart.  Each line is written in the printable form of names
+ * (utf8.h), as every other output: a control byte in a file's or the
+ * program's name shows as \xNN.  Off by default so unit tests and quiet
+ * runs print nothing.
  */
 #ifndef CUDALOAD_DIAG_H
 #define CUDALOAD_DIAG_H

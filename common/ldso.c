@@ -69,7 +69,7 @@ int ldso_inspect(struct ldso_info *l, char *why, size_t whycap)
 		snprintf(why, whycap, "%s", strerror(e));
 		return e == ENOENT || e == ENOTDIR || e == ELOOP || e == ENAMETOOLONG ? -ENOENT : -EACCES;
 	}
-	bool head_only = l->keep || l->glibc_floor >= LDSO_ARGV0_GLIBC_MINOR;	/* inspect reads no more */
+	bool head_only = (l->keep && !l->command) || l->glibc_floor >= LDSO_ARGV0_GLIBC_MINOR;	/* inspect reads no more */
 	int r = head_only ? elfread_open_fd_head(&ef, fd, map_head, sizeof map_head, why, whycap)
 			  : elfread_open_fd(&ef, fd, why, whycap);
 	r = r < 0 ? -ENOEXEC : inspect(l, &ef, why, whycap);
@@ -134,7 +134,7 @@ bool ldso_settle_known(struct ldso_info *l, char file_kind, int file_minor)
 {
 	if (names_musl(l->path)) {
 		l->kind = LDSO_MUSL;
-	} else if (!l->keep && l->glibc_floor >= LDSO_ARGV0_GLIBC_MINOR) {
+	} else if ((!l->keep || l->command) && l->glibc_floor >= LDSO_ARGV0_GLIBC_MINOR) {
 		l->kind = LDSO_GLIBC;	/* the program's glibc, whose ld.so it is */
 		l->glibc_minor = l->glibc_floor;
 	} else if (file_kind == 'g') {
@@ -142,8 +142,8 @@ bool ldso_settle_known(struct ldso_info *l, char file_kind, int file_minor)
 		l->glibc_minor = file_minor;
 	} else if (file_kind == 'm') {
 		l->kind = LDSO_MUSL;
-	} else if (file_kind != 'u' && !l->keep) {
-		return false;	/* read the file (one kept for mapping needs no --argv0) */
+	} else if (file_kind != 'u' && (!l->keep || l->command)) {
+		return false;	/* read the file (one mapped for chain mode needs no --argv0) */
 	}
 	l->argv0 = l->kind == LDSO_MUSL || (l->kind == LDSO_GLIBC && l->glibc_minor >= LDSO_ARGV0_GLIBC_MINOR);
 	return true;
@@ -186,5 +186,6 @@ static int inspect(struct ldso_info *l, const struct elf_file *ef, char *why, si
 	}
 	l->type = ef->type;
 	l->entry = ef->entry;
+	l->phoff = ef->phoff;
 	return 0;
 }

@@ -46,6 +46,10 @@ struct ldso_info {
 	/* With keep set before ldso_inspect: the open file and what a caller
 	 * needs to map it next (chain mode); see ldso_release. */
 	bool keep;
+	/* Set with keep before ldso_inspect: the loader mapped here runs as a
+	 * command all the same (a set-id program's start, loader/main.c), so
+	 * whether it takes --argv0 is read as for exec mode. */
+	bool command;
 	/* Set before ldso_inspect for a loader a person named (CUDALOAD_LDSO,
 	 * ldso.<machine>): its dynamic section is read too, which a loader
 	 * named by a program (PT_INTERP, the record) or the system's standard
@@ -63,6 +67,7 @@ struct ldso_info {
 	int fd;
 	int type;
 	uint64_t entry;
+	uint64_t phoff;		/* where its program headers lie in the file */
 	struct elf_phdr ph[LDSO_MAX_PHDRS];	/* its program headers, n_ph of them */
 	unsigned n_ph;
 };

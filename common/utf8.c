@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 size_t utf8_seq(const unsigned char *s, size_t n)
 {
@@ -39,30 +40,59 @@ size_t utf8_seq(const unsigned char *s, size_t n)
 	return len;
 }
 
-/* The printable form (utf8.h), quoted for JSON and Prometheus or not. */
+/* The printable form (utf8.h) of what starts p (n bytes left), quoted for
+ * JSON and Prometheus or not, into out (at most 10 bytes: a C1 control,
+ * quoted), not NUL-terminated; its length, and in *took how many bytes of
+ * p it stands for. */
+static size_t printable_unit(const unsigned char *p, size_t n, bool quoted, char *out, size_t *took)
+{
+	size_t k = utf8_seq(p, n);
+	if (k == 1 && p[0] >= 0x20 && p[0] != 0x7f) {
+		*took = 1;
+		if (p[0] == '\\')
+			return (size_t)snprintf(out, 8, "%s", quoted ? "\\\\\\\\" : "\\\\");
+		if (p[0] == '"' && quoted)
+			return (size_t)snprintf(out, 8, "\\\"");
+		out[0] = (char)p[0];
+		return 1;
+	}
+	if (k > 1 && !(k == 2 && p[0] == 0xc2 && p[1] < 0xa0)) {
+		memcpy(out, p, k);
+		*took = k;
+		return k;
+	}
+	/* a control character, each byte; a stray byte alone */
+	size_t m = k ? k : 1, len = 0;
+	for (size_t j = 0; j < m; j++)
+		len += (size_t)snprintf(out + len, 6, quoted ? "\\\\x%02x" : "\\x%02x", p[j]);
+	*took = m;
+	return len;
+}
+
 static void printable(FILE *f, const char *s, size_t n, bool quoted)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	for (size_t i = 0; i < n;) {
-		size_t k = utf8_seq(p + i, n - i);
-		if (k == 1 && p[i] >= 0x20 && p[i] != 0x7f) {
-			if (p[i] == '\\')
-				fputs(quoted ? "\\\\\\\\" : "\\\\", f);
-			else if (p[i] == '"' && quoted)
-				fputs("\\\"", f);
-			else
-				fputc(p[i], f);
-		} else if (k > 1 && !(k == 2 && p[i] == 0xc2 && p[i + 1] < 0xa0)) {
-			fwrite(p + i, 1, k, f);
-		} else {
-			/* a control character, each byte; a stray byte alone */
-			size_t m = k ? k : 1;
-			for (size_t j = 0; j < m; j++)
-				fprintf(f, quoted ? "\\\\x%02x" : "\\x%02x", p[i + j]);
-			k = m;
-		}
-		i += k;
+	char unit[24];
+	for (size_t i = 0, took; i < n; i += took)
+		fwrite(unit, 1, printable_unit(p + i, n - i, quoted, unit, &took), f);
+}
+
+size_t utf8_text_into(char *out, size_t cap, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char unit[24];
+	size_t len = 0;
+	if (!cap)
+		return 0;
+	for (size_t i = 0, took; i < n; i += took) {
+		size_t u = printable_unit(p + i, n - i, false, unit, &took);
+		if (len + u >= cap)
+			break;
+		memcpy(out + len, unit, u);
+		len += u;
 	}
+	out[len] = '\0';
+	return len;
 }
 
 void utf8_text(FILE *f, const char *s, size_t n)

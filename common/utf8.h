@@ -33,6 +33,11 @@ size_t utf8_seq(const unsigned char *s, size_t n);
 /* For people: the printable form of s. */
 void utf8_text(FILE *f, const char *s, size_t n);
 
+/* For people, into a buffer: the printable form of s into out, cap bytes
+ * with the NUL; as much as fits, never part of one byte's form (the CUDALOAD_DEBUG
+ * trace).  Its length. */
+size_t utf8_text_into(char *out, size_t cap, const char *s, size_t n);
+
 /* For a JSON string or a Prometheus label value: the printable form of s
  * with '"' and '\' escaped, without the quotes around it. */
 void utf8_quoted(FILE *f, const char *s, size_t n);

@@ -233,6 +233,16 @@ int chain_map(const struct ldso_info *l, int machine, struct chain_ldso *out,
 	}
 	out->base = bias;
 	out->entry = bias + l->entry;
+	/* Its program headers where the kernel would say they are (the segment
+	 * whose file bytes hold them): for a start as a command. */
+	out->phdr = 0;
+	out->phnum = l->n_ph;
+	for (unsigned i = 0; i < l->n_ph && !out->phdr; i++) {
+		const struct elf_phdr *ph = &l->ph[i];
+		if (ph->type == PT_LOAD && l->phoff >= ph->offset &&
+		    l->phoff - ph->offset + l->n_ph * sizeof(ElfW(Phdr)) <= ph->filesz)
+			out->phdr = bias + ph->vaddr + (l->phoff - ph->offset);
+	}
 	return 0;
 }
 
@@ -310,4 +320,109 @@ void chain_enter(const struct chain_ldso *ldso, char **argv, size_t *auxv,
 	chain_handover.env_original = added ? NULL : envp[slot];
 	v[env_at + slot] = (size_t)(new_sp + words);
 	chain_jump(v, words + list_words, new_sp, ldso->entry);
+}
+
+/* The program as the kernel mapped it, given back before ld.so maps it
+ * again: each PT_LOAD, its bss included, where PT_PHDR tells the load
+ * bias (without it, ld.so itself takes the bias to be 0, and the mapping
+ * stays: a program at a fixed address is mapped over in place). */
+static void unmap_program(const void *phdr, size_t phnum, size_t phent)
+{
+	uintptr_t pg = getauxval(AT_PAGESZ) ? getauxval(AT_PAGESZ) : 4096;
+	const unsigned char *p = phdr;
+	const ElfW(Phdr) *self = NULL;
+	if (!phdr || phent != sizeof(ElfW(Phdr)))
+		return;
+	for (size_t i = 0; i < phnum && !self; i++)
+		if (((const ElfW(Phdr) *)(const void *)(p + i * phent))->p_type == PT_PHDR)
+			self = (const void *)(p + i * phent);
+	if (!self)
+		return;
+	uintptr_t bias = (uintptr_t)phdr - self->p_vaddr;
+	/* [start, end) of each, read before the first munmap; segments that
+	 * touch or share a page (in order, as ELF lays them out) are one
+	 * range, one munmap (all of them, as most programs are linked) */
+	uintptr_t ranges[16][2];
+	size_t n = 0;
+	for (size_t i = 0; i < phnum; i++) {
+		const ElfW(Phdr) *ph = (const void *)(p + i * phent);
+		if (ph->p_type != PT_LOAD || !ph->p_memsz)
+			continue;
+		uintptr_t lo = (bias + ph->p_vaddr) & ~(pg - 1);
+		uintptr_t hi = (bias + ph->p_vaddr + ph->p_memsz + pg - 1) & ~(pg - 1);
+		if (n && lo >= ranges[n - 1][0] && lo <= ranges[n - 1][1]) {
+			if (hi > ranges[n - 1][1])
+				ranges[n - 1][1] = hi;
+		} else if (n < 16) {
+			ranges[n][0] = lo;
+			ranges[n++][1] = hi;
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		munmap((void *)ranges[i][0], ranges[i][1] - ranges[i][0]);
+}
+
+void chain_enter_command(const struct chain_ldso *ldso, char **argv, size_t *auxv,
+			 const void *prog_phdr, size_t prog_phnum, size_t prog_phent,
+			 const char *const *lead, size_t n_lead)
+{
+	if (!ldso->phdr)
+		return;
+	size_t *sp = (size_t *)argv - 1;	/* argc, as the kernel laid it out */
+	size_t argc = *sp;
+	char **envp = argv + argc + 1;
+	size_t envc = 0, auxw = 0;
+	while (envp[envc])
+		envc++;
+	while (auxv[auxw] != AT_NULL)
+		auxw += 2;
+	auxw += 2;
+	plan_image_unmap();
+
+	/* argc, the lead then the program's own arguments, the environment,
+	 * the auxiliary vector; above them the lead's strings (nothing on the
+	 * heap or in our image is read once ld.so runs) */
+	size_t nargs = n_lead + (argc > 1 ? argc - 1 : 0);
+	size_t words = 1 + nargs + 1 + envc + 1 + auxw;
+	size_t str_bytes = 0;
+	for (size_t i = 0; i < n_lead; i++)
+		str_bytes += strlen(lead[i]) + 1;
+	size_t str_words = (str_bytes + sizeof(size_t) - 1) / sizeof(size_t);
+	size_t bytes = (words + str_words) * sizeof(size_t);
+	size_t *new_sp = (size_t *)(((uintptr_t)sp - bytes - 256) & ~(uintptr_t)15);
+	size_t *v = bytes <= CHAIN_STACK_VECTOR ? __builtin_alloca(bytes) : NULL;
+	if (!v || (uintptr_t)v + bytes > (uintptr_t)new_sp)
+		v = malloc(bytes);
+	if (!v)
+		return;
+	char *strs = (char *)(v + words), *at = (char *)(new_sp + words);
+	size_t k = 0;
+	v[k++] = nargs;
+	for (size_t i = 0; i < n_lead; i++) {
+		size_t len = strlen(lead[i]) + 1;
+		memcpy(strs, lead[i], len);
+		v[k++] = (size_t)at;	/* where the copy will lie */
+		strs += len;
+		at += len;
+	}
+	for (size_t i = 1; i < argc; i++)
+		v[k++] = (size_t)argv[i];
+	v[k++] = 0;
+	for (size_t i = 0; i < envc; i++)
+		v[k++] = (size_t)envp[i];
+	v[k++] = 0;
+	memcpy(v + k, auxv, auxw * sizeof *v);
+	/* as the kernel's exec of ld.so would say: ld.so is the program, and
+	 * has no interpreter */
+	for (size_t i = k; i < words; i += 2) {
+		switch (v[i]) {
+		case AT_BASE: v[i + 1] = 0; break;
+		case AT_PHDR: v[i + 1] = ldso->phdr; break;
+		case AT_PHNUM: v[i + 1] = ldso->phnum; break;
+		case AT_PHENT: v[i + 1] = sizeof(ElfW(Phdr)); break;
+		case AT_ENTRY: v[i + 1] = ldso->entry; break;
+		}
+	}
+	unmap_program(prog_phdr, prog_phnum, prog_phent);
+	chain_jump(v, words + str_words, new_sp, ldso->entry);
 }

@@ -28,6 +28,8 @@
 struct chain_ldso {
 	uintptr_t base;		/* load bias */
 	uintptr_t entry;
+	uintptr_t phdr;		/* its program headers in memory, 0: not in a segment */
+	size_t phnum;
 };
 
 struct ldso_info;
@@ -47,5 +49,19 @@ int chain_map(const struct ldso_info *l, int machine, struct chain_ldso *out,
 void chain_enter(const struct chain_ldso *ldso, char **argv, size_t *auxv,
 		 const void *prog_phdr, size_t prog_phnum, size_t prog_phent,
 		 char *llp_entry, bool first);
+
+/* Enter ld.so as though the kernel had run it as a command, without an
+ * exec: its arguments are lead (copied onto the stack; the last names the
+ * program for ld.so to open) then the process's own argv[1..]; the
+ * environment as it is; the auxiliary vector says ld.so is the program
+ * (AT_PHDR, AT_PHNUM, AT_PHENT and AT_ENTRY its own, AT_BASE 0), the rest
+ * as the kernel gave it (AT_SECURE included).  The program as the kernel
+ * mapped it (prog_phdr) is unmapped first, since ld.so maps it again.  No
+ * trampoline: the list is an argument, the environment untouched.
+ * Returns only when out of memory or ld.so's program headers are not in
+ * memory (chain_ldso.phdr 0). */
+void chain_enter_command(const struct chain_ldso *ldso, char **argv, size_t *auxv,
+			 const void *prog_phdr, size_t prog_phnum, size_t prog_phent,
+			 const char *const *lead, size_t n_lead);
 
 #endif

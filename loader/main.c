@@ -221,7 +221,8 @@ static char *path_from_kernel(void)
 	return out;
 }
 
-/* Where the held file sits in the program and every child it starts: the
+/* Where the held file (a program whose name is gone) sits in the program
+ * and every child it starts: the
  * last slot of the table the kernel gives each process (64 slots on 64-bit
  * Linux, NR_OPEN_DEFAULT in fs/file.c), so it costs no kernel memory there
  * (at 1023 it grew each one's table: 7 KiB a process, measured), above the
@@ -230,10 +231,10 @@ static char *path_from_kernel(void)
 #define HELD_FD 63
 
 /* The file the kernel ran, held: opening /proc/self/exe follows the
- * kernel's own reference to it, whatever has been renamed over its name,
- * linked to it or deleted since (docs/design.md §6).  O_PATH: the
- * descriptor grants no access of its own, so an execute-only set-id program
- * stays unreadable to the children it starts after dropping privileges.
+ * kernel's own reference to it, whatever has been renamed over its name or
+ * deleted since (docs/design.md §6).  O_PATH: the descriptor grants no
+ * access of its own.  Never for a privileged program, whose children
+ * could run the file by it (execveat) after an upgrade replaced it.
  * Kept across the exec of ld.so (no O_CLOEXEC), at HELD_FD, else (a
  * descriptor limit of 63 or less) at 3 or above, so that it never stands in
  * for a closed standard stream.  -1 without /proc. */
@@ -255,6 +256,23 @@ static int hold_kernel_file(void)
 /* Why a program with file capabilities gets the system driver. */
 static const char caps_why[] = "file capabilities (a second exec would drop them, and ld.so "
 			       "reads no search list in secure mode)";
+
+/* What ld.so is handed as a set-id program: the kernel's own reference to
+ * the file it checked, opened by ld.so in this process (no exec between),
+ * whatever has been renamed over the program's name since. */
+static char exe_self[] = "/proc/self/exe";
+
+/* Can ld.so open the program as exe_self?  Not without /proc, nor when the
+ * program's user may not read it (an execute-only file): ld.so opens it
+ * as this process, so this open says what its own will. */
+static bool exe_self_readable(void)
+{
+	int fd = open(exe_self, O_RDONLY);	/* closed at once: no O_CLOEXEC (musl's is a call more) */
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
 
 /* AT_SECURE without a change of ids: this exec granted file capabilities
  * (or a security module's transition), which a second one, of ld.so, would
@@ -317,25 +335,22 @@ static const char *program_by_real_name(char **argv, int argc)
 	return fn;
 }
 
-/* As the interpreter, in exec mode: what ld.so is handed as the program.
- * Secure mode (set-id; file capabilities when chain failed):
- * /proc/self/fd/N of the held file, never a name, which anyone who can
- * write where it points could change between the kernel's check and
- * ld.so's open.  Otherwise the name /proc/self/exe gives (by the name it
- * was run by where that is the same: program_by_real_name), so that the
- * program's $ORIGIN is its directory, as without cudaload (nobody gains a
- * privilege by changing it), unless the name is gone.  NULL in secure mode
- * without /proc. */
-static const char *program_for_ldso(bool secure, char **argv, int argc)
+/* As the interpreter, in exec mode (never in secure mode: settle_mode):
+ * what ld.so is handed as the program.  The name /proc/self/exe gives (by
+ * the name it was run by where that is the same: program_by_real_name), so
+ * that the program's $ORIGIN is its directory, as without cudaload (nobody
+ * gains a privilege by changing it), unless the name is gone: then the
+ * held file, /proc/self/fd/N. */
+static const char *program_for_ldso(char **argv, int argc)
 {
 	static char held[sizeof "/proc/self/fd/" + 12];
-	const char *real = secure ? NULL : program_by_real_name(argv, argc);
+	const char *real = program_by_real_name(argv, argc);
 	if (real)
 		return real;
-	char *name = secure ? NULL : malloc(CL_PATH_MAX);
-	if (!secure && !name)
+	char *name = malloc(CL_PATH_MAX);
+	if (!name)
 		die(EXIT_CANNOT_EXEC, "out of memory");
-	if (name && exe_name(name, CL_PATH_MAX))
+	if (exe_name(name, CL_PATH_MAX))
 		return name;
 	int fd = hold_kernel_file();
 	if (fd >= 0) {
@@ -343,8 +358,7 @@ static const char *program_for_ldso(bool secure, char **argv, int argc)
 		snprintf(held, sizeof held, "/proc/self/fd/%d", fd);
 		return held;
 	}
-	if (name)
-		execfn_name(name);	/* no /proc: all there is */
+	execfn_name(name);	/* no /proc: all there is */
 	return name;
 }
 
@@ -466,12 +480,14 @@ static const char *explained_mode(const struct settings *s, const struct target 
 		*why = "set-id: it runs by itself, which keeps that";
 		return "direct";
 	}
+	/* the mode bits, as other users start it (root, who explains, may own it) */
+	if (patched && (t->privileged || (stat(t->path, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID))))) {
+		*why = "its interpreter is cudaload; set-id: ld.so mapped in place, run as a command";
+		return "chain";
+	}
 	if (patched && configured == MODE_CHAIN) {
-		/* the mode bits, as other users start it (root, who explains, may own it) */
-		bool setid = stat(t->path, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID));
-		*why = setid ? "its interpreter is cudaload; set-id programs use exec"
-			     : "its interpreter is cudaload";
-		return setid ? "exec" : "chain";
+		*why = "its interpreter is cudaload";
+		return "chain";
 	}
 	if (have_program && configured == MODE_CHAIN)
 		*why = "run as `cudaload PROGRAM`; chain needs cudaload as the interpreter";
@@ -543,8 +559,9 @@ struct start {
 	bool have_program, is_static;
 	/* settle_mode */
 	enum mode configured_mode;	/* before what this start allows */
-	const char *handed;	/* the program as exec mode hands it to ld.so (set-id: the
-				 * held file, settled here; else at the hand-over) */
+	const char *handed;	/* the program as exec mode hands it to ld.so, settled at
+				 * the hand-over (or by brings_package) */
+	bool in_place;		/* set-id: ld.so mapped here, run as a command on exe_self */
 	const char *bare;	/* why no search list can be given, or NULL */
 	/* find_loader */
 	struct ldso_info ldso;
@@ -616,11 +633,14 @@ static void find_program(struct start *st)
 
 /* The mode this start can run in.  Chain mode needs a mapped program
  * (PT_INTERP) and an ld.so that reads LD_LIBRARY_PATH, which it does not in
- * secure mode.  So a set-id program goes by exec, handed to ld.so as the
- * file the kernel ran, held from here on (§6); without /proc it cannot be
- * held, and chain mode runs it as the kernel mapped it, without a search
- * list.  So does a program with file capabilities, which an exec of ld.so
- * would drop: bare says why no list can be given, and nothing is looked for. */
+ * secure mode; exec mode would leave a set-id program, and every child it
+ * starts, a descriptor of its file to hand it over by (§6).  So a set-id
+ * program is handed over in place: ld.so mapped here as in chain mode, and
+ * run as a command, the list its argument, as exec mode runs it, on
+ * exe_self; where ld.so could not open that (no /proc), chain mode runs the
+ * program as the kernel mapped it, without a search list.  So does a
+ * program with file capabilities, which an exec of ld.so would drop: bare
+ * says why no list can be given, and nothing is looked for. */
 static void settle_mode(struct start *st)
 {
 	struct settings *s = &st->s;
@@ -629,16 +649,18 @@ static void settle_mode(struct start *st)
 	if (st->as_interp && s->secure && secure_by_capabilities()) {
 		st->bare = caps_why;
 		s->mode = MODE_CHAIN;
-	} else if (st->as_interp && s->secure && !(st->handed = program_for_ldso(true, NULL, 0))) {
-		st->bare = "a set-id program without /proc";
+	} else if (st->as_interp && s->secure) {
 		s->mode = MODE_CHAIN;
-	} else if (s->mode == MODE_CHAIN && (!st->as_interp || s->secure)) {
-		diag("chain mode %s; exec mode", s->secure ? "cannot pass the search list in secure mode"
-							: "needs cudaload as the interpreter");
+		st->in_place = exe_self_readable();
+		if (!st->in_place)
+			st->bare = "a set-id program that ld.so cannot open as /proc/self/exe (no /proc, "
+				   "or not readable)";
+	} else if (s->mode == MODE_CHAIN && !st->as_interp) {
+		diag("chain mode needs cudaload as the interpreter; exec mode");
 		s->mode = MODE_EXEC;
 	}
-	diag("%s mode%s%s", mode_name(s->mode), st->bare ? ", the system driver: " : "",
-	     st->bare ? st->bare : "");
+	diag("%s mode%s%s%s", mode_name(s->mode), st->in_place ? ", ld.so run as a command in place" : "",
+	     st->bare ? ", the system driver: " : "", st->bare ? st->bare : "");
 }
 
 /* The real loader (pick.h), unless it is picked already; a run stops where
@@ -664,10 +686,11 @@ static void find_loader(struct start *st)
 	memset(l, 0, sizeof *l);
 	l->fd = -1;
 	l->keep = st->s.mode == MODE_CHAIN && !st->o.explain;	/* chain maps it next */
+	l->command = st->in_place;	/* and runs it as a command: --argv0 */
 	l->path = "";
 	/* exec mode hands ld.so --argv0 where it takes it: what the program
 	 * asks of glibc may say so without a read of the loader (reach.h) */
-	if (st->as_interp && !l->keep)
+	if (st->as_interp && (!l->keep || l->command))
 		st->t.glibc_floor = reach_glibc_floor(start_program.phdr, start_program.phnum,
 						      start_program.phent);
 	const char *llp = env_get_last(st->envp, "LD_LIBRARY_PATH");	/* glibc's */
@@ -1089,11 +1112,10 @@ __attribute__((noreturn))
 static void hand_over_exec(struct start *st, char *llp, char **envp)
 {
 	struct target *t = &st->t;
-	if (st->as_interp && !st->handed && !st->s.secure && st->exe_read)
+	if (st->as_interp && !st->handed && st->exe_read)
 		st->handed = st->exe;	/* read already: program_for_ldso's answer */
-	if (st->as_interp && !st->handed && !(st->handed = program_for_ldso(st->s.secure, st->argv, st->argc)))
-		die(EXIT_CANNOT_EXEC, "a set-id program is handed to ld.so only as the file the kernel "
-				      "ran, and /proc/self/exe cannot be opened");
+	if (st->as_interp && !st->handed)
+		st->handed = program_for_ldso(st->argv, st->argc);
 	if (st->as_interp)
 		t->path = st->handed;
 	char *small[64];	/* most argument lists: no heap, no mapping */
@@ -1119,6 +1141,40 @@ static void hand_over_exec(struct start *st, char *llp, char **envp)
 	exec_or_die(st->ldso.path, av, envp);
 }
 
+/* A set-id program: ld.so mapped here and run as a command on exe_self,
+ * as exec mode would run it but without an exec, which would need a
+ * descriptor of the program's file kept open across it, left to the
+ * program and its children (§6).  Never returns: a set-id program is
+ * handed to ld.so no other way. */
+__attribute__((noreturn))
+static void hand_over_in_place(struct start *st, char *llp)
+{
+	char why[160];
+	struct ldso_info *l = &st->ldso;
+	struct chain_ldso cl;
+	const char *lead[6];
+	size_t k = 0;
+	lead[k++] = l->path;
+	if (llp) {
+		lead[k++] = "--library-path";
+		lead[k++] = llp;
+	}
+	if (l->argv0 && st->argc > 0) {
+		lead[k++] = "--argv0";
+		lead[k++] = st->argv[0];
+	}
+	lead[k++] = exe_self;
+	if (!l->n_ph) {
+		snprintf(why, sizeof why, "no program headers");
+	} else if (chain_map(l, st->t.machine, &cl, why, sizeof why) == 0) {
+		ldso_release(l);	/* secure: no trace to print */
+		chain_enter_command(&cl, st->argv, start_program.auxv, start_program.phdr,
+				    start_program.phnum, start_program.phent, lead, k);
+		snprintf(why, sizeof why, cl.phdr ? "out of memory" : "its program headers are not loaded");
+	}
+	die(EXIT_CANNOT_EXEC, "%s: %s (a set-id program is handed to it only in place)", l->path, why);
+}
+
 /* Give the program to ld.so with the choice. */
 __attribute__((noreturn))
 static void hand_over(struct start *st)
@@ -1134,8 +1190,15 @@ static void hand_over(struct start *st)
 	 * cudaload. */
 	if (!st->as_interp && !llp && strcmp(st->ldso.from, "PT_INTERP") == 0)
 		exec_or_die(st->t.path, st->t.argv, envp);
+	if (st->in_place)
+		hand_over_in_place(st, llp);
 	if (st->s.mode == MODE_CHAIN)
 		hand_over_chain(st, llp);
+	/* A privileged program whose loader cannot be mapped: an exec would
+	 * hand it over by a name or a descriptor (§6) */
+	if (st->as_interp && st->s.secure)
+		die(EXIT_CANNOT_EXEC, "%s: cannot be mapped, and a privileged program is handed to it "
+				      "only in this process", st->ldso.path);
 	if (llp && !plan_fits_argument(llp)) {	/* chain fell back to exec: as above */
 		settings_warn(&st->s, "the search list (%zu bytes) is longer than exec mode can pass in "
 				      "one argument; the system driver, unpinned", strlen(llp));

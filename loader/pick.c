@@ -95,9 +95,10 @@ int pick_ldso(struct settings *s, const struct target *t, bool as_interp,
 		if (!tries[i].path)
 			continue;
 		ldso_release(l);
-		bool keep = l->keep;
+		bool keep = l->keep, command = l->command;
 		memset(l, 0, sizeof *l);
 		l->keep = keep;
+		l->command = command;
 		l->fd = -1;
 		aim(l, &tries[i], t);
 		int r = ldso_inspect(l, why, sizeof why);

@@ -11,8 +11,8 @@
 #   proc_self ROOT COMMAND...
 #                      COMMAND (a chroot into ROOT) with a real procfs for
 #                      ROOT's /proc/self beside its fixture files, in a mount
-#                      namespace of its own: set-id programs are held through
-#                      /proc/self (docs/design.md §6), and /proc/self/exe names
+#                      namespace of its own: set-id programs are handed to
+#                      ld.so as /proc/self/exe (docs/design.md §6), which names
 #                      the file the kernel runs
 #   setid_runs         0 when a set-id program runs with its privileges here:
 #                      this machine's, or qemu-user's binfmt_misc entry with

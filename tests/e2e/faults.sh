@@ -209,6 +209,16 @@ else
 fi
 out=$(run "$F/bin/probe")
 has "hostile dir name: the decision stands" "$out" "$COMPAT_LINE"
+# the CUDALOAD_DEBUG trace too: its candidate line in the printable form,
+# no control byte on the terminal
+out=$(run CUDALOAD_DEBUG=1 "$F/bin/probe")
+contains "hostile dir name: the trace shows the bytes" "$out" \
+	"candidate /usr/local/cuda-\\xff\\x1b[31mred\\x0ax/compat ("
+if printf '%s' "$out" | tr -d '\n' | LC_ALL=C grep -q '[[:cntrl:]]'; then
+	bad "hostile dir name: no control byte reaches the terminal from the trace" "$out"
+else
+	ok "hostile dir name: no control byte reaches the terminal from the trace"
+fi
 rm -rf "$R/usr/local/cuda-$(printf '\377')"*
 
 # ---- LD_LIBRARY_PATH twice in the environment -------------------------------------

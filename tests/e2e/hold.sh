@@ -169,7 +169,7 @@ rows() {
 	out=$(run "$R" probe.orig)
 	contains "$h ld.so.conf.d without cudaload: compat" "$out" "libcuda=$compat_real"
 	# set-id, in the ld.so.conf.d row and with a RUNPATH to the compat dir;
-	# cudaload holds a set-id program's file through /proc/self (a chroot
+	# cudaload hands a set-id program to ld.so as /proc/self/exe (a chroot
 	# without /proc runs it as ld.so would without cudaload)
 	if setid_runs; then
 		out=$(proc_self "$R" env -i PATH=/usr/bin:/bin "$CHROOT" --userspec=65534:65534 "$R" \

@@ -12,9 +12,12 @@
 # upgrade or through a hard link (fs.protected_hardlinks=0); ld.so must run
 # the file the kernel checked, so theirs never runs as root.  RACE_TRIES
 # (default 400) a case, in exec and chain mode, fs.protected_hardlinks 1 and 0.
-# The file held for that is the one descriptor the program finds open beyond
-# 0-2, at 63.  A program with file capabilities keeps them,
-# patched or run by `cudaload PROGRAM`, on both machines (row 9).
+# ld.so opens that file as /proc/self/exe, in the set-id program's own
+# process: nothing of it is left open for the program or its children, which
+# setidexec.c shows, a setuid and a setgid program that run a user's command
+# as su does, across an upgrade that replaces the program, on both machines.
+# A program with file capabilities keeps them, patched or run by `cudaload
+# PROGRAM`, on both machines.
 # Needs root (to make the user, the setuid file and /etc/cudaload.conf);
 # everything it creates is removed on exit.  Usage: secure.sh BUILD
 set -u
@@ -112,23 +115,30 @@ if unshare -m sh -c 'umount -l /proc' 2>/dev/null; then
 else
 	skip "no /proc" "cannot unmount /proc in a new mount namespace here"
 fi
-# With /proc, exec mode: ld.so gets the held file (/proc/self/fd/N); the
-# program still sees its own argv[0].
+# With /proc: ld.so, mapped in the program's process and run as a command,
+# opens the file the kernel checked as /proc/self/exe; the program sees its
+# own argv[0] and /proc/self/exe (no second exec).
 out=$(as_user "$T/bin/probe-suid" a)
-has "held file: argv[0] is the program's own" "$out" "arg[0]=$T/bin/probe-suid"
-# ... and one descriptor more, the held file, which it and every child
-# inherit: at 63, out of the numbers programs choose (it was
-# 3), where the descriptor limit allows.  Started with none beyond 0-2.
+has "in place: argv[0] is the program's own" "$out" "arg[0]=$T/bin/probe-suid"
+has "in place: ... and /proc/self/exe" "$out" "exe=$T/bin/probe-suid"
+# ... and no descriptor more than the unpatched program: nothing of the
+# hand-over is left open.  Started with none beyond 0-2.
 printf '#!/usr/bin/python3\nimport os, sys\nos.closerange(3, 4096)\nos.execv(sys.argv[1], sys.argv[1:])\n' >"$T/bin/closefds"
 chmod 755 "$T/bin/closefds"
-held=63
-nofile=$(/usr/bin/python3 -c 'import resource; print(resource.getrlimit(resource.RLIMIT_NOFILE)[0])')
-[ "$nofile" -ge 0 ] && [ "$nofile" -le 63 ] && held=3
 out=$(as_user PROBE_FDS=1 "$T/bin/closefds" "$T/bin/plain-suid")
 has "descriptors: the control, unpatched, has none beyond 0-2" "$out" "fds=0 1 2"
 out=$(as_user PROBE_FDS=1 "$T/bin/closefds" "$T/bin/probe-suid")
-has "descriptors: the patched one has the held file alone, at $held" "$out" "fds=0 1 2 $held"
+has "descriptors: the patched one has none beyond 0-2 either" "$out" "fds=0 1 2"
 has "descriptors: ... and the package" "$out" "libcuda=$T/cuda-12.9/compat/libcuda.so.1 version=12090"
+# An execute-only setgid program: ld.so, which opens it as the user, could
+# not read it; it runs as the kernel mapped it, with the system driver.
+cp "$T/bin/probe" "$T/bin/probe-xonly"
+chmod 2711 "$T/bin/probe-xonly"
+out=$(as_user "$T/bin/probe-xonly" a)
+status "execute-only: the setgid program runs" 0 $? "$out"
+has "execute-only: ... with its arguments" "$out" "arg[1]=a"
+has "execute-only: ... and the system driver" "$out" "libcuda=none"
+rm -f "$T/bin/probe-xonly"
 chmod o+w "$T/cuda-12.9"
 out=$(as_user "$T/bin/probe-suid")
 has "trust: a parent writable by others is refused" "$out" "libcuda=none"
@@ -280,6 +290,70 @@ if [ "$(uname -m)" = x86_64 ]; then
 		caps aarch64 aarch64-linux-gnu-gcc "$B/aarch64/cudaload"
 	else
 		skip "aarch64: file capabilities" "$foreign_why"
+	fi
+fi
+# ---- what a set-id program's children inherit (setidchildren.sh) ----
+# part COMMAND...: another script's results, counted with these
+part() {
+	po=$("$@" 2>&1)
+	printf '%s\n' "$po" | sed '$d'
+	pc=$(printf '%s\n' "$po" | tail -n1 | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed, \([0-9]*\) skipped$/\1 \2 \3/p')
+	if [ -z "$pc" ]; then
+		bad "$2: ended without its results" "$po"
+		return
+	fi
+	set -- $pc
+	pass=$((pass + $1)) fail=$((fail + $2)) skip=$((skip + $3))
+}
+# in_ns COMMAND...: COMMAND as root of a user and mount namespace of its own
+# that has ids 0-65535 as they are outside (set-id files stay root's there);
+# the maps are written from here once it exists
+in_ns() {
+	nsf=$T/ns.fifo
+	rm -f "$nsf"
+	mkfifo -m 600 "$nsf"
+	unshare --user --mount sh -c 'f=$1; shift; read go <"$f" && [ "$go" = go ] && exec "$@"' sh "$nsf" "$@" &
+	upid=$!
+	i=0
+	while kill -0 $upid 2>/dev/null && [ $i -lt 500 ] &&
+		[ "$(readlink /proc/$upid/ns/user 2>/dev/null)" = "$(readlink /proc/self/ns/user)" ]; do
+		sleep 0.01
+		i=$((i + 1))
+	done
+	go=no
+	echo '0 0 65536' >/proc/$upid/uid_map 2>/dev/null && echo '0 0 65536' >/proc/$upid/gid_map 2>/dev/null && go=go
+	kill -0 $upid 2>/dev/null && timeout 5 sh -c 'echo "$1" >"$2"' sh "$go" "$nsf"
+	wait $upid
+	st=$?
+	rm -f "$nsf"
+	if [ "$go" != go ]; then
+		printf 'SKIP %s: %s\n0 passed, 0 failed, 1 skipped\n' "$2" "cannot make a user namespace with its own ids here"
+	fi
+	return $st
+}
+children() { # children ARCH CC CUDALOAD [QEMU_FLAGS]
+	set -- "$here/setidchildren.sh" "$B" "$1" "$2" "$3" "$T/children-$1" "$U" "$T/bin/closefds" ${4:+"$4"}
+	if [ $# -eq 9 ]; then
+		part in_ns sh "$@"
+	else
+		part sh "$@"
+	fi
+}
+children "$(uname -m)" "$CC" "$B/cudaload"
+if [ "$(uname -m)" = x86_64 ]; then
+	if foreign_ready aarch64 "$B/aarch64/cudaload" aarch64-linux-gnu-gcc; then
+		flags=$(sed -n 's/^flags: //p' /proc/sys/fs/binfmt_misc/qemu-aarch64 2>/dev/null)
+		case $flags in
+		*C*) children aarch64 aarch64-linux-gnu-gcc "$B/aarch64/cudaload" ;;
+		*)
+			# Without the C flag qemu-user runs with its own credentials,
+			# not the set-id program's: the entry gets it in a binfmt_misc of
+			# a namespace's own (Linux 6.7 and later), or the rows are skipped
+			children aarch64 aarch64-linux-gnu-gcc "$B/aarch64/cudaload" "${flags}C"
+			;;
+		esac
+	else
+		skip "aarch64: children" "$foreign_why"
 	fi
 fi
 # Set-id, run as `cudaload PROGRAM`: it runs itself too, as root.

@@ -67,6 +67,24 @@ Test(sys_happy, diag_off_by_default, .init = cr_redirect_stderr)
 	cr_assert_stderr_eq_str(want);
 }
 
+/* The trace prints names as every other output does (utf8.h): a program
+ * or a directory named with an escape sequence or a newline cannot drive
+ * the terminal or forge a line. */
+Test(sys_sad, diag_names_printable, .init = cr_redirect_stderr)
+{
+	diag_on = true;
+	diag_set_program("/tmp/\x1b]0;owned\x07" "app");
+	diag("candidate %s: usable", "/usr/local/cuda-\xff\x1b[31mred\nx\\/compat");
+	diag_set_program(NULL);
+	diag_on = false;
+	fflush(stderr);
+	char want[256];
+	snprintf(want, sizeof want,
+		 "cudaload[%d] \\x1b]0;owned\\x07app: candidate /usr/local/cuda-\\xff\\x1b[31mred\\x0ax\\\\/compat: usable\n",
+		 (int)getpid());
+	cr_assert_stderr_eq_str(want);
+}
+
 /* getdents64 records, as both directory readers take them (dent_next). */
 static size_t put_dent(char *buf, size_t at, unsigned short reclen, const char *name, size_t namelen)
 {

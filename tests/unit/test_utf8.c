@@ -69,6 +69,26 @@ Test(utf8_sad, text_and_json_escapes)
 	free(t);
 }
 
+/* Into a buffer (the trace): what utf8_text writes, cut where it no longer
+ * fits, never inside one byte's \xNN. */
+Test(utf8_sad, text_into_a_buffer)
+{
+	static const char in[] = "a\x1b[2J\xff\xe2\x82\xac\\\n";
+	char *t = written(utf8_text, in, sizeof in - 1);
+	char out[64];
+	size_t n = utf8_text_into(out, sizeof out, in, sizeof in - 1);
+	cr_assert_str_eq(out, t);
+	cr_assert_eq(n, strlen(t));
+	free(t);
+	n = utf8_text_into(out, 5, in, sizeof in - 1);	/* "a" and \x1b need 6, with the NUL */
+	cr_assert_str_eq(out, "a");
+	cr_assert_eq(n, 1);
+	n = utf8_text_into(out, 6, in, sizeof in - 1);
+	cr_assert_str_eq(out, "a\\x1b");
+	cr_assert_eq(n, 5);
+	cr_assert_eq(utf8_text_into(out, 0, in, 3), 0, "no room, nothing written");
+}
+
 /* The printable form read back (utf8.h): \\ a backslash, \xNN the byte. */
 static size_t unprint(const char *s, unsigned char *out)
 {

@@ -203,44 +203,43 @@ unit: $(BUILD)/unit/test_units
 asan: $(BUILD)/asan/test_units
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(BUILD)/asan/test_units --jobs 1
 
+# Every suite a target of its own, run two at a time, each one's output
+# kept together (-O): most of a suite's time is spent waiting on children,
+# timeouts and downloads, so two side by side take about the time of one.
 # Both matrices in both modes: the host's, and aarch64 (under qemu-user where
-# this is not aarch64), then JetPack 5's glibc 2.31 userland.  A matrix that cannot run
-# here is reported as skipped, never as passed.
+# this is not aarch64), then JetPack 5's glibc 2.31 userland.  A matrix that
+# cannot run here is reported as skipped, never as passed.  The longest come
+# first, so that the two lanes end together.  Two suites change the host
+# itself (the installed package, a user, a sysctl, /run/cudaload): they run
+# alone, after the others.
 E2E_ARCHES := $(sort $(ARCH) aarch64)
+E2E_SUITES := distro $(foreach a,$(E2E_ARCHES),verify.$(a) walk.$(a)) faults patch image \
+	status record $(foreach a,$(E2E_ARCHES),$(foreach m,exec chain,run.$(a).$(m) hold.$(a).$(m) \
+	reach.$(a).$(m) prepared.$(a).$(m)) firstuse.$(a)) glibc231 cudart real-driver patchrace \
+	strip valgrind docs repro nix
+E2E_ALONE := secure deb
+E2E_JOBS ?= 2
 e2e: all $(BUILD)/asan/cudaload-patch
-	@set -e; for a in $(E2E_ARCHES); do for m in exec chain; do \
-		sh tests/e2e/run.sh $(BUILD) $$a $$m; done; done
-	@set -e; for a in $(E2E_ARCHES); do sh tests/e2e/verify.sh $(BUILD) $$a; done
-	@set -e; for a in $(E2E_ARCHES); do sh tests/e2e/firstuse.sh $(BUILD) $$a; done
-	@set -e; for a in $(E2E_ARCHES); do for m in exec chain; do \
-		sh tests/e2e/hold.sh $(BUILD) $$a $$m; done; done
-	@set -e; for a in $(E2E_ARCHES); do for m in exec chain; do \
-		sh tests/e2e/reach.sh $(BUILD) $$a $$m; done; done
-	@set -e; for a in $(E2E_ARCHES); do for m in exec chain; do \
-		sh tests/e2e/prepared.sh $(BUILD) $$a $$m; done; done
-	@set -e; for a in $(E2E_ARCHES); do sh tests/e2e/walk.sh $(BUILD) $$a; done
-	sh tests/e2e/glibc231.sh $(BUILD)
-	sh tests/e2e/cudart.sh $(BUILD)
-	sh tests/device/real-driver.sh $(BUILD)
-	sh tests/e2e/patch.sh $(BUILD)
-	sh tests/e2e/patchrace.sh $(BUILD)
-	PATCHER=$(BUILD)/asan/cudaload-patch ASAN_OPTIONS=detect_leaks=1 sh tests/e2e/patchrace.sh $(BUILD)
-	sh tests/e2e/strip.sh $(BUILD)
-	sh tests/e2e/secure.sh $(BUILD)
-	sh tests/e2e/faults.sh $(BUILD)
-	PATCHER=$(BUILD)/asan/cudaload-patch ASAN_OPTIONS=detect_leaks=1 sh tests/e2e/patch.sh $(BUILD)
-	sh tests/e2e/image.sh $(BUILD)
-	PATCHER=$(BUILD)/asan/cudaload-patch ASAN_OPTIONS=detect_leaks=1 sh tests/e2e/image.sh $(BUILD)
-	sh tests/e2e/valgrind.sh $(BUILD)
-	sh tests/e2e/record.sh $(BUILD)
-	sh tests/e2e/status.sh $(BUILD)
-	PATCHER=$(BUILD)/asan/cudaload-patch ASAN_OPTIONS=detect_leaks=1 sh tests/e2e/record.sh $(BUILD)
-	sh tests/e2e/docs.sh $(BUILD)
-	$(MAKE) deb
-	sh tests/e2e/deb.sh $(BUILD) $(VERSION)
-	sh tests/e2e/repro.sh $(BUILD) $(VERSION)
-	sh tests/e2e/distro.sh $(BUILD) $(VERSION)
-	sh tests/nix/run.sh $(BUILD)
+	@sh tests/e2e/shared.sh $(BUILD)
+	@$(MAKE) --no-print-directory deb
+	@$(MAKE) --no-print-directory -j$(E2E_JOBS) -O $(addprefix e2e-,$(E2E_SUITES))
+	@$(MAKE) --no-print-directory -j1 -O $(addprefix e2e-,$(E2E_ALONE))
+
+# e2e-SUITE[.ARCH[.MODE]]: tests/e2e/SUITE.sh BUILD [ARCH [MODE]]; the
+# suites that also check the patcher under ASan run a second time so.
+ASAN_PATCHER = PATCHER=$(BUILD)/asan/cudaload-patch ASAN_OPTIONS=detect_leaks=1
+E2E_TWICE := patch patchrace image record
+e2e-%:
+	@set -e; n='$*'; suite=$${n%%.*}; args=$$(echo "$$n" | sed 's/^[^.]*//; s/\./ /g'); \
+	start=$$(date +%s); \
+	case $$suite in \
+	real-driver) sh tests/device/real-driver.sh $(BUILD) ;; \
+	nix) sh tests/nix/run.sh $(BUILD) ;; \
+	deb|repro|distro) sh tests/e2e/$$suite.sh $(BUILD) $(VERSION) ;; \
+	*) sh tests/e2e/$$suite.sh $(BUILD) $$args; \
+		case " $(E2E_TWICE) " in *" $$suite "*) $(ASAN_PATCHER) sh tests/e2e/$$suite.sh $(BUILD) ;; esac ;; \
+	esac; \
+	echo "suite $$n: $$(( $$(date +%s) - start )) s"
 
 # On a host with a real NVIDIA driver (skipped elsewhere): the driver's own
 # cuInit judges every package cudaload would use, patched and stripped runs,

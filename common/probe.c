@@ -329,7 +329,7 @@ const char *probe_gpu_arch_text(const struct dgpu *g, char *buf, size_t cap)
  * few lines later, so a few hundred bytes hold both.  A GPU whose file says
  * nothing (unreadable, a FIFO, a directory, a dangling link, no Model: line)
  * still counts: as one that may not support forward compatibility, so the
- * decision fails safe (issue: the unlucky machine). */
+ * decision fails safe (the unlucky machine). */
 static void read_gpu(const char *root, const char *bus, struct host *h, bool *pci)
 {
 	char rel[96], text[384];

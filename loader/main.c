@@ -5,8 +5,8 @@
  *
  * The flow runs one way, as main's steps: options -> the program ->
  * the mode -> its loader -> a prepared decision that still holds
- * (common/prepared.h) or the host judged (probe, packages, verdicts,
- * decision, pin, search list) -> hand-over.  Everything that decides lives
+ * (common/prepared.h) or the host judged (common/judge.h: probe, packages,
+ * verdicts, decision, pin, search list) -> hand-over.  Everything that decides lives
  * in common/; this file only gathers inputs and hands over.
  * Whatever goes wrong before the decision, the program still runs with the
  * system driver; only a missing program or loader stops it (127/126).
@@ -31,6 +31,7 @@
 #include "../common/decide.h"
 #include "../common/diag.h"
 #include "../common/identity.h"
+#include "../common/judge.h"
 #include "../common/ldso.h"
 #include "../common/pin.h"
 #include "../common/plan.h"
@@ -374,56 +375,6 @@ static const char *program_by_name(char **argv, int argc, const char *root)
 	return readlink(fn, &c, 1) < 0 && errno == EINVAL ? fn : NULL;
 }
 
-/* Where else the program can get a libcuda (common/reach.h): its name, its
- * search paths, its environment (user_llp: LD_LIBRARY_PATH without what a
- * cudaload above handed down).  Apart from main, like explained_mode. */
-__attribute__((noinline))
-static bool reach_more(const struct settings *s, const struct target *t, bool as_interp,
-		       bool explain, char **envp, const char *user_llp, struct host *h,
-		       struct candidates *c)
-{
-	struct reach r = { .root = s->root, .machine = t->machine, .explain = explain || diag_on };
-	char *name = NULL, *paths = NULL;
-	if (as_interp) {
-		/* The file the kernel runs: AT_EXECFN names a script whose #! line
-		 * started it, and a venv's python is a link into its conda
-		 * environment.  Without /proc, the name it was started by. */
-		const char *fn = (const char *)getauxval(AT_EXECFN);
-		if ((name = malloc(CL_PATH_MAX)) && exe_name(name, CL_PATH_MAX))
-			r.program = name = realloc(name, strlen(name) + 1);	/* the rest given back */
-		else if (fn && fn[0] == '/' && !s->secure)
-			r.program = fn;
-		reach_paths_from_memory(start_program.phdr, start_program.phnum, start_program.phent,
-					&r.rpath, &r.runpath, &r.cudart);
-		if (root_len(s->root))
-			r.own_name = program_by_name(t->argv, t->argc, s->root);
-	} else if (t->path) {
-		r.program = t->path[0] == '/' ? t->path : (name = realpath(t->path, NULL));
-		if ((paths = malloc(2 * 1024 + REACH_CUDART_MAX)) &&
-		    reach_paths_from_file(t->path, paths, paths + 1024, paths + 2048, 1024) == 0) {
-			r.rpath = paths;
-			r.runpath = paths + 1024;
-			r.cudart = paths[2048] ? paths + 2048 : NULL;
-		}
-	}
-	if (!s->secure) {
-		r.llp = user_llp;
-		r.conda_prefix = env_get(envp, "CONDA_PREFIX");
-		r.cuda_home = env_get(envp, "CUDA_HOME");
-		r.cuda_home_from = "CUDA_HOME";
-		if (!r.cuda_home) {
-			r.cuda_home = env_get(envp, "CUDA_PATH");
-			r.cuda_home_from = "CUDA_PATH";
-		}
-	}
-	bool whole = reach_discover(&r, h, c) == 0;
-	if (!whole)
-		diag("out of memory while looking where else a libcuda is");
-	free(paths);
-	free(name);
-	return whole;
-}
-
 /* A `cudaload PROGRAM` hands its choice down to the program's descendants
  * (workers that re-run sys.executable: torchrun, multiprocessing's spawn,
  * Ray), which start without cudaload, through LD_LIBRARY_PATH: the chosen
@@ -574,10 +525,7 @@ static void trace_command(char *const *av)
 	diag("exec %s", line);
 }
 
-/* --verify: cuInit needs glibc's libcuda, which this static musl program
- * cannot load, so the verifier is a separate glibc program
- * (tools/cudaload-verify.c) beside cudaload or in ../libexec/cudaload. */
-__attribute__((noreturn))
+/* Exec path with av, or exit 127 (not found) or 126 (cannot run) saying why. */
 __attribute__((noreturn))
 static void exec_or_die(const char *path, char *const *av, char **envp)
 {
@@ -982,13 +930,13 @@ static void prepare(struct start *st, struct prepared_record *rec, const struct 
 
 /* What else names a libcuda for the program (the trace and --explain),
  * then, for --explain, the choice's whole story, and exit: 0, or 126/127
- * when the real loader cannot be used.  Apart from main, like judge. */
+ * when the real loader cannot be used.  Apart from main, like judge_start. */
 __attribute__((noinline))
-static void explain(struct start *st, struct host *host, struct candidates *cands,
-		    struct decision *d, struct verdict *system_verdict, struct pin *pin)
+static void explain(struct start *st, const struct judge_in *in, struct judgement *j)
 {
 	struct settings *s = &st->s;
 	struct target *t = &st->t;
+	struct decision *d = &j->d;
 	char *llp = st->list;
 	/* What `cudaload PROGRAM` of one the kernel makes privileged gets (it
 	 * runs by itself), and a patched one with file capabilities (bare). */
@@ -1000,12 +948,8 @@ static void explain(struct start *st, struct host *host, struct candidates *cand
 			 t->privileged & TARGET_FILE_CAPS ? caps_why : "set-id, it runs by itself");
 	}
 	char *libcuda = NULL, **rivals = NULL;
-	bool only;	/* the system driver, pinned or not: never its own rival */
-	const char *sys_dir = pin->system_dir ? pin->system_dir
-			      : pin_system_dir(s->root, host, cands, t->machine, &only);
-	int n_rivals = pin_rivals(s->root, st->have_program ? t->path : NULL,
-				  d->use_compat ? cands->v[d->chosen].dir : sys_dir, llp != NULL,
-				  st->user_llp, st->envp, s->secure, t->machine, &libcuda, &rivals);
+	int n_rivals = judge_rivals(in, j, st->have_program ? t->path : NULL, llp != NULL, &libcuda,
+				    &rivals);
 	if (libcuda)
 		diag("libcuda %s", libcuda);
 	for (int i = 0; i < n_rivals; i++)
@@ -1016,146 +960,98 @@ static void explain(struct start *st, struct host *host, struct candidates *cand
 	const char *mode = explained_mode(s, t, st->configured_mode, st->have_program, st->is_static,
 					  st->patched, &mode_why);
 	if (st->o.root)
-		image_paths(st->o.root, s, t, &st->ldso, st->ldso_problem, llp, pin, libcuda, rivals,
+		image_paths(st->o.root, s, t, &st->ldso, st->ldso_problem, llp, &j->pin, libcuda, rivals,
 			    n_rivals);
-	struct report r = { s, host, cands, d, st->have_program ? t->path : NULL,
+	struct report r = { s, &j->host, &j->cands, d, st->have_program ? t->path : NULL,
 			    st->have_program && !st->is_static ? &st->ldso : NULL,
-			    st->ldso_status ? st->ldso_problem : NULL, llp, system_verdict,
-			    (long long)time(NULL), mode, mode_why, pin, libcuda, rivals, n_rivals };
+			    st->ldso_status ? st->ldso_problem : NULL, llp, &j->system_verdict,
+			    (long long)time(NULL), mode, mode_why, &j->pin, libcuda, rivals, n_rivals };
 	(st->o.json ? report_json : report_text)(stdout, &r);
 	exit(fflush(stdout) != 0 ? 1 : st->ldso_status);
 }
 
-/* What judging the host produced, step by step (judge). */
-struct judgement {
-	struct host host;		/* look_around: the platform, GPU, driver */
-	struct candidates cands;	/* look_around: every package found */
-	struct verdict system_verdict;	/* weigh: the system driver's, from a store */
-	struct decision d;		/* weigh */
-	bool whole;			/* look_around, plan: nothing left out for want of memory */
-	bool settled;			/* weigh: no package waits for the driver's word */
-	struct pin pin;			/* plan: the system driver held first, or none */
-};
-
-/* The host and every package the program can reach (or, bare, nothing). */
-static void look_around(struct start *st, struct judgement *j)
+/* Where else the program can get a libcuda (common/reach.h): its name, its
+ * search paths, its environment (the user's LD_LIBRARY_PATH, without what a
+ * cudaload above handed down).  The start's reach (judge.h); -1 only when
+ * out of memory. */
+static int reach_more(void *ctx, struct host *h, struct candidates *c)
 {
-	struct settings *s = &st->s;
-	if (st->bare)
-		return;	/* nothing a search list could change: nothing to look at */
-	bool full = st->o.explain || diag_on;
-	probe_host(s->root, (const char *const *)s->driver_dirs, s->n_driver_dirs, full, &j->host);
-	/* Looked for when one could be chosen, and wherever a GPU is: a package
-	 * the policy refuses can still be named by a RUNPATH (pin.h). */
-	if (!full && !decide_may_use_compat(&j->host, s->policy) && j->host.platform == PLATFORM_NONE)
-		;	/* nothing to choose or to hold against */
-	else if (compat_discover(s->root, (const char *const *)s->compat_env, s->n_compat_env,
-				 (const char *const *)s->compat, s->n_compat,
-				 s->compat_from_config ? "config" : "default", &j->cands) < 0) {
-		j->whole = false;
-		diag("out of memory while looking for compat packages");
-	} else {
-		j->whole = reach_more(s, &st->t, st->as_interp, st->o.explain, st->envp, st->user_llp,
-				      &j->host, &j->cands);
+	const struct start *st = ctx;
+	const struct settings *s = &st->s;
+	const struct target *t = &st->t;
+	bool as_interp = st->as_interp;
+	char **envp = st->envp;
+	struct reach r = { .root = s->root, .machine = t->machine, .explain = st->o.explain || diag_on };
+	char *name = NULL, *paths = NULL;
+	if (as_interp) {
+		/* The file the kernel runs: AT_EXECFN names a script whose #! line
+		 * started it, and a venv's python is a link into its conda
+		 * environment.  Without /proc, the name it was started by. */
+		const char *fn = (const char *)getauxval(AT_EXECFN);
+		if ((name = malloc(CL_PATH_MAX)) && exe_name(name, CL_PATH_MAX))
+			r.program = name = realloc(name, strlen(name) + 1);	/* the rest given back */
+		else if (fn && fn[0] == '/' && !s->secure)
+			r.program = fn;
+		reach_paths_from_memory(start_program.phdr, start_program.phnum, start_program.phent,
+					&r.rpath, &r.runpath, &r.cudart);
+		if (root_len(s->root))
+			r.own_name = program_by_name(t->argv, t->argc, s->root);
+	} else if (t->path) {
+		r.program = t->path[0] == '/' ? t->path : (name = realpath(t->path, NULL));
+		if ((paths = malloc(2 * 1024 + REACH_CUDART_MAX)) &&
+		    reach_paths_from_file(t->path, paths, paths + 1024, paths + 2048, 1024) == 0) {
+			r.rpath = paths;
+			r.runpath = paths + 1024;
+			r.cudart = paths[2048] ? paths + 2048 : NULL;
+		}
 	}
-	compat_apply_stated(s->root, &j->cands, (const char *const *)s->compat, s->compat_cuda,
-			    s->n_compat);
-	if (s->secure)
-		secure_filter(s->root, &j->host, &j->cands);
+	if (!s->secure) {
+		r.llp = st->user_llp;
+		r.conda_prefix = env_get(envp, "CONDA_PREFIX");
+		r.cuda_home = env_get(envp, "CUDA_HOME");
+		r.cuda_home_from = "CUDA_HOME";
+		if (!r.cuda_home) {
+			r.cuda_home = env_get(envp, "CUDA_PATH");
+			r.cuda_home_from = "CUDA_PATH";
+		}
+	}
+	int got = reach_discover(&r, h, c);
+	free(paths);
+	free(name);
+	return got;
 }
 
-/* The decision, with the verdicts stored, and the driver's word asked for
- * what only it can judge. */
-static void weigh(struct start *st, struct judgement *j)
+/* The start's first use (firstuse.h): the driver asked about what only it
+ * can judge of the packages this start would take. */
+static bool ask_driver(void *ctx, const struct judgement *j)
 {
-	struct settings *s = &st->s;
-	struct target *t = &st->t;
-	j->settled = true;
-	if (st->bare) {
-		j->d.chosen = -1;
-		snprintf(j->d.reason, sizeof j->d.reason, "system driver: %s", st->bare);
-		return;
-	}
-	/* Verdicts matter only when there is something to verify and the
-	 * policy leaves the choice to the device (docs/design.md): root's
-	 * store, then this user's own (never set-id, never on a Jetson; the
-	 * real uid from the auxiliary vector, no system call). */
-	unsigned uid = (unsigned)getauxval(AT_UID);
-	if (j->cands.n > 0 && (s->policy == POLICY_AUTO || st->o.explain))
-		verdict_load_stores(s->root, s->secure, st->envp, uid, &j->host, &j->cands,
-				    &j->system_verdict);
-	decide(&j->host, &j->cands, s->policy, t->cls, t->machine, &j->d);
-	/* What only the driver can judge is asked once, by the start that
-	 * would take it (firstuse.h); then the stores are read again. */
-	int ask[FIRST_USE_MAX], n_ask = st->o.explain ? 0
-		: first_use_pending(s, &j->host, &j->cands, &j->d, ask, FIRST_USE_MAX);
-	if (n_ask && first_use_ask(st->self, st->envp, &j->cands, ask, n_ask)) {
-		verdict_load_stores(s->root, s->secure, st->envp, uid, &j->host, &j->cands,
-				    &j->system_verdict);
-		decide(&j->host, &j->cands, s->policy, t->cls, t->machine, &j->d);
-	}
-	for (size_t i = 0; i < j->cands.n; i++) {
-		const struct candidate *c = &j->cands.v[i];
-		j->settled = j->settled && !c->needs_word;
-		diag("candidate %s (%s): %s: %s", c->dir, reach_origin_text(c->origin),
-		     c->usable ? "usable" : "refused", c->reason);
-	}
-	diag("decision: %s", j->d.reason);
+	struct start *st = ctx;
+	int ask[FIRST_USE_MAX];
+	int n = first_use_pending(&st->s, &j->host, &j->cands, &j->d, ask, FIRST_USE_MAX);
+	return n && first_use_ask(st->self, st->envp, &j->cands, ask, n);
 }
 
-/* The search list: the chosen driver's own directories (the pin when the
- * system driver is held first), then the user's; st->own the first alone. */
-static void plan(struct start *st, struct judgement *j)
-{
-	struct settings *s = &st->s;
-	struct decision *d = &j->d;
-	if (!st->bare && !d->use_compat && pin_needed(&j->cands, st->t.cls, st->t.machine)) {
-		pin_system(s->root, st->self, &j->host, &j->cands, st->t.machine, s->secure, &j->pin);
-		if (j->pin.dir)
-			diag("pin %s (%s)", j->pin.dir, j->pin.links ? "links to the driver's files"
-								 : "the driver's own directory");
-		else
-			diag("system driver not pinned: %s", j->pin.why);
-	}
-	char *own = st->bare ? NULL : plan_own(s->root, d, &j->cands, &j->host, j->pin.dir);
-	char *llp = own && st->user_llp && !s->secure ? plan_extend(own, st->user_llp, s->secure) : own;
-	if (d->use_compat && !llp) {
-		j->whole = false;
-		d->use_compat = false;
-		snprintf(d->reason, sizeof d->reason, "system driver: no memory for the search list");
-	}
-	/* Exec mode passes the list as one argument, which the kernel may
-	 * refuse (E2BIG): then no list, and the program runs (fail open). */
-	if (llp && s->mode == MODE_EXEC && !plan_fits_argument(llp)) {
-		settings_warn(s, "the search list (%zu bytes) is longer than exec mode can pass in one "
-			      "argument; the system driver, unpinned", strlen(llp));
-		if (llp != own)
-			free(llp);
-		free(own);
-		own = llp = NULL;
-		d->use_compat = false;
-		snprintf(d->reason, sizeof d->reason,
-			 "system driver: the search list (with LD_LIBRARY_PATH) is too long to pass in exec mode");
-	}
-	st->list = llp;
-	st->own = st->as_interp ? NULL : own;	/* `cudaload PROGRAM` hands these down */
-}
-
-/* Judge the host and choose: look around, weigh, plan; keep it for the next
- * start (prepared.h); explain (and exit) or leave the list for the
- * hand-over.  Apart from main: its frame holds what a prepared decision
+/* Judge the host for the program (judge.h) and keep it for the next start
+ * (prepared.h); explain (and exit) or leave the list for the hand-over.  Apart from main: its frame holds what a prepared decision
  * spares. */
 __attribute__((noinline))
-static void judge(struct start *st)
+static void judge_start(struct start *st)
 {
 	struct judgement j;
-	memset(&j, 0, sizeof j);
-	j.whole = true;
+	judge_init(&j);
+	const struct judge_in in = {
+		.s = &st->s, .cls = st->t.cls, .machine = st->t.machine, .self = st->self,
+		.bare = st->bare, .full = st->o.explain || diag_on, .explain = st->o.explain,
+		.reach = reach_more, .reach_ctx = st,
+		.stores = JUDGE_STORES_START, .envp = st->envp, .uid = (unsigned)getauxval(AT_UID),
+		.ask = st->o.explain ? NULL : ask_driver, .ask_ctx = st,
+		.user_llp = st->user_llp, .one_argument = st->s.mode == MODE_EXEC,
+	};
 	struct prepared_record rec = { .seen = NULL };
 	bool preparing = !diag_on && prepared_fits(st) && prepared_begin(&rec, st->s.root) == 0;
-	look_around(st, &j);
-	weigh(st, &j);
-	plan(st, &j);
+	judge(&in, &j);
+	st->list = j.list;
+	st->own = st->as_interp ? NULL : j.own;	/* `cudaload PROGRAM` hands these down */
 	prepared_end(&rec);
 	/* Kept where there is a GPU to judge: a host without one leaves no
 	 * file behind (its full path is two failed opens and the device tree) */
@@ -1163,7 +1059,7 @@ static void judge(struct start *st)
 		prepare(st, &rec, &j.host, &j.cands, &j.d);
 	prepared_record_free(&rec);
 	if (st->o.explain || diag_on)
-		explain(st, &j.host, &j.cands, &j.d, &j.system_verdict, &j.pin);	/* explain exits */
+		explain(st, &in, &j);	/* explain exits */
 }
 
 /* Chain mode: map ld.so here and enter it with the list in the
@@ -1270,12 +1166,14 @@ static void prepare_for_host(struct start *st)
 	st->t.machine = __ehdr_start.e_machine;
 	st->user_llp = user_library_path(env_get(st->envp, "LD_LIBRARY_PATH"), st->envp, st->s.secure);
 	if (prepared_fits(st))
-		judge(st);
+		judge_start(st);
 }
 
-/* cudaload --verify: cudaload-verify (beside this binary or in
- * ../libexec/cudaload) in a child, then the decision prepared with its
- * verdicts; its exit status. */
+/* cudaload --verify: cuInit needs glibc's libcuda, which this static musl
+ * program cannot load, so the verifier is a glibc program of its own
+ * (tools/cudaload-verify.c, beside this binary or in ../libexec/cudaload),
+ * run in a child; then the decision prepared with its verdicts; its exit
+ * status. */
 __attribute__((noreturn))
 static void run_verifier(struct start *st)
 {
@@ -1368,7 +1266,7 @@ int main(int argc, char **argv, char **envp)
 	if (!use_prepared(&st)) {
 		if (st.ldso_later)
 			pick_loader(&st);
-		judge(&st);
+		judge_start(&st);
 	}
 	hand_over(&st);
 }

@@ -18,6 +18,7 @@
 #include "../common/decide.h"
 #include "../common/elfread.h"
 #include "../common/json.h"
+#include "../common/judge.h"
 #include "../common/ldso.h"
 #include "../common/patchlist.h"
 #include "../common/pin.h"
@@ -55,20 +56,18 @@ struct prog {
 	int n_lines;
 };
 
-struct machine {
+/* The machine as --status shows it: its judgement and its programs'. */
+struct host_status {
 	struct settings *s;
 	const char *root, *self;
 	long long now;
 	int cls, elf_machine;		/* this cudaload's */
-	struct host host;
-	struct candidates cands;
-	struct verdict system;
-	enum verdict_store_state store;
+	struct judge_in in;		/* this cudaload's machine, no program */
+	struct judgement j;		/* the host, its packages and verdicts, the
+					 * decision and pin for this machine */
 	char store_why[320];
 	const char **stale;		/* per candidate: why its verdict is stale, or NULL */
 	bool any_stale;
-	struct decision own;		/* for this cudaload's machine */
-	struct pin own_pin;
 	bool own_pin_needed;
 	bool record_unreadable;
 	bool walked;			/* no record in the image: its programs walked */
@@ -82,7 +81,7 @@ struct machine {
 };
 
 __attribute__((format(printf, 2, 3)))
-static char *text(struct machine *m, const char *fmt, ...)
+static char *text(struct host_status *m, const char *fmt, ...)
 {
 	va_list ap;
 	char *out = NULL;
@@ -147,7 +146,7 @@ static int interp_kind(const char *root, const char *interp, char *why, size_t c
  * here would not get.  The image's own programs will get them, so the
  * status looks for the one beside the program's cudaload in the image:
  * malloc'd, as the image sees it, or NULL. */
-static char *image_pin(struct machine *m, const char *interp, struct pin *pin)
+static char *image_pin(struct host_status *m, const char *interp, struct pin *pin)
 {
 	const char *slash = strrchr(interp, '/');
 	if (!root_len(m->root) || !slash || !pin->system_dir)
@@ -165,8 +164,21 @@ static char *image_pin(struct machine *m, const char *interp, struct pin *pin)
 	return dir;
 }
 
+/* What a recorded program reaches, as it lies in the root (reach.h). */
+struct program_reach {
+	const char *root;
+	int machine;
+	const char *path;
+};
+
+static int reach_recorded(void *ctx, struct host *h, struct candidates *c)
+{
+	const struct program_reach *pr = ctx;
+	return reach_discover_program(pr->root, pr->machine, pr->path, h, c);
+}
+
 /* The program as --explain would judge it, run through its cudaload. */
-static void judge(struct machine *m, const struct patchlist_entry *e, struct prog *p)
+static void judge_program(struct host_status *m, const struct patchlist_entry *e, struct prog *p)
 {
 	char why[192];
 	struct target t;
@@ -210,49 +222,50 @@ static void judge(struct machine *m, const struct patchlist_entry *e, struct pro
 	}
 	p->ldso = text(m, "%s", l.path);
 
-	/* what this program alone reaches (its environment, its RUNPATH,
-	 * ld.so.cache: reach.h), judged with the machine's packages and
-	 * forgotten after it, as a run of it would find them */
-	size_t n_cands = m->cands.n;
-	int n_dirs = m->host.n_driver_dirs, n_reached = m->host.n_reached_dirs;
-	if (reach_discover_program(m->root, t.machine, e->path, &m->host, &m->cands) < 0)
+	/* judged as a start of it judges (judge.h): with what this program
+	 * alone reaches (its own environment, its RUNPATH, ld.so.cache:
+	 * reach.h) and the store's verdicts on them (cudaload --verify
+	 * verifies what recorded programs reach); no environment, since a
+	 * recorded program runs who knows how */
+	struct program_reach pr = { m->root, t.machine, e->path };
+	struct judge_in in = m->in;
+	in.cls = t.cls;
+	in.machine = t.machine;
+	in.self = t.interp;
+	in.reach = reach_recorded;
+	in.reach_ctx = &pr;
+	struct judgement *j = malloc(sizeof *j);	/* a host is too large for the stack */
+	if (!j) {
 		m->oom = true;
-	/* and the store's verdicts on them, as a start of it reads them
-	 * (cudaload --verify verifies what recorded programs reach) */
-	if (m->cands.n > n_cands && m->store != VSTORE_NONE) {
-		struct candidates reached = { .v = m->cands.v + n_cands, .n = m->cands.n - n_cands };
-		struct verdict system;
-		verdict_survey(m->root, &m->host, &reached, &system, why, sizeof why);
+		return;
 	}
-
-	struct decision d;
-	decide(&m->host, &m->cands, m->s->policy, t.cls, t.machine, &d);
-	struct pin pin = { 0 };
-	bool need = !d.use_compat && pin_needed(&m->cands, t.cls, t.machine);
-	if (need)
-		pin_system(m->root, t.interp, &m->host, &m->cands, t.machine, false, &pin);
-	p->library_path = plan_library_path(m->root, &d, &m->cands, &m->host, pin.dir, NULL, false);
-	p->compat = d.use_compat;
-	p->compat_dir = d.use_compat ? text(m, "%s", m->cands.v[d.chosen].dir) : NULL;
-	if (need && !pin.dir)
-		pin.dir = image_pin(m, t.interp, &pin);
-	p->pin = d.use_compat ? text(m, "%s", p->compat_dir) : pin.dir;
-	bool only;	/* the system driver, pinned or not: never its own rival */
-	const char *sys_dir = pin.system_dir ? pin.system_dir
-			      : pin_system_dir(m->root, &m->host, &m->cands, t.machine, &only);
-	p->n_lines = pin_rivals(m->root, full, d.use_compat ? p->compat_dir : sys_dir,
-				p->library_path || pin.dir, NULL, NULL, false, t.machine, &p->libcuda,
-				&p->lines);
+	judge_init(j);
+	judge(&in, j);
+	m->oom |= !j->whole;
+	const struct decision *d = &j->d;
+	bool need = !d->use_compat && pin_needed(&j->cands, t.cls, t.machine);
+	p->library_path = j->list;
+	p->compat = d->use_compat;
+	p->compat_dir = d->use_compat ? text(m, "%s", j->cands.v[d->chosen].dir) : NULL;
+	struct pin *pin = &j->pin;
+	if (need && !pin->dir)
+		pin->dir = image_pin(m, t.interp, pin);
+	p->pin = d->use_compat ? text(m, "%s", p->compat_dir) : pin->dir;
+	p->n_lines = judge_rivals(&in, j, full, p->library_path || pin->dir, &p->libcuda, &p->lines);
+	char why_unpinned[sizeof pin->why];
+	memcpy(why_unpinned, pin->why, sizeof why_unpinned);
+	compat_free(&j->cands);	/* the lists and the pin's directory are p's, kept to exit */
+	free(j);
 	p->state = P_HELD;
 	for (int i = 0; i < p->n_lines && p->state == P_HELD; i++)
 		if (strncmp(p->lines[i], "not held: ", 10) == 0) {
 			p->state = P_NOT_HELD;
 			p->why = text(m, "%s", p->lines[i] + 10);
 		}
-	if (p->state == P_HELD && need && !pin.dir) {
+	if (p->state == P_HELD && need && !p->pin) {
 		p->state = P_NOT_HELD;
 		p->why = text(m, "a compat package for %s is installed and the system driver has no pin (%s)",
-			      p->machine ? p->machine : "its machine", pin.why);
+			      p->machine ? p->machine : "its machine", why_unpinned);
 	}
 	if (m->image) {
 		status_unprefix(m->root, p->ldso);
@@ -263,14 +276,11 @@ static void judge(struct machine *m, const struct patchlist_entry *e, struct pro
 		for (int i = 0; i < p->n_lines; i++)
 			status_unprefix(m->root, p->lines[i]);
 	}
-	compat_truncate(&m->cands, n_cands);
-	m->host.n_driver_dirs = n_dirs;
-	m->host.n_reached_dirs = n_reached;
 }
 
 /* The record under the root into pl; an image without one is walked
  * (imagewalk.h).  -1 when it cannot be read (the status cannot be told). */
-static int read_record(struct machine *m, struct patchlist *pl)
+static int read_record(struct host_status *m, struct patchlist *pl)
 {
 	char *path = rooted_path(m->root, PATCHLIST_FILE);
 	char why[sizeof m->record_why - sizeof PATCHLIST_FILE - 2] = "out of memory";
@@ -295,7 +305,7 @@ static int read_record(struct machine *m, struct patchlist *pl)
 }
 
 /* Every program of the record (or the walk) judged once. */
-static void judge_programs(struct machine *m)
+static void judge_programs(struct host_status *m)
 {
 	struct patchlist pl = { 0 };
 	if (read_record(m, &pl) < 0)
@@ -307,20 +317,20 @@ static void judge_programs(struct machine *m)
 	}
 	m->n_progs = pl.n;
 	for (size_t i = 0; i < pl.n; i++) {
-		judge(m, &pl.v[i], &m->progs[i]);
+		judge_program(m, &pl.v[i], &m->progs[i]);
 		m->counts[m->progs[i].state]++;
 	}
 }
 
 /* Can cudaload --verify judge this package here (its verifier's machine)? */
-static bool verifiable(const struct machine *m, const struct candidate *c)
+static bool verifiable(const struct host_status *m, const struct candidate *c)
 {
 	return c->has_lib && c->elf_class == m->cls && c->elf_machine == m->elf_machine;
 }
 
-static const char *stale_reason(const struct machine *m, const struct candidate *c)
+static const char *stale_reason(const struct host_status *m, const struct candidate *c)
 {
-	switch (m->store) {
+	switch (m->j.store) {
 	case VSTORE_DAMAGED:
 		return "the verdict store cannot be used";
 	case VSTORE_OTHER_HOST:
@@ -336,41 +346,35 @@ static const char *stale_reason(const struct machine *m, const struct candidate 
 	}
 }
 
-static void read_packages(struct machine *m)
+/* This cudaload's own machine, judged for a program that brings nothing
+ * (judge.h): the host, its packages and their verdicts, the decision and
+ * the pin as shown. */
+static void judge_machine(struct host_status *m)
 {
-	struct settings *s = m->s;
-	probe_host(m->root, (const char *const *)s->driver_dirs, s->n_driver_dirs, true, &m->host);
-	if (compat_discover(m->root, (const char *const *)s->compat_env, s->n_compat_env,
-			    (const char *const *)s->compat, s->n_compat,
-			    s->compat_from_config ? "config" : "default", &m->cands) < 0)
-		m->oom = true;
-	compat_apply_stated(m->root, &m->cands, (const char *const *)s->compat, s->compat_cuda, s->n_compat);
-	m->store = verdict_survey(m->root, &m->host, &m->cands, &m->system, m->store_why,
-				  sizeof m->store_why);
-	m->any_stale = m->store == VSTORE_OTHER_HOST || m->store == VSTORE_DAMAGED;
-	m->stale = calloc(m->cands.n ? m->cands.n : 1, sizeof *m->stale);
+	m->in = (struct judge_in){
+		.s = m->s, .cls = m->cls, .machine = m->elf_machine, .self = m->self, .full = true,
+		.stores = JUDGE_STORES_SURVEY, .store_why = m->store_why,
+		.store_why_cap = sizeof m->store_why,
+	};
+	judge_init(&m->j);
+	judge(&m->in, &m->j);
+	m->oom |= !m->j.whole;
+	m->own_pin_needed = !m->j.d.use_compat && pin_needed(&m->j.cands, m->cls, m->elf_machine);
+	if (m->image)
+		status_unprefix(m->root, m->j.pin.dir);
+	m->any_stale = m->j.store == VSTORE_OTHER_HOST || m->j.store == VSTORE_DAMAGED;
+	m->stale = calloc(m->j.cands.n ? m->j.cands.n : 1, sizeof *m->stale);
 	if (!m->stale) {
 		m->oom = true;
 		return;
 	}
-	for (size_t i = 0; i < m->cands.n; i++) {
-		m->stale[i] = stale_reason(m, &m->cands.v[i]);
+	for (size_t i = 0; i < m->j.cands.n; i++) {
+		m->stale[i] = stale_reason(m, &m->j.cands.v[i]);
 		m->any_stale |= m->stale[i] != NULL;
 	}
 }
 
-/* This cudaload's own machine: the packages and the pin as shown. */
-static void judge_own(struct machine *m)
-{
-	decide(&m->host, &m->cands, m->s->policy, m->cls, m->elf_machine, &m->own);
-	m->own_pin_needed = !m->own.use_compat && pin_needed(&m->cands, m->cls, m->elf_machine);
-	if (m->own_pin_needed)
-		pin_system(m->root, m->self, &m->host, &m->cands, m->elf_machine, false, &m->own_pin);
-	if (m->image)
-		status_unprefix(m->root, m->own_pin.dir);
-}
-
-static int exit_status(const struct machine *m)
+static int exit_status(const struct host_status *m)
 {
 	if (m->record_unreadable || m->oom)
 		return STATUS_UNREADABLE;
@@ -380,9 +384,9 @@ static int exit_status(const struct machine *m)
 
 /* ---- text ------------------------------------------------------------- */
 
-static const char *store_words(const struct machine *m)
+static const char *store_words(const struct host_status *m)
 {
-	switch (m->store) {
+	switch (m->j.store) {
 	case VSTORE_APPLIES:
 		return "made on this driver and GPU";
 	case VSTORE_OTHER_HOST:
@@ -394,9 +398,9 @@ static const char *store_words(const struct machine *m)
 	}
 }
 
-static void print_text(FILE *f, const struct machine *m)
+static void print_text(FILE *f, const struct host_status *m)
 {
-	const struct host *h = &m->host;
+	const struct host *h = &m->j.host;
 	char v[16], age[40], what[160];
 	utf8_printf(f, "host:         %s", platform_name(h->platform));
 	if (h->soc[0]) {
@@ -421,36 +425,36 @@ static void print_text(FILE *f, const struct machine *m)
 	utf8_printf(f, "tables:       NVIDIA's, CUDA %s edition, checked %s\n",
 		cuda_format(tables_edition, v, sizeof v), tables_checked);
 	utf8_printf(f, "policy:       %s (%s)\n", policy_name(m->s->policy), m->s->policy_from);
-	utf8_printf(f, "verdicts:     %s%s%s\n", store_words(m), m->store == VSTORE_DAMAGED ? ": " : "",
-		m->store == VSTORE_DAMAGED ? m->store_why : "");
-	if (m->store != VSTORE_NONE && m->store != VSTORE_DAMAGED && m->system.kind != VERDICT_NONE)
+	utf8_printf(f, "verdicts:     %s%s%s\n", store_words(m), m->j.store == VSTORE_DAMAGED ? ": " : "",
+		m->j.store == VSTORE_DAMAGED ? m->store_why : "");
+	if (m->j.store != VSTORE_NONE && m->j.store != VSTORE_DAMAGED && m->j.system_verdict.kind != VERDICT_NONE)
 		utf8_printf(f, "system:       verified %s ago: %s\n",
-			verdict_age(m->system.when, m->now, age, sizeof age),
-			verdict_describe(&m->system, what, sizeof what));
-	if (!m->cands.n)
+			verdict_age(m->j.system_verdict.when, m->now, age, sizeof age),
+			verdict_describe(&m->j.system_verdict, what, sizeof what));
+	if (!m->j.cands.n)
 		utf8_printf(f, "packages:     none\n");
-	for (size_t i = 0; i < m->cands.n; i++) {
-		const struct candidate *c = &m->cands.v[i];
+	for (size_t i = 0; i < m->j.cands.n; i++) {
+		const struct candidate *c = &m->j.cands.v[i];
 		utf8_printf(f, "package:      %s\n", c->dir);
 		utf8_printf(f, "              CUDA %s%s%s%s, %s: %s\n",
 			c->cuda ? cuda_format(c->cuda, v, sizeof v) : "unknown",
 			c->cuda_from ? " (from " : "", c->cuda_from ? c->cuda_from : "",
 			c->cuda_from ? ")" : "", c->usable ? "usable" : "refused", c->reason);
-		if (c->verdict.kind != VERDICT_NONE || m->store != VSTORE_NONE)
+		if (c->verdict.kind != VERDICT_NONE || m->j.store != VSTORE_NONE)
 			report_verdict_text(f, "              ", &c->verdict, m->now);
 		if (m->stale[i])
 			utf8_printf(f, "              stale: %s (run cudaload --verify)\n", m->stale[i]);
 	}
 	const char *mname = elfread_machine_name(m->elf_machine);
-	if (m->own.use_compat)
+	if (m->j.d.use_compat)
 		utf8_printf(f, "pin:          %s (%s): the chosen package's directory\n",
-			m->cands.v[m->own.chosen].dir, mname ? mname : "?");
-	else if (m->own_pin.dir)
-		utf8_printf(f, "pin:          %s (%s): %s\n", m->own_pin.dir, mname ? mname : "?",
-			m->own_pin.links ? "links to the system driver's files" : "the system driver's own directory");
+			m->j.cands.v[m->j.d.chosen].dir, mname ? mname : "?");
+	else if (m->j.pin.dir)
+		utf8_printf(f, "pin:          %s (%s): %s\n", m->j.pin.dir, mname ? mname : "?",
+			m->j.pin.links ? "links to the system driver's files" : "the system driver's own directory");
 	else
 		utf8_printf(f, "pin:          none (%s): %s\n", mname ? mname : "?",
-			m->own_pin_needed ? m->own_pin.why : "not needed: no compat package for this machine");
+			m->own_pin_needed ? m->j.pin.why : "not needed: no compat package for this machine");
 
 	if (m->record_skipped)
 		utf8_printf(f, "record:       %s: %d line%s skipped (%s)\n", PATCHLIST_FILE, m->record_skipped,
@@ -493,11 +497,11 @@ static void print_text(FILE *f, const struct machine *m)
 			utf8_printf(f, " (each program above says why)");
 		int n_stale = 0;
 		const char *why = NULL;
-		for (size_t i = 0; i < m->cands.n; i++)
+		for (size_t i = 0; i < m->j.cands.n; i++)
 			if (m->stale[i]) {
 				utf8_printf(f, "%s%s", n_stale ? ", " : sep[0] == ',' ? "; the verdict on "
 									   : ": the verdict on ",
-					m->cands.v[i].dir);
+					m->j.cands.v[i].dir);
 				why = why ? why : m->stale[i];
 				n_stale++;
 			}
@@ -505,7 +509,7 @@ static void print_text(FILE *f, const struct machine *m)
 			utf8_printf(f, " %s stale (%s): run cudaload --verify", n_stale == 1 ? "is" : "are", why);
 		utf8_printf(f, "; held: %d of %zu program%s%s\n", m->counts[P_HELD], m->n_progs,
 			m->n_progs == 1 ? "" : "s",
-			!n_stale && m->store == VSTORE_APPLIES ? "; verdicts fresh" : "");
+			!n_stale && m->j.store == VSTORE_APPLIES ? "; verdicts fresh" : "");
 		return;
 	}
 	if (!m->n_progs)
@@ -513,14 +517,14 @@ static void print_text(FILE *f, const struct machine *m)
 	else
 		utf8_printf(f, ": %d of %zu program%s held", m->counts[P_HELD], m->n_progs,
 			m->n_progs == 1 ? "" : "s");
-	utf8_printf(f, "%s\n", m->store == VSTORE_APPLIES ? "; verdicts fresh" : "");
+	utf8_printf(f, "%s\n", m->j.store == VSTORE_APPLIES ? "; verdicts fresh" : "");
 }
 
 /* ---- JSON (keys in cudaload(1)) ----------------------------------------- */
 
-static void print_json(FILE *f, const struct machine *m)
+static void print_json(FILE *f, const struct host_status *m)
 {
-	const struct host *h = &m->host;
+	const struct host *h = &m->j.host;
 	char v[16];
 	static const char store_names[][11] = { "none", "applies", "other_host", "damaged" };
 	fprintf(f, "{\"schema\":%d,\"time\":%lld,\"host\":{\"platform\":", JSON_SCHEMA, m->now);
@@ -548,21 +552,21 @@ static void print_json(FILE *f, const struct machine *m)
 	json_kstr(f, "checked", tables_checked);
 	json_kstr(f, "policy", policy_name(m->s->policy));
 	fputs("},\"verdicts\":{\"store\":", f);
-	json_str(f, store_names[m->store <= VSTORE_DAMAGED ? m->store : 0]);
-	json_kstr(f, "store_problem", m->store == VSTORE_DAMAGED ? m->store_why : NULL);
+	json_str(f, store_names[m->j.store <= VSTORE_DAMAGED ? m->j.store : 0]);
+	json_kstr(f, "store_problem", m->j.store == VSTORE_DAMAGED ? m->store_why : NULL);
 	json_key(f, "system_verdict");
-	if (m->store == VSTORE_APPLIES || m->store == VSTORE_OTHER_HOST)
-		report_verdict_json(f, &m->system, m->now);
+	if (m->j.store == VSTORE_APPLIES || m->j.store == VSTORE_OTHER_HOST)
+		report_verdict_json(f, &m->j.system_verdict, m->now);
 	else
 		fputs("null", f);
 	json_kbool(f, "stale", m->any_stale);
 	fputs("},\"packages\":[", f);
-	for (size_t i = 0; i < m->cands.n; i++) {
+	for (size_t i = 0; i < m->j.cands.n; i++) {
 		if (i)
 			fputc(',', f);
 		/* the candidate's object of --explain --json, then what --status adds */
 		fputs("{\"candidate\":", f);
-		report_candidate_json(f, &m->cands.v[i], m->now);
+		report_candidate_json(f, &m->j.cands.v[i], m->now);
 		json_kbool(f, "stale", m->stale[i] != NULL);
 		json_kstr(f, "stale_why", m->stale[i]);
 		fputc('}', f);
@@ -570,10 +574,10 @@ static void print_json(FILE *f, const struct machine *m)
 	const char *mname = elfread_machine_name(m->elf_machine);
 	fputs("],\"pin\":{\"machine\":", f);
 	json_str(f, mname);
-	json_kstr(f, "pin", m->own.use_compat ? m->cands.v[m->own.chosen].dir : m->own_pin.dir);
-	json_kbool(f, "links", !m->own.use_compat && m->own_pin.links);
-	json_kstr(f, "pin_why", m->own.use_compat || m->own_pin.dir ? NULL
-				: m->own_pin_needed ? m->own_pin.why
+	json_kstr(f, "pin", m->j.d.use_compat ? m->j.cands.v[m->j.d.chosen].dir : m->j.pin.dir);
+	json_kbool(f, "links", !m->j.d.use_compat && m->j.pin.links);
+	json_kstr(f, "pin_why", m->j.d.use_compat || m->j.pin.dir ? NULL
+				: m->own_pin_needed ? m->j.pin.why
 						    : "not needed: no compat package for this machine");
 	fputs("},\"record\":", f);
 	json_str(f, m->walked ? NULL : PATCHLIST_FILE);
@@ -632,7 +636,7 @@ static const char prom_verdict_names[4][32] = { "cudaload_verdict_age_seconds", 
 /* which: 0 age, 1 ok, 2 stale, 3 verified.  A package without a verdict
  * has no age, ok or stale sample unless it is stale (new since the last
  * --verify): a 0 there would read as a fresh verdict; verified says 0. */
-static void prom_verdict(FILE *f, const struct machine *m, const char *package,
+static void prom_verdict(FILE *f, const struct host_status *m, const char *package,
 			 const struct verdict *v, bool stale, int which)
 {
 	bool have = v->kind != VERDICT_NONE;
@@ -644,9 +648,9 @@ static void prom_verdict(FILE *f, const struct machine *m, const char *package,
 				 : which == 2 ? (long long)stale : (long long)have);
 }
 
-static void print_prometheus(FILE *f, const struct machine *m)
+static void print_prometheus(FILE *f, const struct host_status *m)
 {
-	const struct host *h = &m->host;
+	const struct host *h = &m->j.host;
 	char v[16], t[16];
 	int st = exit_status(m);
 	prom_head(f, "cudaload_holds", "1 when every recorded program holds and no verdict is stale "
@@ -687,8 +691,8 @@ static void print_prometheus(FILE *f, const struct machine *m)
 	}
 	prom_head(f, "cudaload_package_usable", "1 when the compat package is usable for this machine's "
 						"programs by the rules and verdicts.");
-	for (size_t i = 0; i < m->cands.n; i++) {
-		const struct candidate *c = &m->cands.v[i];
+	for (size_t i = 0; i < m->j.cands.n; i++) {
+		const struct candidate *c = &m->j.cands.v[i];
 		fputs("cudaload_package_usable{package=", f);
 		prom_value(f, c->dir);
 		fputs(",cuda=", f);
@@ -702,15 +706,15 @@ static void print_prometheus(FILE *f, const struct machine *m)
 		"package is new since the last cudaload --verify.",
 		"1 when a verdict is stored for the package (fresh or stale), 0 when it is unverified.",
 	};
-	bool have_system = m->store == VSTORE_APPLIES || m->store == VSTORE_OTHER_HOST;
+	bool have_system = m->j.store == VSTORE_APPLIES || m->j.store == VSTORE_OTHER_HOST;
 	struct verdict none = { 0 };
 	for (int w = 0; w < 4; w++) {
 		prom_head(f, prom_verdict_names[w], help[w]);
-		if (have_system || (w == 2 && m->store != VSTORE_NONE) || w == 3)
-			prom_verdict(f, m, "system", have_system ? &m->system : &none,
-				     m->store == VSTORE_OTHER_HOST || m->store == VSTORE_DAMAGED, w);
-		for (size_t i = 0; i < m->cands.n; i++)
-			prom_verdict(f, m, m->cands.v[i].dir, &m->cands.v[i].verdict, m->stale[i] != NULL, w);
+		if (have_system || (w == 2 && m->j.store != VSTORE_NONE) || w == 3)
+			prom_verdict(f, m, "system", have_system ? &m->j.system_verdict : &none,
+				     m->j.store == VSTORE_OTHER_HOST || m->j.store == VSTORE_DAMAGED, w);
+		for (size_t i = 0; i < m->j.cands.n; i++)
+			prom_verdict(f, m, m->j.cands.v[i].dir, &m->j.cands.v[i].verdict, m->stale[i] != NULL, w);
 	}
 }
 
@@ -737,7 +741,7 @@ static void temp_name(char *name, size_t cap, int try)
 
 /* The metrics into fd, a file of this user's that nothing else names (no
  * link: nlink is want_links), with mode 0644 and on disk.  0, or -1. */
-static int fill(const struct machine *m, int fd, nlink_t want_links)
+static int fill(const struct host_status *m, int fd, nlink_t want_links)
 {
 	struct stat st;
 	if (fstat(fd, &st) < 0)
@@ -762,7 +766,7 @@ static int fill(const struct machine *m, int fd, nlink_t want_links)
  * nothing that stands in the directory is ever opened.  0; -1 when the
  * kernel or the file system has no O_TMPFILE or it cannot be linked
  * without /proc (the caller then creates by name). */
-static int write_unnamed(const struct machine *m, int dfd, char *name, size_t cap)
+static int write_unnamed(const struct host_status *m, int dfd, char *name, size_t cap)
 {
 	int fd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
 	if (fd < 0)
@@ -788,7 +792,7 @@ static int write_unnamed(const struct machine *m, int dfd, char *name, size_t ca
  * already there (a FIFO, a link); O_NOFOLLOW and O_NONBLOCK as well, should
  * a file system not honour it, and fill() checks that it is a plain file of
  * this user's with one link.  0, or -1. */
-static int write_named(const struct machine *m, int dfd, char *name, size_t cap)
+static int write_named(const struct host_status *m, int dfd, char *name, size_t cap)
 {
 	int fd = -1;
 	for (int i = 0; fd < 0 && i < STATUS_TEMP_TRIES; i++) {
@@ -817,7 +821,7 @@ static int write_named(const struct machine *m, int dfd, char *name, size_t cap)
  * link to a file of root's) is opened.  A directory anyone may write to
  * without the sticky bit is refused: there anyone could rename over the
  * file.  0, or -1 said. */
-static int write_textfile(const struct machine *m, const char *dir)
+static int write_textfile(const struct host_status *m, const char *dir)
 {
 	const char *why = NULL;
 	char name[sizeof STATUS_TEMP_PREFIX + 16];
@@ -844,7 +848,7 @@ static int write_textfile(const struct machine *m, const char *dir)
 
 int status_run(struct settings *s, const char *self, const struct status_options *o)
 {
-	struct machine *m = calloc(1, sizeof *m);
+	struct host_status *m = calloc(1, sizeof *m);
 	if (!m) {
 		fputs("cudaload: --status: out of memory\n", stderr);
 		return STATUS_UNREADABLE;
@@ -858,11 +862,9 @@ int status_run(struct settings *s, const char *self, const struct status_options
 	m->now = (long long)time(NULL);
 	m->cls = __ehdr_start.e_ident[EI_CLASS];
 	m->elf_machine = __ehdr_start.e_machine;
-	read_packages(m);
+	judge_machine(m);
 	if (!m->oom)
 		judge_programs(m);
-	if (!m->oom)
-		judge_own(m);	/* last: decide() marks the candidates for this machine */
 	if (m->oom) {
 		fputs("cudaload: --status: out of memory\n", stderr);
 		return STATUS_UNREADABLE;

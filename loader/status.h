@@ -6,11 +6,11 @@
  * The host, each compat package with its rules and its stored verdict
  * (fresh, or stale against the driver and the file), the system driver's
  * pin, then every program cudaload-patch recorded as patched
- * (/var/lib/cudaload/patched under the root) judged as --explain judges it:
- * the same probe, candidates, decide(), pin and search list, and pin_rivals()
- * for what could beat the decision.  Host, packages and verdicts are read
- * once; each program is read and judged once.  Only run as a command: the
- * start path never comes here.
+ * (/var/lib/cudaload/patched under the root) judged by the judgement a start
+ * makes (common/judge.h), with what that program reaches and no environment,
+ * and what could beat the decision (judge_rivals).  The machine is judged
+ * once, each program once.  Only run as a command: the start path never
+ * comes here.
  *
  * A program is held (it loads what was decided, whatever else names a
  * driver), not_held (a DT_RPATH or an ld.so.conf.d entry beats the decision,

@@ -45,6 +45,7 @@
 #include "../common/elfread.h"
 #include "../common/identity.h"
 #include "../common/json.h"
+#include "../common/judge.h"
 #include "../common/ldso.h"
 #include "../common/patchlist.h"
 #include "../common/pin.h"
@@ -804,9 +805,10 @@ struct verify_run {
 	char boot[VERDICT_BOOT_ID_LEN + 2];	/* a lasting store's boot, else "" */
 	int lock;			/* a first use's lock on the store, -1: none */
 
-	/* the candidates (gather_candidates) */
-	struct host h;
-	struct candidates cands;
+	/* the candidates (gather_candidates): the judgement's look around */
+	struct judge_in in;
+	struct judgement j;
+	char *cl_self;			/* cudaload's path, for the pin beside it */
 	const char *user_llp;		/* this environment's LD_LIBRARY_PATH */
 	struct kept_store earlier;	/* a first use's: what the store holds already */
 	bool *fresh;			/* cands.n + 1: verified by this run */
@@ -955,33 +957,48 @@ static int open_store(struct verify_run *r)
 /* Which packages are asked about: the host probed; a first use's packages,
  * else the configured ones and every one a process may reach (reach_all);
  * for a first use, what the store holds already (keep_store). */
+static int reach_everything(void *ctx, struct host *h, struct candidates *c)
+{
+	const struct verify_run *r = ctx;
+	return reach_all(r->s.root, r->user_llp, r->names, r->n_names, h, c);
+}
+
 static int gather_candidates(struct verify_run *r)
 {
-	const struct settings *s = &r->s;
-	probe_host(s->root, (const char *const *)s->driver_dirs, s->n_driver_dirs, true, &r->h);
-	int found = r->first_use ? compat_discover(s->root, r->packages, r->n_packages, NULL, 0, "first use",
-						   &r->cands)
-			      : compat_discover(s->root, (const char *const *)s->compat_env, s->n_compat_env,
-						(const char *const *)s->compat, s->n_compat,
-						s->compat_from_config ? "config" : "default", &r->cands);
-	if (found < 0) {
-		fprintf(stderr, "cudaload: --verify: out of memory\n");
-		return EXIT_CANNOT_RUN;
-	}
+	const char *dir = r->cl_dir ? r->cl_dir : ".";
 	r->user_llp = env_get_last(environ, "LD_LIBRARY_PATH");	/* as glibc's ld.so */
-	if (!r->first_use && reach_all(s->root, r->user_llp, r->names, r->n_names, &r->h, &r->cands) < 0) {
+	r->cl_self = malloc(strlen(dir) + sizeof "/cudaload");
+	if (r->cl_self)
+		strcat(strcpy(r->cl_self, dir), "/cudaload");
+	r->in = (struct judge_in){
+		.s = &r->s, .cls = ELFCLASS64, .machine = SELF_MACHINE, .self = r->cl_self, .full = true,
+		.packages = r->first_use ? r->packages : NULL, .n_packages = r->n_packages,
+		.reach = r->first_use ? NULL : reach_everything, .reach_ctx = r, .user_llp = r->user_llp,
+	};
+	judge_init(&r->j);
+	judge_look_around(&r->in, &r->j);
+	if (!r->cl_self || !r->j.whole) {
 		fprintf(stderr, "cudaload: --verify: out of memory\n");
 		return EXIT_CANNOT_RUN;
 	}
 
-	r->fresh = calloc(r->cands.n + 1, sizeof *r->fresh);
+	r->fresh = calloc(r->j.cands.n + 1, sizeof *r->fresh);
 	if (!r->fresh) {
 		fprintf(stderr, "cudaload: --verify: out of memory\n");
 		return EXIT_CANNOT_RUN;
 	}
 	if (r->first_use)
-		keep_store(r->path, &r->h, r->boot, &r->earlier);
+		keep_store(r->path, &r->j.host, r->boot, &r->earlier);
 	return 0;
+}
+
+/* The search list a start hands ld.so when it decides d (judge_plan):
+ * malloc'd, or NULL: none. */
+static char *list_for(struct verify_run *r, struct decision d)
+{
+	r->j.d = d;
+	judge_plan(&r->in, &r->j);
+	return judge_plan_take(&r->j);
 }
 
 /* The baseline: the system driver as the loader would hand it over,
@@ -996,24 +1013,13 @@ static int judge_system_driver(struct verify_run *r)
 		fprintf(stderr, "cudaload: --verify: out of memory\n");
 		return EXIT_CANNOT_RUN;
 	}
-	host_text(&r->h, r->hosttxt, sizeof r->hosttxt);
-	struct pin pin = { 0 };
-	char *base_llp = NULL;
-	if (pin_needed(&r->cands, ELFCLASS64, SELF_MACHINE)) {
-		char *cl_self = malloc(strlen(r->cl_dir ? r->cl_dir : ".") + sizeof "/cudaload");
-		if (cl_self)
-			strcat(strcpy(cl_self, r->cl_dir ? r->cl_dir : "."), "/cudaload");
-		pin_system(r->s.root, cl_self, &r->h, &r->cands, SELF_MACHINE, false, &pin);
-		free(cl_self);
-		struct decision sys = { false, -1, "" };
-		base_llp = plan_library_path(r->s.root, &sys, &r->cands, &r->h, pin.dir, r->user_llp, false);
-	}
+	host_text(&r->j.host, r->hosttxt, sizeof r->hosttxt);
+	char *base_llp = list_for(r, (struct decision){ false, -1, "" });
 	run_child(&r->self, base_llp, r->timeout_s, &r->base);
 	free(base_llp);
-	pin_free(&pin);
 	const struct outcome *base = &r->base;
 	r->len = snprintf(r->text, VERDICT_STORE_MAX, VERDICT_MAGIC "\nhost %016llx %s\n%s%s%ssystem %s %s %d %lld\n",
-			  (unsigned long long)verdict_host_key(&r->h), r->hosttxt,
+			  (unsigned long long)verdict_host_key(&r->j.host), r->hosttxt,
 			  r->boot[0] ? "boot " : "", r->boot, r->boot[0] ? "\n" : "",
 			  verdict_token(&base->v, tok, sizeof tok), verdict_step_token(&base->v, step, sizeof step),
 			  base->v.devices, base->v.when);
@@ -1037,10 +1043,10 @@ static int judge_system_driver(struct verify_run *r)
  * libcuda, another machine's, one that others could change, one another
  * start asked about a moment ago, one no search list names.  When it is
  * asked, its libcuda's stat into st and its child's search list into *llp. */
-static void why_not_asked(const struct verify_run *r, size_t i, struct stat *st, char **llp,
+static void why_not_asked(struct verify_run *r, size_t i, struct stat *st, char **llp,
 			  char *skip, size_t cap)
 {
-	const struct candidate *c = &r->cands.v[i];
+	const struct candidate *c = &r->j.cands.v[i];
 	char lib[CL_PATH_MAX + 16];
 	if (!c->has_lib)
 		snprintf(skip, cap, "%s", c->lib_problem);
@@ -1060,8 +1066,7 @@ static void why_not_asked(const struct verify_run *r, size_t i, struct stat *st,
 	else if (kept_applies(&r->earlier, c->dir, st))
 		snprintf(skip, cap, "verified a moment ago (another start asked)");
 	else {
-		struct decision d = { true, (int)i, "" };
-		*llp = plan_library_path(r->s.root, &d, &r->cands, &r->h, NULL, r->user_llp, false);
+		*llp = list_for(r, (struct decision){ true, (int)i, "" });
 		if (!*llp)
 			snprintf(skip, cap, "no search list can name it");
 	}
@@ -1071,7 +1076,7 @@ static void why_not_asked(const struct verify_run *r, size_t i, struct stat *st,
  * added to the store's text while there is room, and reported. */
 static void judge_candidate(struct verify_run *r, size_t i)
 {
-	const struct candidate *c = &r->cands.v[i];
+	const struct candidate *c = &r->j.cands.v[i];
 	char skip[256] = "", tok[32], step[32];
 	char *llp = NULL;
 	struct stat st;
@@ -1128,10 +1133,10 @@ static void judge_candidate(struct verify_run *r, size_t i)
  * conclusive ones; written whole (write_store) and the report closed. */
 static int store_verdicts(struct verify_run *r)
 {
-	if (!r->json && r->cands.n == 0)
+	if (!r->json && r->j.cands.n == 0)
 		printf("no compat candidates found\n");
 	if (r->first_use)
-		append_kept(&r->earlier, &r->cands, r->fresh, r->text, &r->len);
+		append_kept(&r->earlier, &r->j.cands, r->fresh, r->text, &r->len);
 
 	int e = write_store(r->dir, r->path, r->text, (size_t)r->len, r->user ? 0600 : 0644);
 	if (r->json) {
@@ -1158,7 +1163,8 @@ static void release_run(struct verify_run *r)
 	if (r->lock >= 0)
 		close(r->lock);	/* the next first use may look now */
 	free(r->packages);
-	compat_free(&r->cands);
+	compat_free(&r->j.cands);
+	free(r->cl_self);
 	settings_free(&r->s);
 	for (int i = 0; i < r->n_names; i++)
 		free(r->names[i]);	/* each strdup'd or realpath'd by now */
@@ -1189,7 +1195,7 @@ int main(int argc, char **argv)
 	if ((rc = resolve_programs(&r)) || (rc = open_store(&r)) || (rc = gather_candidates(&r)) ||
 	    (rc = judge_system_driver(&r)))
 		return rc;
-	for (size_t i = 0; i < r.cands.n; i++)
+	for (size_t i = 0; i < r.j.cands.n; i++)
 		judge_candidate(&r, i);
 	if ((rc = store_verdicts(&r)))
 		return rc;

@@ -331,7 +331,7 @@ contains "ARG_MAX: ... and exits 126" "$out" "status 126"
 out=$(cd "$F" && CUDALOAD_ROOT="$R" CUDALOAD_CONFIG="$F/empty.conf" CUDALOAD_MODE=chain timeout 120 "$F/bin/bigargs" "$F/bin/probe" 64 2>&1 >/dev/null)
 contains "ARG_MAX: chain mode needs no second exec: it runs" "$out" "status 0"
 
-# ---- a tight RLIMIT_AS (issue 29 row 17) -------------------------------------------
+# ---- a tight RLIMIT_AS -------------------------------------------
 # The smallest address space in which the program, started by ld.so with
 # the list cudaload hands over, loads the package: cudaload's program must
 # load it too with four pages more (chain mode leaves two, run.sh counts
@@ -378,7 +378,7 @@ status "10,000 candidates: runs" 0 $? "$(printf '%s' "$out" | head -5)"
 has "10,000 candidates: the real one still wins" "$out" "libcuda=$many/usr/local/cuda-12.2/compat/libcuda.so.1 version=12020"
 echo "     (10,000 candidates took $(( $(date +%s) - start )) s)"
 
-# 40,000 leftover directories (issue 36 row 11): only 256 candidates were
+# 40,000 leftover directories: only 256 candidates were
 # kept, but the listing was not bounded: 130 MB resident and 1.7-4.4 s a
 # start.  The entries read are (COMPAT_MAX_ENTRIES, cudaload(1) Bounds), so
 # memory and system calls stay near a plain start's; said once.

@@ -104,7 +104,7 @@ out=$(run "$CL" --verify --timeout 3)
 contains "a group-writable libcuda: not loaded" "$out" "not verified: someone other than root can change it"
 chmod g-w "$R/usr/local/cuda-13.1/compat/libcuda.so.1"
 
-# ---- issue 36 row 1: a user plants a libcuda in a conda environment the user
+# ---- A user plants a libcuda in a conda environment the user
 # can write, where a program root verifies for lives; root's --verify must not
 # run it (its constructor would run as root)
 if [ "$(id -u)" -eq 0 ]; then

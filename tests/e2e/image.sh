@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Image patching stays in the image (issue 36, rows 2, 3 and 12).
+# Image patching stays in the image.
 #
 # An image's usr, opt, etc or var may be links that point out of it (to
 # /usr, or anywhere).  cudaload-patch --root and scripts/patch-image.sh

@@ -110,7 +110,7 @@ for_arch() {
 
 # root_only DIR: are DIR and every directory above it root's and writable by
 # root alone (one above may be writable by others when sticky, as /tmp)?
-# Root's --verify loads no package under a tree others can change (issue 36).
+# Root's --verify loads no package under a tree others can change.
 root_only() {
 	ro=$(cd "$1" && pwd -P) || return 1
 	ro_above=

@@ -376,7 +376,7 @@ if [ "$mode" = chain ]; then
 	# What stays of cudaload under a limit of the address space: the page
 	# of its hand-over code and its writable segment, one page
 	# (loader/chain.c, loader/hot.ld), with a list and without one; before,
-	# all of its image and its heap (RLIMIT_AS, issue 29 row 17).  Without
+	# all of its image and its heap (RLIMIT_AS).  Without
 	# a limit the image stays, a munmap less at every start.
 	image=$(( ($(stat -c %s "$CL") + 4095) / 4096 ))
 	out=$(PROBE_MAPS=$(readlink -f "$CL") run "$J5" $J5DD "$W/bin/probe-patched")

@@ -13,7 +13,7 @@
 # the file the kernel checked, so theirs never runs as root.  RACE_TRIES
 # (default 400) a case, in exec and chain mode, fs.protected_hardlinks 1 and 0.
 # The file held for that is the one descriptor the program finds open beyond
-# 0-2, at 63 (issue 36 row 10).  A program with file capabilities keeps them,
+# 0-2, at 63.  A program with file capabilities keeps them,
 # patched or run by `cudaload PROGRAM`, on both machines (row 9).
 # Needs root (to make the user, the setuid file and /etc/cudaload.conf);
 # everything it creates is removed on exit.  Usage: secure.sh BUILD
@@ -117,7 +117,7 @@ fi
 out=$(as_user "$T/bin/probe-suid" a)
 has "held file: argv[0] is the program's own" "$out" "arg[0]=$T/bin/probe-suid"
 # ... and one descriptor more, the held file, which it and every child
-# inherit: at 63, out of the numbers programs choose (issue 36 row 10; it was
+# inherit: at 63, out of the numbers programs choose (it was
 # 3), where the descriptor limit allows.  Started with none beyond 0-2.
 printf '#!/usr/bin/python3\nimport os, sys\nos.closerange(3, 4096)\nos.execv(sys.argv[1], sys.argv[1:])\n' >"$T/bin/closefds"
 chmod 755 "$T/bin/closefds"
@@ -213,7 +213,7 @@ chmod 644 "$CONF"
 chown "$U" "$CONF"
 out=$(as_user "$T/bin/probe-suid")
 has "config: a $CONF not owned by root is ignored" "$out" "libcuda=none"
-# ---- file capabilities (issue 36 row 9) ----
+# ---- file capabilities ----
 # A program with file capabilities starts with AT_SECURE and its ids
 # unchanged; an exec of ld.so would drop the capabilities (CapEff 0: the
 # program no longer works, GPU or not).  It runs as unpatched: chain mode

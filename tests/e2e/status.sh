@@ -223,7 +223,7 @@ else
 	skip "systemd-analyze verify: the units" "no systemd-analyze (the systemd package)"
 fi
 
-# ---- the textfile, where others can write (issue 36) ----
+# ---- the textfile, where others can write ----
 # Root writes it into a directory that is often the exporter's user's: what
 # stands at a temporary's name must never be opened.  The name was
 # .cudaload.prom.PID: a FIFO there blocked root's run forever, a hard link
@@ -284,7 +284,7 @@ else
 	skip "textfile without linkat" "no strace, or it cannot trace here"
 fi
 
-# ---- names that are not UTF-8 or hold control characters (issue 36) ----
+# ---- names that are not UTF-8 or hold control characters ----
 # Program paths from the record and a package directory with bytes \xff\xfe,
 # ESC, CR, BEL and a backslash: raw, they made the textfile invalid UTF-8
 # (node_exporter drops the whole file), forged a line on the terminal
@@ -604,6 +604,14 @@ if sh "$here/mkroot.sh" "$W/dc.profile" "$R" "$L" >/dev/null; then
 	verify() { env -i CUDALOAD_ROOT="$R" CUDALOAD_CONFIG="$W/empty.conf" "$B/cudaload" --verify --timeout 5 \
 		>>"$W/dc-verify.log" 2>&1; }
 	runs() { env -i PATH=/usr/bin:/bin "$CH" "$R" "/opt/app/bin/$1" 2>&1 | sed -n 's/^libcuda=//p'; }
+	# listed PROGRAM: the search list a start of it hands ld.so, from its
+	# trace (exec: --library-path; chain: LD_LIBRARY_PATH), else None
+	listed() {
+		l=$(env -i PATH=/usr/bin:/bin CUDALOAD_DEBUG=1 "$CH" "$R" "/opt/app/bin/$1" 2>&1 >/dev/null |
+			sed -n "s/.*exec .*'--library-path' '\([^']*\)'.*/\1/p; s/.*chain .* at 0x[0-9a-f]*, LD_LIBRARY_PATH=//p" |
+			head -n 1)
+		printf '%s\n' "${l:-None}"
+	}
 	# each program: --status against --explain, and against a run when it holds
 	judged() { # judged STATE PROGRAM...
 		s=$1
@@ -612,6 +620,8 @@ if sh "$here/mkroot.sh" "$W/dc.profile" "$R" "$L" >/dev/null; then
 			explained "$s" "/opt/app/bin/$p" "$($C --explain --json "/opt/app/bin/$p")"
 			if [ "$(prog "/opt/app/bin/$p" state)" = held ]; then
 				status "$s: $p runs with what --status says" "$(prog "/opt/app/bin/$p" libcuda)" "$(runs "$p")"
+				status "$s: a start of $p hands ld.so the list --status says" \
+					"$(prog "/opt/app/bin/$p" library_path)" "$(listed "$p")"
 			fi
 		done
 	}

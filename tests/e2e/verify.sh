@@ -79,7 +79,7 @@ for profile in "$top"/tests/fixtures/*.profile; do
 	pass=$((pass + $(grep -c '^ok' "$W/roots/$name.log"))) fail=$((fail + $(grep -c '^FAIL' "$W/roots/$name.log")))
 done
 
-# ---- the cases the issue names, on the workstation fixture -------------------
+# ---- the reported cases, on the workstation fixture ---------------------------
 D=$W/roots/dgpu-workstation-804
 DD=/usr/lib/x86_64-linux-gnu
 C=$D/usr/local/cuda-12.9/compat

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The walk over a real image (issue: libraries that use CUDA, Python with
+# The walk over a real image (libraries that use CUDA, Python with
 # CUDA wheels).  The image is Debian's own packages for ARCH: ffmpeg, python3
 # and what they need, as apt resolves them for an empty system, unpacked
 # with dpkg-deb (cached under BUILD/walk-debs).  Added to it: a player whose

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* cudaload.conf, and the same bytes as CUDALOAD_COMPAT_PATH and
- * CUDALOAD_LDSO (issue 29 rows 5 and 14: a loader that is no loader, a list
+ * CUDALOAD_LDSO (a loader that is no loader, a list
  * past its bound). */
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* What the probe reads as text: /etc/nv_tegra_release, the device tree's
- * compatible strings, a GPU's information file (issue 29 row 13). */
+ * compatible strings, a GPU's information file. */
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>

@@ -48,7 +48,7 @@ Test(compat_happy, version_sources)
 }
 
 /* The cuda-X.Y directory and a version.json are stronger evidence than a
- * guess from the driver version in the file name (issue: a note-less
+ * guess from the driver version in the file name (a note-less
  * libcuda.so.615.31 in cuda-13.4/compat was labelled 13.2). */
 Test(compat_happy, version_trust_order)
 {
@@ -127,7 +127,7 @@ Test(compat_happy, nested_patterns)
 	free(root);
 }
 
-/* Issue 29: a version.json cut short (a full disk, an interrupted copy)
+/* A version.json cut short (a full disk, an interrupted copy)
  * gave the package a version; now it gives none, and a whole one still
  * does. */
 Test(compat_sad, truncated_version_file)
@@ -151,7 +151,7 @@ Test(compat_sad, truncated_version_file)
 	free(root);
 }
 
-/* Issue 29: a directory whose name holds '' (an escape sequence: ESC [ 31 m)
+/* A directory whose name holds '' (an escape sequence: ESC [ 31 m)
  * was expanded again as a pattern, and matched nothing. */
 Test(compat_sad, matched_names_are_not_patterns)
 {
@@ -217,7 +217,7 @@ Test(compat_sad, candidates_are_bounded)
 	free(root);
 }
 
-/* Issue 36 row 11: 40,000 leftover directories under a pattern cost 130 MB
+/* 40,000 leftover directories under a pattern cost 130 MB
  * and seconds per start, though only 256 became candidates.  The entries
  * read are bounded for the whole start, said once; the bound holds for the
  * next pattern too (it lists nothing more), and nothing past it counts as
@@ -472,7 +472,7 @@ Test(compat_happy, long_note)
 	free(root);
 }
 
-/* Issue: the malformed shapes NVIDIA has shipped (toolkit PR #1804 and
+/* The malformed shapes NVIDIA has shipped (toolkit PR #1804 and
  * commit 1a09d4a1): the Orin note padded as in a section aligned to 8, a
  * trailing comma, the Orin 13.2 note whose descriptor runs 2 bytes past
  * its 71-byte section (n_type 0, NULs there), and shapes still refused: a

@@ -272,7 +272,7 @@ Test(config_sad, compat_stated_cuda_bad, .init = cr_redirect_stderr)
 	settings_free(&s);
 }
 
-/* Issue 29: more than CONFIG_MAX_LIST entries were dropped without a word;
+/* More than CONFIG_MAX_LIST entries were dropped without a word;
  * the drop is said once per list (stderr and --explain), naming the first
  * entry left out. */
 Test(config_sad, list_limit_said, .init = cr_redirect_stderr)
@@ -316,7 +316,7 @@ Test(config_sad, list_limit_said, .init = cr_redirect_stderr)
 	free(big);
 }
 
-/* Issue 29: a variable twice in the environment.  getenv and musl's ld.so
+/* A variable twice in the environment.  getenv and musl's ld.so
  * take the first, glibc's ld.so the last. */
 Test(config_happy, env_first_and_last)
 {

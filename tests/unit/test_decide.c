@@ -436,7 +436,7 @@ Test(decide_happy, no_candidate_matters_where_none_can_be_chosen)
 	cr_assert(decide_may_use_compat(&unknown_l4t, POLICY_AUTO));
 }
 
-/* Issue: Thor's cuda-compat-13-4 (libcuda.so.615.31) was refused as a
+/* Thor's cuda-compat-13-4 (libcuda.so.615.31) was refused as a
  * data-center package; on Xavier and Orin such a package stays refused. */
 Test(decide_happy, thor_takes_the_data_center_package)
 {
@@ -463,7 +463,7 @@ Test(decide_happy, thor_takes_the_data_center_package)
 	cr_assert(strstr(v[0].reason, "only Thor takes those") != NULL, "%s", v[0].reason);
 }
 
-/* Issue: host 610.57.04 took a same-branch but older compat (803). */
+/* Host 610.57.04 took a same-branch but older compat (803). */
 Test(decide_sad, note_needs_a_newer_compat_driver)
 {
 	static const int b610[] = { 535, 570, 580, 590, 595, 610 };
@@ -503,7 +503,7 @@ Test(decide_happy, same_branch_newer_compat)
 	cr_assert(d.use_compat, "%s", v[0].reason);
 }
 
-/* Issue: 615 was taken for 595 (13.2); a newer branch is unknown. */
+/* 615 was taken for 595 (13.2); a newer branch is unknown. */
 Test(decide_sad, branch_newer_than_the_table)
 {
 	cr_assert_eq(tables_branch_cuda(615), V(13, 4));
@@ -524,7 +524,7 @@ Test(decide_sad, branch_newer_than_the_table)
 	cr_assert(d.use_compat, "%s", v[0].reason);
 }
 
-/* Issue: 535 takes every note-less package from 12.3 through 13.4;
+/* 535 takes every note-less package from 12.3 through 13.4;
  * end-of-life and new-feature branches are no targets. */
 Test(decide_happy, nonote_table_rows)
 {
@@ -552,7 +552,7 @@ Test(decide_happy, nonote_table_rows)
 	}
 }
 
-/* Issue: GeForce, TITAN and NVS boards get 804 from any compat libcuda. */
+/* GeForce, TITAN and NVS boards get 804 from any compat libcuda. */
 Test(decide_sad, geforce_host)
 {
 	struct host h = dgpu(570);
@@ -586,7 +586,7 @@ Test(decide_sad, geforce_host)
 	cr_assert(d.use_compat, "%s", v[0].reason);
 }
 
-/* Issue: a compat dir without its PTX JIT compiler is a partial install. */
+/* A compat dir without its PTX JIT compiler is a partial install. */
 Test(decide_sad, partial_package)
 {
 	struct host h = jetson(35, 4, V(11, 4), "tegra234");
@@ -600,7 +600,7 @@ Test(decide_sad, partial_package)
 	cr_assert(strstr(v[0].reason, "policy compat (auto: refused: incomplete package") != NULL, "%s", v[0].reason);
 }
 
-/* Issue: CUDA 13.5 exists and no table knows it: unknown, said so. */
+/* CUDA 13.5 exists and no table knows it: unknown, said so. */
 Test(decide_sad, newer_than_the_tables)
 {
 	struct host h = jetson(39, 0, V(13, 2), "tegra234");
@@ -633,7 +633,7 @@ Test(decide_verdict, success_lifts_a_cuda_newer_than_the_tables)
 		  "%s", v[0].reason);
 }
 
-/* Issue: a package newer than the tables whose note lists the host's
+/* A package newer than the tables whose note lists the host's
  * branch, with a newer driver, is taken on its note and says so. */
 Test(decide_happy, note_first_for_a_cuda_the_tables_do_not_know)
 {
@@ -668,7 +668,7 @@ static struct host thor(int l4t_major, int cuda, int branch, int minor, int patc
 	return h;
 }
 
-/* Issue: on r39.2 Thor's own repository carries cuda-compat-13-2 595.58.03,
+/* On r39.2 Thor's own repository carries cuda-compat-13-2 595.58.03,
  * older than the 595.78 driver: 803, refused; a 13.5 package whose note
  * lists 595 is taken on its note; r38's explicit "none" still wins. */
 Test(decide_sad, thor_r39_driver_and_note)
@@ -703,7 +703,7 @@ Test(decide_sad, thor_r39_driver_and_note)
 	cr_assert_str_eq(w[0].reason, "NVIDIA does not support CUDA 13.2 compat on L4T r38");
 }
 
-/* Issue 35: a GPU whose architecture ended at an older branch refuses a
+/* A GPU whose architecture ended at an older branch refuses a
  * package of a later one, before the note (which lists branches, not chips). */
 static void add_gpu(struct host *h, const char *model, int arch)
 {
@@ -775,7 +775,7 @@ Test(decide_arch, a_verdict_does_not_lift_it)
 	cr_assert(!d.use_compat, "%s", d.reason);
 }
 
-/* Issue 35: a workstation board or a GPU of unknown architecture: what the
+/* A workstation board or a GPU of unknown architecture: what the
  * tables allow needs the driver's word; a success verdict gives it. */
 Test(decide_arch, workstation_needs_the_drivers_word)
 {

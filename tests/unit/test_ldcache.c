@@ -154,7 +154,7 @@ Test(ldcache_happy, made_by_ldconfig)
 	}
 }
 
-/* Issue 36: a cache under a root whose string table had no NUL took each
+/* A cache under a root whose string table had no NUL took each
  * entry's key and path as a search to the end of the file: a 4 MiB cache
  * 41 s, per program of --status --root.  A cache of 4 MiB, half entries,
  * half a string table: every key the soname with a path that never ends,

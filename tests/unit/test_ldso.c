@@ -171,7 +171,7 @@ Test(ldso_sad, missing_self_and_garbage)
 	free(dir);
 }
 
-/* A typo in ldso.<machine> must not be run as the loader (issue 29 row 5):
+/* A typo in ldso.<machine> must not be run as the loader:
  * every file that is not shaped like one is refused with its reason. */
 static void expect_refused(const char *path, const char *reason)
 {

@@ -167,7 +167,7 @@ Test(notejson_happy, version_file)
 	cr_assert_eq(notejson_version_file(other, strlen(other), why, sizeof why), 0);
 }
 
-/* Issue 29: a version.json cut short was taken for a version. */
+/* A version.json cut short was taken for a version. */
 Test(notejson_sad, version_file_truncated_everywhere)
 {
 	char why[128];

@@ -83,7 +83,7 @@ Test(plan_sad, system_and_unlistable)
 	free(big);
 }
 
-/* Issue 29: exec mode passes the list as one argument; the kernel takes
+/* Exec mode passes the list as one argument; the kernel takes
  * none longer than 32 pages, NUL included. */
 Test(plan_sad, argument_limit)
 {

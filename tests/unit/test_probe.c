@@ -88,7 +88,7 @@ static int err_ioctl(int fd, unsigned long req, void *arg)
 	return -gpu_err;
 }
 
-/* Issue: "gpu: Not a tty" told a user nothing. */
+/* "gpu: Not a tty" told a user nothing. */
 Test(probe_sad, gpu_problem_in_words)
 {
 	static const struct {
@@ -208,7 +208,7 @@ Test(probe_happy, gpu_information)
 	cr_assert_str_eq(model, "");
 }
 
-/* Issue: any GeForce, TITAN or NVS board on the host means 804. */
+/* Any GeForce, TITAN or NVS board on the host means 804. */
 Test(probe_happy, dgpu_models)
 {
 	char *root = scratch_dir();
@@ -227,7 +227,7 @@ Test(probe_happy, dgpu_models)
 	free(root);
 }
 
-/* Issue 29: a GPU whose information file says nothing (a directory, a
+/* A GPU whose information file says nothing (a directory, a
  * dangling link, no Model: line) counts, as one that may not support
  * forward compatibility; it was left out and compat chosen. */
 Test(probe_sad, unidentified_gpu_counts)
@@ -262,7 +262,7 @@ Test(probe_sad, unidentified_gpu_counts)
 	free(root);
 }
 
-/* Issue: IGX Orin driving a discrete GPU is a data-center-style host;
+/* IGX Orin driving a discrete GPU is a data-center-style host;
  * Thor's OpenRM iGPU (also a module named nvidia) is not. */
 Test(probe_happy, igx_discrete_gpu)
 {
@@ -294,7 +294,7 @@ Test(probe_happy, igx_discrete_gpu)
 	free(root);
 }
 
-/* Issue: JetPack 7.2 (r39.2) on Orin loads the nvidia module for display;
+/* JetPack 7.2 (r39.2) on Orin loads the nvidia module for display;
  * /run/nvidia-gpu-driver-active names the driver CUDA runs on.  Orin stays
  * a Tegra; Thor's OpenRM version is read (the 803 rule needs it). */
 Test(probe_happy, r39_active_driver)
@@ -468,7 +468,7 @@ Test(probe_sad, compatible_edge_cases)
 	cr_assert_str_eq(soc, "", "does not fit a small buffer");
 }
 
-/* Issue 35: each GPU's architecture from its PCI function in sysfs, else
+/* Each GPU's architecture from its PCI function in sysfs, else
  * from its model name; an ID the table does not know is current. */
 static void put_pci(const char *root, const char *bus, const char *vendor, const char *device)
 {

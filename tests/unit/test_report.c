@@ -227,7 +227,7 @@ Test(report_happy, verdicts_and_their_age)
 	settings_free(&s);
 }
 
-/* Issue 29: a compat directory named with bytes that are not UTF-8 and with
+/* A compat directory named with bytes that are not UTF-8 and with
  * control characters made --explain --json invalid and put raw escape
  * sequences on the terminal. */
 Test(report_sad, hostile_names)
@@ -265,7 +265,7 @@ Test(report_sad, hostile_names)
 	settings_free(&s);
 }
 
-/* Issue 36: a name could pass for another.  A program named with the four
+/* A name could pass for another.  A program named with the four
  * characters \x1b showed as one named with an escape byte; the backslash
  * is now doubled, in text and in JSON, so no two names look alike. */
 Test(report_sad, names_cannot_pass_for_others)

@@ -119,8 +119,8 @@ Test(tables_happy, dgpu_and_socs)
 	cr_assert_null(tables_soc_name("tegra999"));
 }
 
-/* Issue 35: device IDs as Debian's pci.ids names their chips, and the
- * boards the issue's hosts have. */
+/* Device IDs as Debian's pci.ids names their chips, and the
+ * boards of the hosts in the public reports. */
 Test(tables_happy, gpu_arch_by_id)
 {
 	cr_assert_eq(tables_gpu_arch_by_id(0x102d), GPU_ARCH_KEPLER);	/* GK210GL Tesla K80 */

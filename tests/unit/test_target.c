@@ -49,7 +49,7 @@ Test(target_happy, elf_program)
 	target_free(&t);
 }
 
-/* What the kernel grants a program only when it runs it (issue 36 row 9):
+/* What the kernel grants a program only when it runs it:
  * set-id bits that change this process's ids, file capabilities. */
 Test(target_happy, privileges)
 {

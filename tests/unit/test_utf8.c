@@ -105,7 +105,7 @@ static char *unquote(const char *s)
 	return out;
 }
 
-/* Issue 36: the mapping is one to one, so a name cannot pass for another
+/* The mapping is one to one, so a name cannot pass for another
  * (a program named with the characters \x1b for one with an escape byte):
  * every string of bytes that matter comes back from its printable form, in
  * text and quoted. */

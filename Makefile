@@ -213,7 +213,7 @@ asan: $(BUILD)/asan/test_units
 # itself (the installed package, a user, a sysctl, /run/cudaload): they run
 # alone, after the others.
 E2E_ARCHES := $(sort $(ARCH) aarch64)
-E2E_SUITES := distro $(foreach a,$(E2E_ARCHES),verify.$(a) walk.$(a)) faults patch image \
+E2E_SUITES := distro $(foreach a,$(E2E_ARCHES),verify.$(a) walk.$(a)) faults patch image container \
 	status record $(foreach a,$(E2E_ARCHES),$(foreach m,exec chain,run.$(a).$(m) hold.$(a).$(m) \
 	reach.$(a).$(m) prepared.$(a).$(m)) firstuse.$(a)) glibc231 cudart real-driver patchrace \
 	strip valgrind docs repro nix

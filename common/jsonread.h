@@ -48,7 +48,7 @@ bool jsonread_eat(struct jsonread *r, char c);
 bool jsonread_string(struct jsonread *r, char *out, size_t cap, bool *cut);
 
 /* An integer; fractions are taken and truncated, exponents and magnitudes
- * past 10^9 refused. */
+ * past 10^9 refused (a number skipped may be any). */
 bool jsonread_number(struct jsonread *r, long *out);
 
 /* Any value, skipped. */

@@ -36,6 +36,7 @@
 #include "../common/elfread.h"
 #include "../common/inroot.h"
 #include "../common/jsonread.h"
+#include "../common/judge.h"
 #include "../common/ldcache.h"
 #include "../common/probe.h"
 #include "../common/reach.h"
@@ -656,46 +657,81 @@ static const char *conf_files_sound(char *why, size_t cap)
 	return problem;
 }
 
-/* The judgement of a start, for this image on this host: the host probed
- * (before the image is entered; only the container's GPUs kept), then,
- * inside the image, its configuration, every package a start looks for
- * and every one the image's loader reaches (ld.so.cache, ld.so.conf lines,
- * the container's LD_LIBRARY_PATH, CONDA_PREFIX, CUDA_HOME), decided for
- * this machine's programs.  0, or -1 with why (then nothing is judged). */
-static int judge_container(struct hook *k, char **env, struct settings *s, struct host *h,
-			   struct candidates *c, struct decision *d, char *why, size_t cap)
+/* The image as judge.h's reach: what the container's loader can reach is
+ * the image.  Called by judge_look_around once it has probed the host
+ * (s->root: CUDALOAD_ROOT, or the host's own), which looked for nothing
+ * there (no places given): it keeps the container's GPUs of the host,
+ * enters the image (enter_image), and from then on the settings are the
+ * image's, as its own starts see them (s->root "", its config file, the
+ * places the hook's settings named), which the rest of the judgement
+ * reads: every package a start looks for and every one the image's loader
+ * reaches (ld.so.cache, ld.so.conf lines, the container's LD_LIBRARY_PATH,
+ * CONDA_PREFIX, CUDA_HOME or CUDA_PATH). */
+struct image_reach {
+	struct hook *k;
+	struct settings *s;
+	char **env;
+	int n_compat_env;		/* the hook's places, held back from the host */
+	char *why;			/* why the image could not be judged, "" */
+	size_t cap;
+};
+
+static int reach_image(void *ctx, struct host *h, struct candidates *c)
 {
-	const char *host_root = s->root;
-	probe_host(host_root, NULL, 0, true, h);
-	keep_container_gpus(host_root, k, h);
-	if (enter_image(k->root, why, cap) < 0)
-		return -1;
-	const char *problem = conf_files_sound(why, cap);
+	struct image_reach *x = ctx;
+	struct settings *s = x->s;
+	keep_container_gpus(s->root, x->k, h);
+	if (enter_image(x->k->root, x->why, x->cap) < 0)
+		return 0;
+	const char *problem = conf_files_sound(x->why, x->cap);
 	if (problem) {
-		if (problem != why)
-			snprintf(why, cap, "%s", problem);
-		return -1;
+		if (problem != x->why)
+			snprintf(x->why, x->cap, "%s", problem);
+		return 0;
 	}
-	s->root = "";	/* the image, as its own starts see it */
-	settings_load_config(s, env, NULL);
-	int cls = __ehdr_start.e_ident[EI_CLASS], machine = __ehdr_start.e_machine;
-	struct reach r = { .root = "", .machine = machine, .explain = true, .conf = true,
-			   .llp = env_get(k->env, "LD_LIBRARY_PATH"),
-			   .conda_prefix = env_get(k->env, "CONDA_PREFIX"),
-			   .cuda_home = env_get(k->env, "CUDA_HOME"), .cuda_home_from = "CUDA_HOME" };
+	s->root = "";
+	s->n_compat_env = x->n_compat_env;
+	s->compat = (char **)config_default_compat;
+	s->n_compat = config_default_compat_n;
+	settings_load_config(s, x->env, NULL);
+	struct reach r = { .root = "", .machine = __ehdr_start.e_machine, .explain = true, .conf = true,
+			   .llp = env_get(x->k->env, "LD_LIBRARY_PATH"),
+			   .conda_prefix = env_get(x->k->env, "CONDA_PREFIX"),
+			   .cuda_home = env_get(x->k->env, "CUDA_HOME"), .cuda_home_from = "CUDA_HOME" };
 	if (!r.cuda_home) {
-		r.cuda_home = env_get(k->env, "CUDA_PATH");
+		r.cuda_home = env_get(x->k->env, "CUDA_PATH");
 		r.cuda_home_from = "CUDA_PATH";
 	}
 	if (compat_discover("", (const char *const *)s->compat_env, s->n_compat_env,
 			    (const char *const *)s->compat, s->n_compat,
-			    s->compat_from_config ? "config" : "default", c) < 0 ||
-	    reach_discover(&r, h, c) < 0) {
+			    s->compat_from_config ? "config" : "default", c) < 0)
+		return -1;
+	return reach_discover(&r, h, c);
+}
+
+/* The judgement of a start (judge.h), for this image on this host, for
+ * this machine's programs: the tables alone (no verdict of the host's is
+ * about an image's file, and nothing of the image runs to ask the
+ * driver).  0, or -1 with why (then nothing is judged). */
+static int judge_container(struct hook *k, char **env, struct settings *s, struct judgement *j,
+			   char *why, size_t cap)
+{
+	why[0] = '\0';
+	struct image_reach x = { k, s, env, s->n_compat_env, why, cap };
+	s->n_compat_env = 0;	/* nothing looked for on the host */
+	s->n_compat = 0;
+	struct judge_in in = { .s = s, .cls = __ehdr_start.e_ident[EI_CLASS],
+			       .machine = __ehdr_start.e_machine, .full = true,
+			       .reach = reach_image, .reach_ctx = &x, .stores = JUDGE_STORES_NONE };
+	judge_init(j);
+	judge_look_around(&in, j);
+	if (why[0])
+		return -1;
+	if (!j->whole) {
 		snprintf(why, cap, "out of memory while looking for compat packages");
 		return -1;
 	}
-	compat_apply_stated("", c, (const char *const *)s->compat, s->compat_cuda, s->n_compat);
-	decide(h, c, s->policy, cls, machine, d);
+	judge_weigh(&in, j);
 	return 0;
 }
 
@@ -706,34 +742,34 @@ static void judge_child(struct hook *k, char **env, struct settings *s, int out)
 {
 	struct word w = { malloc(MESSAGE_MAX), 0, MESSAGE_MAX };
 	char why[512];
-	struct host *h = calloc(1, sizeof *h);
-	struct candidates c = { .v = NULL };
-	struct decision d = { .chosen = -1 };
-	if (dup2(out, 3) < 0 || !w.buf || !h)
+	struct judgement *j = malloc(sizeof *j);
+	if (dup2(out, 3) < 0 || !w.buf || !j)
 		_exit(1);
 	close_from_3(3);
 	out = 3;
-	if (judge_container(k, env, s, h, &c, &d, why, sizeof why) < 0) {
+	const struct candidates *found = &j->cands;
+	if (judge_container(k, env, s, j, why, sizeof why) < 0) {
 		put(&w, "E");
 		put(&w, why);
 	} else {
-		int chosen = d.use_compat ? d.chosen : -1;
-		bool *hidden = calloc(c.n + 1, sizeof *hidden);
-		for (size_t i = 0; hidden && i < c.n; i++) {
-			if ((int)i == chosen || !c.v[i].has_lib)
+		const struct candidates *c = found;
+		int chosen = j->d.use_compat ? j->d.chosen : -1;
+		bool *hidden = calloc(c->n + 1, sizeof *hidden);
+		for (size_t i = 0; hidden && i < c->n; i++) {
+			if ((int)i == chosen || !c->v[i].has_lib)
 				continue;
-			if (reach_nvidia_only("", c.v[i].dir)) {
+			if (reach_nvidia_only("", c->v[i].dir)) {
 				hidden[i] = true;
-				put_dir(&w, "H", &c.v[i]);
+				put_dir(&w, "H", &c->v[i]);
 			} else {
 				put(&w, "K");
-				put(&w, c.v[i].dir);
+				put(&w, c->v[i].dir);
 				put(&w, "its directory holds other libraries too");
 			}
 		}
 		if (chosen >= 0)
-			put_dir(&w, "F", &c.v[chosen]);
-		struct cache_seen cs = { &c, hidden, false };
+			put_dir(&w, "F", &c->v[chosen]);
+		struct cache_seen cs = { c, hidden, false };
 		if (hidden)
 			ldcache_find("", "libcuda.so.1", __ehdr_start.e_machine, cache_entry, &cs);
 		if (cs.names_hidden)
@@ -742,7 +778,7 @@ static void judge_child(struct hook *k, char **env, struct settings *s, int out)
 		char *text = NULL;
 		size_t tl = 0;
 		FILE *f = open_memstream(&text, &tl);
-		struct report r = { .settings = s, .host = h, .candidates = &c, .decision = &d,
+		struct report r = { .settings = s, .host = &j->host, .candidates = c, .decision = &j->d,
 				    .now = (long long)time(NULL), .mode = "container",
 				    .mode_why = "cudaload --oci-hook judged the image at its creation" };
 		if (f) {

@@ -9,6 +9,7 @@ void jsonread_init(struct jsonread *r, const char *text, size_t len)
 	r->end = text + len;
 	r->err = NULL;
 	r->depth = 0;
+	r->any_number = false;
 }
 
 bool jsonread_fail(struct jsonread *r, const char *msg)
@@ -177,7 +178,7 @@ static bool literal(struct jsonread *r, const char *word)
 	return jsonread_fail(r, "unknown literal");
 }
 
-/* A number of any size or form, skipped (only the ones read are bounded). */
+/* A number of any size or form, skipped. */
 static bool skip_number(struct jsonread *r)
 {
 	const char *s = r->p;
@@ -231,7 +232,10 @@ bool jsonread_skip(struct jsonread *r)
 	case 't': return literal(r, "true");
 	case 'f': return literal(r, "false");
 	case 'n': return literal(r, "null");
-	default: return skip_number(r);
+	default: {
+		long n;
+		return r->any_number ? skip_number(r) : jsonread_number(r, &n);
+	}
 	}
 }
 

@@ -29,6 +29,9 @@ struct jsonread {
 	const char *p, *end;
 	const char *err;	/* the first thing amiss, or NULL */
 	int depth;		/* objects and arrays open around p */
+	bool any_number;	/* a number skipped may be of any size or form (a
+				 * runtime's config.json holds 2^63-1); else
+				 * skipped as jsonread_number reads one */
 };
 
 void jsonread_init(struct jsonread *r, const char *text, size_t len);
@@ -48,10 +51,10 @@ bool jsonread_eat(struct jsonread *r, char c);
 bool jsonread_string(struct jsonread *r, char *out, size_t cap, bool *cut);
 
 /* An integer; fractions are taken and truncated, exponents and magnitudes
- * past 10^9 refused (a number skipped may be any). */
+ * past 10^9 refused. */
 bool jsonread_number(struct jsonread *r, long *out);
 
-/* Any value, skipped. */
+/* Any value, skipped (its numbers as any_number says). */
 bool jsonread_skip(struct jsonread *r);
 
 /* An object: member(r, key, ctx) reads or skips each member's value.

@@ -296,6 +296,7 @@ static const char *read_config(struct hook *h, char *why, size_t cap)
 	} else {
 		struct jsonread r;
 		jsonread_init(&r, text, (size_t)st.st_size);
+		r.any_number = true;	/* memory limits of 2^63-1 */
 		if (!jsonread_object(&r, config_member, &c, true, NULL)) {
 			snprintf(why, cap, "%s: %s at byte %ld", path, r.err, (long)(r.p - text));
 			problem = why;
@@ -1188,6 +1189,7 @@ int ocihook_run(char **envp)
 	ssize_t n = read_all(0, state, STATE_MAX, JUDGE_SECONDS, &rwhy);
 	struct jsonread r;
 	jsonread_init(&r, state, n > 0 ? (size_t)n : 0);
+	r.any_number = true;
 	if (n < 0) {
 		snprintf(why, sizeof why, "the OCI state on standard input: %s", rwhy);
 		problem = why;

@@ -323,6 +323,13 @@ install: $(INSTALL_CUDALOAD) $(INSTALL_PATCH) $(INSTALL_VERIFY) $(INSTALL_A64)
 		sed 's|@BINDIR@|$(BINDIR)|' etc/$$u >$(DESTDIR)$(SYSTEMD_UNIT_DIR)/$$u && \
 		chmod 644 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/$$u || exit 1; done
 	install -m 644 etc/cudaload-status.timer $(DESTDIR)$(SYSTEMD_UNIT_DIR)/
+	@# the container hook (docs/containers.md): a CDI spec of its own kind,
+	@# and podman's hooks.d entry, taken by the containers that ask for it
+	install -d $(DESTDIR)$(SYSCONFDIR)/cdi $(DESTDIR)$(DATADIR)/containers/oci/hooks.d
+	sed 's|@BINDIR@|$(BINDIR)|' etc/cudaload-cdi.json >$(DESTDIR)$(SYSCONFDIR)/cdi/cudaload.json
+	sed 's|@BINDIR@|$(BINDIR)|' etc/cudaload-oci-hook.json \
+		>$(DESTDIR)$(DATADIR)/containers/oci/hooks.d/cudaload.json
+	chmod 644 $(DESTDIR)$(SYSCONFDIR)/cdi/cudaload.json $(DESTDIR)$(DATADIR)/containers/oci/hooks.d/cudaload.json
 	$(if $(INSTALL_A64),install -d $(DESTDIR)$(LIBDIR)/cudaload/aarch64)
 	$(if $(INSTALL_A64),install -m 755 $(INSTALL_A64) $(DESTDIR)$(LIBDIR)/cudaload/aarch64/cudaload)
 	$(if $(INSTALL_A64),aarch64-linux-gnu-strip --strip-all --remove-section=.comment \
@@ -359,7 +366,9 @@ uninstall:
 		$(DESTDIR)$(SYSCONFDIR)/apt/apt.conf.d/80cudaload \
 		$(DESTDIR)$(SYSTEMD_UNIT_DIR)/cudaload-verify.service \
 		$(DESTDIR)$(SYSTEMD_UNIT_DIR)/cudaload-status.service \
-		$(DESTDIR)$(SYSTEMD_UNIT_DIR)/cudaload-status.timer
+		$(DESTDIR)$(SYSTEMD_UNIT_DIR)/cudaload-status.timer \
+		$(DESTDIR)$(SYSCONFDIR)/cdi/cudaload.json \
+		$(DESTDIR)$(DATADIR)/containers/oci/hooks.d/cudaload.json
 	rm -rf $(DESTDIR)$(DATADIR)/cudaload $(DESTDIR)$(LIBDIR)/cudaload $(DESTDIR)$(VERIFYDIR) \
 		$(DESTDIR)$(PINDIR)
 	rm -f $(DESTDIR)$(DOCDIR)/README.md $(addprefix $(DESTDIR)$(DOCDIR)/docs/,$(notdir $(DOCS)))

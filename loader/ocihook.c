@@ -47,7 +47,7 @@
 /* Where the host's ldconfig may be: glibc's is static everywhere (a
  * build may name its own, as Nix's does). */
 #ifndef CUDALOAD_LDCONFIG
-#define CUDALOAD_LDCONFIG "/sbin/ldconfig:/usr/sbin/ldconfig"
+#define CUDALOAD_LDCONFIG "/sbin/ldconfig:/usr/sbin/ldconfig:/run/current-system/sw/bin/ldconfig"
 #endif
 
 /* Bounds on what the runtime hands over: the state is a few hundred bytes,
@@ -1040,12 +1040,12 @@ static int wait_for(pid_t pid, int seconds)
 
 /* The host's ldconfig inside the image (enter_image: the hook's mounts are
  * seen, nothing leads out), links left as they are (-X), no aux cache
- * (-i).  0, or -1 with why. */
+ * (-i).  0, -2 when the host has none to run, or -1, each with why. */
 static int run_ldconfig(const struct hook *k, char *why, size_t cap)
 {
 	int fd = host_ldconfig(why, cap);
 	if (fd < 0)
-		return -1;
+		return -2;
 	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	fflush(NULL);
 	pid_t pid = fork();
@@ -1152,6 +1152,13 @@ static int apply(struct hook *k, struct plan *p, char *why, size_t cap)
 	bool cache = rc == 0 && (p->have_first || p->cache_names_hidden);
 	if (cache && (rc = run_ldconfig(k, why, cap)) == 0)
 		fprintf(p->log, "oci-hook:     ld.so.cache made anew by the host's ldconfig\n");
+	if (rc == -2 && !p->have_first) {	/* ld.so passes over an entry of a hidden directory */
+		fprintf(p->log, "oci-hook:     ld.so.cache left as it is (%s): ld.so passes over its "
+			"entries for what is hidden\n", why);
+		rc = 0;
+		cache = false;
+	}
+	rc = rc < 0 ? -1 : rc;
 	if (rc == 0 && p->have_first && !cache_puts_first(k, p->first.dir)) {
 		snprintf(why, cap, "ld.so.cache does not give %s first (no include of "
 			 "/etc/ld.so.conf.d in /etc/ld.so.conf?)", p->first.dir);

@@ -37,7 +37,7 @@ KIND=cudaload-test.dev/c$$
 SPEC=/run/cdi/cudaload-test-$$.json
 tag=cudaload-test-$$
 cleanup() {
-	rm -f "$SPEC"
+	rm -f "$SPEC" "${SPEC%.json}-shipped.json"
 	podman rmi -f $(podman images -q --filter "reference=localhost/$tag-*" 2>/dev/null) >/dev/null 2>&1
 	runc delete -f "$tag-runc" >/dev/null 2>&1
 }
@@ -152,10 +152,11 @@ printf '{"cdiVersion":"0.5.0","kind":"%s","devices":[%s]}\n' "$KIND" "$devices" 
 cp "$SPEC" "$W/cdi-spec.json"
 
 # run ROW IMAGE [DEVICE]: the program's line and the hook's account, with
-# the hook of DEVICE (none: without it)
+# the hook of DEVICE (a row's of $KIND, or KIND=NAME; none: without it)
 run() {
+	case ${3:-} in *=*) d=$3 ;; ?*) d=$KIND=$3 ;; *) d= ;; esac
 	# shellcheck disable=SC2086
-	$RUN ${3:+--device "$KIND=$3"} "localhost/$tag-$2" /bin/sh -c \
+	$RUN ${d:+--device "$d"} "localhost/$tag-$2" /bin/sh -c \
 		'/usr/bin/cudaprobe | grep "^libcuda="; cat /run/cudaload/oci-hook 2>/dev/null; exit 0' 2>&1
 }
 # row NAME IMAGE DEVICE WANT [WITHOUT]: the program loads WANT ("system"
@@ -190,6 +191,34 @@ row "V100 + H100, the container gets all" vllm131-535 v100-h100-535 system
 row "V100 + H100, the container gets the H100 only" vllm131-535 only-h100 /usr/local/cuda-13.1/compat
 contains "V100 + H100, the H100 only: GPUs said" "$last" "GPUs: those config.json names"
 row "Orin on JetPack 5, compat_orin" orin-13.2 orin-jp5 system /usr/local/cuda-13.2/compat_orin
+
+# ---- what is shipped: the CDI spec, podman's hooks.d entry ----
+shipped() { # shipped FILE: etc/FILE naming this cudaload, reading the H100-on-580 host
+	sed "s|@BINDIR@|$B|" "$top/etc/$1" | python3 -c '
+import json, sys
+c, kind, root = json.load(sys.stdin), sys.argv[1], sys.argv[2]
+for h in [c["hook"]] if "hook" in c else [h for d in c["devices"] for h in d["containerEdits"]["hooks"]]:
+    h["env"].append("CUDALOAD_ROOT=" + root)
+if "kind" in c:
+    c["kind"] = kind
+print(json.dumps(c))' "$KIND-shipped" "$W/hosts/h100-580"
+}
+SPEC2=${SPEC%.json}-shipped.json
+shipped cudaload-cdi.json >"$SPEC2"
+out=$(run "shipped CDI spec" vllm-580 "$KIND-shipped=compat")
+rm -f "$SPEC2"
+contains "the shipped CDI spec (cudaload.dev/compat=compat): the system driver" "$out" "libcuda=/usr/lib/$triplet/libcuda.so.1 version=13000"
+mkdir -p "$W/hooks.d"
+shipped cudaload-oci-hook.json >"$W/hooks.d/cudaload.json"
+hooked() { # hooked [ANNOTATION]: vllm-580 under the shipped hooks.d entry
+	podman --hooks-dir "$W/hooks.d" run --rm --pull never --runtime runc --ulimit nofile=1024:1024 \
+		--ulimit nproc=4096:4096 ${1:+--annotation "$1"} "localhost/$tag-vllm-580" /bin/sh -c \
+		'/usr/bin/cudaprobe | grep "^libcuda="' 2>&1
+}
+contains "the shipped hooks.d entry, asked for (cudaload.dev/compat=true): the system driver" \
+	"$(hooked cudaload.dev/compat=true)" "libcuda=/usr/lib/$triplet/libcuda.so.1 version=13000"
+contains "the shipped hooks.d entry, not asked for: the container as it is" \
+	"$(hooked)" "libcuda=/usr/local/cuda/compat/libcuda.so.1 "
 
 # ---- hostile images, a broken state ----
 sum_outside() { find "$W/outside" /etc/ld.so.conf.d -exec stat -c '%n %s %Y %i' {} + | sort; md5sum /etc/ld.so.cache; }

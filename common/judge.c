@@ -138,7 +138,7 @@ int judge_rivals(const struct judge_in *in, const struct judgement *j, const cha
 			  in->user_llp, in->envp, in->s->secure, in->machine, libcuda, lines);
 }
 
-void judge(const struct judge_in *in, struct judgement *j)
+void judge_host(const struct judge_in *in, struct judgement *j)
 {
 	judge_look_around(in, j);
 	judge_weigh(in, j);

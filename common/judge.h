@@ -106,8 +106,8 @@ void judge_plan(const struct judge_in *in, struct judgement *j);
 int judge_rivals(const struct judge_in *in, const struct judgement *j, const char *program,
 		 bool held, char **libcuda, char ***lines);
 
-/* All three. */
-void judge(const struct judge_in *in, struct judgement *j);
+/* The host judged for the program: all three steps. */
+void judge_host(const struct judge_in *in, struct judgement *j);
 
 /* The plan's search list, the caller's now (malloc'd, or NULL: none); the
  * rest of the plan given back, for another judge_plan. */

@@ -1,112 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * verdict: what the driver itself said about each compat candidate.
+ * verdict: what the driver itself said about each compat candidate, kept
+ * in the verdict store (docs/design.md §10: what is verified, the store's
+ * format, whose store a start reads).
  *
- * `cudaload --verify` (tools/cudaload-verify.c) loads each candidate's
- * libcuda.so.1 in a short-lived child with the search list the hand-over
- * would use and uses it as a program would: cuInit(0), then on every device
- * (CUDA_VISIBLE_DEVICES cleared) the device's compute capability, its
- * primary context, and a tiny PTX module loaded through the package's JIT
- * compiler (tools/ptx.h chooses one that device takes).  The first step that
- * fails ends the run and is the verdict.  Every later exec reads the record
- * instead of asking (100 ms and more, and a static musl program cannot load
- * glibc's libcuda anyway).  Tables say what NVIDIA supports; a verdict says
- * what works on this device (docs/design.md).
- *
- * The store: one file, VERDICT_STORE_PATH under the root (CUDALOAD_ROOT in
- * tests), written by the verifier to a temporary file in the same directory
- * and renamed over the old one, so a reader sees the old or the new file,
- * never half of one.  /run is emptied at every boot, so a verdict lives no
- * longer than the kernel driver that was loaded when it was made.  Format 2,
- * ASCII, every line ending in '\n', less than VERDICT_STORE_MAX bytes and at
- * most VERDICT_MAX_ENTRIES compat lines in all:
- *
- *   cudaload-verdicts 2
- *   host <key> <text>
- *   boot <id>                      (only in a store that outlives a boot)
- *   system <result> <step> <devices> <time>
- *   compat <result> <step> <devices> <time> <dev> <ino> <size> <mtime> <dir>
- *   ...
- *
- * - <key>: 16 lowercase hex digits, verdict_host_key() of the host the
- *   verdicts were made on: platform, SoC, L4T release, GPU characteristics,
- *   the full kernel driver version, the driver directories of the search
- *   list, the discrete GPUs seen (how many, each one's bus and model).  A
- *   store whose key differs from the current host's is ignored whole.
- *   <text> (to the end of the line) describes the host for people.
- * - `boot`: the boot ID (VERDICT_BOOT_ID under the root, a lowercase UUID)
- *   of the boot the verdicts were made in, for a store that outlives a
- *   boot (a user's ~/.cache one, below): such a store needs it, and any
- *   store that has it is ignored whole in another boot.
- * - `system`: the baseline, the system driver without any compat directory.
- * - `compat`: one line per verified candidate.  <dev> <ino> <size> are the
- *   decimal st_dev, st_ino and st_size of <dir>/libcuda.so.1 (links
- *   followed), <mtime> its st_mtime as <seconds>.<9 digits of ns>; a
- *   candidate whose file no longer matches has no verdict (replaced or
- *   touched since).  <dir> is the candidate directory as on the target
- *   (without the root), to the end of the line.
- * - <result>: `cu=<n>` the CUresult of the step (0 works, 46
- *   CUDA_ERROR_DEVICE_UNAVAILABLE, 100 no device, 218 CUDA_ERROR_INVALID_PTX,
- *   803 CUDA_ERROR_SYSTEM_DRIVER_MISMATCH, 804
- *   CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE, 999 ...); `signal=<n>` the
- *   child died of signal n in that step (a crash); `hang=<s>` it was killed
- *   after s seconds; `load=0` libcuda.so.1 could not be loaded or lacks
- *   cuInit.
- * - <step>: where the run ended.  `init` (loading libcuda.so.1, cuInit),
- *   `count` (cuDeviceGetCount; with cu=0: it saw fewer devices than the
- *   system driver, a partial count, which the verifier makes a failure),
- *   `device:<n>` (device n's handle and compute capability),
- *   `context:<n>` (its primary context), `module:<n>` (the PTX module on
- *   it), `done` (every step passed on every device; a crash or hang there
- *   came at exit).  cu=0 goes only with `done` or `count`, `done` only
- *   with cu= 0, signal= or hang=, load=0 only with `init`.
- * - <devices>: how many devices the child saw (0 before it counted them),
- *   at most VERDICT_DEVICES_MAX, more than <n> of a device step.
- * - <time>: seconds since the epoch when the verdict was made.
- * Anything else (another first line, a malformed or overlong line, a
- * missing final newline, numbers out of range) makes the whole store
- * damaged: it is ignored with one CUDALOAD_DEBUG line, never an error.
- *
- * Format 1 (cuInit only, written by earlier versions) is another format:
- * ignored like any store this version cannot read, with a debug line that
- * says to run cudaload --verify.  It can only be met between an upgrade and
- * the next --verify (the package's postinst restarts cudaload-verify.service
- * where systemd runs) or the next boot (/run is emptied).  Its verdicts are
- * not carried over: a cuInit that worked says nothing about the context and
- * the JIT, and a failing one is found again by the next --verify.
- *
- * A user's own store.  `cudaload --verify` run by a user other than root
- * verifies for that user, into the user's store (verdict_user_store):
- * $XDG_RUNTIME_DIR/cudaload/verdicts when XDG_RUNTIME_DIR is set, absolute,
- * and a directory the user owns with mode 0700 (a tmpfs emptied at logout
- * and boot), else $HOME/.cache/cudaload/verdicts, which outlives a boot and
- * so carries a boot line; the directories made 0700, the file 0600, the
- * user's.  The same format.  That user's programs read it after root's
- * (verdict_load_stores), never a set-id program, never on a Jetson (its
- * tables need no word from the driver, and its starts no system call more),
- * and only when the store and its directory belong to the real uid and
- * nobody else may write them.  The two stores combine: a failing verdict
- * in either refuses the package, a success in either lifts "needs the
- * driver's word"; each verdict says which store it came from.  The user's
- * store is named by the environment, not looked up under CUDALOAD_ROOT (as
- * CUDALOAD_CONFIG); the boot ID is read under the root.
+ * `cudaload --verify` (tools/cudaload-verify.c) uses each package in a
+ * child as a program would and writes the first step that failed, keyed by
+ * the host and by the package's libcuda.so.1; a start reads the record
+ * instead of asking (100 ms and more, and a static musl program cannot
+ * load glibc's libcuda anyway).  Root's store lives in /run, so a verdict
+ * lives no longer than the kernel driver it was made on; a user's own
+ * (verdict_user_store) is read after root's, never by a set-id program or
+ * on a Jetson.  Anything malformed makes a store damaged: ignored with one
+ * CUDALOAD_DEBUG line, never an error.
  *
  * A failing compat verdict is the package's fault only where the system
- * driver got past the point where the package failed (verdict_past): the
- * system driver done, or failing at a later step or device.  Otherwise (the
- * system driver failed there too or before: no GPU yet, a device busy,
- * exclusive-process or prohibited) it is inconclusive, never held against
- * the package.
+ * driver got past the point where the package failed (verdict_past);
+ * otherwise (no GPU yet, a device busy) it is inconclusive.
  *
- * Reading (verdict_load) is cheap on purpose: no store means one failed
- * open; a store of up to VERDICT_READ_FIRST bytes costs the open, one read
- * and a close (a larger one an fstat and a read more: only a regular file
- * smaller than VERDICT_STORE_MAX is read), plus one stat per candidate that
- * has an entry.  A user's store adds, for a user other than root on a dGPU
- * host, a stat of XDG_RUNTIME_DIR (when set) and its open; a store there
- * costs an fstat and a stat of its directory (the owner check) more, one
- * in ~/.cache the boot ID's open and read.  Buffers are on the heap, taken
- * only when a store is there.
+ * Reading is cheap on purpose: no store is one failed open; a small store
+ * the open, one read and a close, plus a stat per candidate with an entry;
+ * buffers are on the heap, taken only when a store is there.
  */
 #ifndef CUDALOAD_VERDICT_H
 #define CUDALOAD_VERDICT_H

@@ -1049,7 +1049,7 @@ static void judge_start(struct start *st)
 	};
 	struct prepared_record rec = { .seen = NULL };
 	bool preparing = !diag_on && prepared_fits(st) && prepared_begin(&rec, st->s.root) == 0;
-	judge(&in, &j);
+	judge_host(&in, &j);
 	st->list = j.list;
 	st->own = st->as_interp ? NULL : j.own;	/* `cudaload PROGRAM` hands these down */
 	prepared_end(&rec);

@@ -240,7 +240,7 @@ static void judge_program(struct host_status *m, const struct patchlist_entry *e
 		return;
 	}
 	judge_init(j);
-	judge(&in, j);
+	judge_host(&in, j);
 	m->oom |= !j->whole;
 	const struct decision *d = &j->d;
 	bool need = !d->use_compat && pin_needed(&j->cands, t.cls, t.machine);
@@ -357,7 +357,7 @@ static void judge_machine(struct host_status *m)
 		.store_why_cap = sizeof m->store_why,
 	};
 	judge_init(&m->j);
-	judge(&m->in, &m->j);
+	judge_host(&m->in, &m->j);
 	m->oom |= !m->j.whole;
 	m->own_pin_needed = !m->j.d.use_compat && pin_needed(&m->j.cands, m->cls, m->elf_machine);
 	if (m->image)

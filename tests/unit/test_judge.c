@@ -89,7 +89,7 @@ Test(judge_happy, compat_first_then_the_users_list)
 	asked = 0;
 	struct judgement j;
 	judge_init(&j);
-	judge(&in, &j);
+	judge_host(&in, &j);
 	cr_assert(j.whole);
 	cr_assert_eq(j.host.platform, PLATFORM_DGPU);
 	cr_assert_eq(j.cands.n, 1);
@@ -122,7 +122,7 @@ Test(judge_happy, plan_for_another_decision)
 	struct judge_in in = in_for(&s);
 	struct judgement j;
 	judge_init(&j);
-	judge(&in, &j);
+	judge_host(&in, &j);
 	cr_assert(j.d.use_compat);
 	free(judge_plan_take(&j));
 	j.d = (struct decision){ false, -1, "" };
@@ -147,7 +147,7 @@ Test(judge_happy, bare_looks_at_nothing)
 	asked = 0;
 	struct judgement j;
 	judge_init(&j);
-	judge(&in, &j);
+	judge_host(&in, &j);
 	cr_assert_eq(j.host.platform, PLATFORM_NONE, "nothing probed");
 	cr_assert_eq(j.cands.n, 0);
 	cr_assert(!j.d.use_compat);
@@ -206,13 +206,13 @@ Test(judge_happy, no_gpu_pays_for_the_probe_alone)
 	reached = 0;
 	struct judgement j;
 	judge_init(&j);
-	judge(&in, &j);
+	judge_host(&in, &j);
 	cr_assert_eq(j.cands.n, 0);
 	cr_assert_eq(reached, 0);
 	cr_assert(!j.d.use_compat);
 	in.full = true;
 	judge_init(&j);
-	judge(&in, &j);
+	judge_host(&in, &j);
 	cr_assert_geq(j.cands.n, 1);
 	cr_assert_eq(reached, 1);
 	compat_free(&j.cands);
@@ -237,7 +237,7 @@ Test(judge_sad, list_too_long_for_one_argument)
 	in.user_llp = llp;
 	struct judgement j;
 	judge_init(&j);
-	judge(&in, &j);
+	judge_host(&in, &j);
 	cr_assert(j.d.use_compat);
 	cr_assert_gt(strlen(j.list), n);
 	free(judge_plan_take(&j));
@@ -246,7 +246,7 @@ Test(judge_sad, list_too_long_for_one_argument)
 	in.one_argument = true;
 	judge_init(&j);
 	cr_redirect_stderr();
-	judge(&in, &j);
+	judge_host(&in, &j);
 	cr_assert(!j.d.use_compat);
 	cr_assert_null(j.list);
 	cr_assert(strstr(j.d.reason, "too long to pass in exec mode"), "%s", j.d.reason);

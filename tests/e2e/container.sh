@@ -11,7 +11,9 @@
 # env.  Each row: what the program in the container loads, with the hook
 # and (where the hook changes it) without; hostile images and a broken
 # state: the container starts, nothing outside its root changes.
-# Needs root, podman and runc.  Usage: container.sh BUILD
+# Needs root, podman and runc.  Usage: container.sh BUILD [cost [N]]: with
+# cost, only the hook's cost per container start: N podman runs (20) of
+# one image with and without it, interleaved, and their medians.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -83,6 +85,7 @@ pci="0000:3b:00.0 0x1db4
 host orin-jp5 "$(cat "$top/tests/fixtures/board-agx-orin-jp5.1.2.profile")"
 
 # ---- the images ----
+cost=${2:-}
 # image NAME DRIVER SYSTEM_CUDA PROFILE-TEXT [SETUP [AFTER]]: a root from a
 # profile (its compat lines), the system driver libcuda.so.DRIVER (saying
 # SYSTEM_CUDA) in /usr/lib/<triplet>, then SETUP run with R set, ldconfig
@@ -177,6 +180,19 @@ row() {
 	last=$out
 }
 
+if [ "$cost" = cost ]; then
+	n=${3:-20} i=0
+	: >"$W/with" && : >"$W/without"
+	ms() { s=$(date +%s%N); "$@" >/dev/null 2>&1; echo $((($(date +%s%N) - s) / 1000000)); }
+	while [ $i -lt "$n" ]; do
+		ms $RUN --device "$KIND=h100-580" "localhost/$tag-vllm-580" /usr/bin/cudaprobe >>"$W/with"
+		ms $RUN "localhost/$tag-vllm-580" /usr/bin/cudaprobe >>"$W/without"
+		i=$((i + 1))
+	done
+	median() { sort -n "$1" | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+	echo "podman run, $n each, median: with the hook $(median "$W/with") ms, without $(median "$W/without") ms"
+	exit 0
+fi
 row "H100 on 580, vLLM's ld.so.conf.d" vllm-580 h100-580 system /usr/local/cuda/compat
 contains "H100 on 580: why" "$last" "not the host's 580"
 contains "H100 on 580: hidden" "$last" "hidden: /usr/local/cuda-12.8/compat"

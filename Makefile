@@ -123,7 +123,7 @@ $(BUILD)/aarch64/cudaload: $(A64_OBJ) loader/data.ld loader/hot.ld
 
 # ---- cudaload-patch: a host tool on elfutils' libelf ----
 ELFPATCH_SRC := $(wildcard tools/elfpatch/*.c)
-TOOL_SRC := tools/cudaload-patch.c $(ELFPATCH_SRC) tools/patchlist.c common/patchlist.c tools/closure.c tools/pysite.c tools/replace.c tools/inroot.c common/array.c common/elfread.c common/sys.c
+TOOL_SRC := tools/cudaload-patch.c $(ELFPATCH_SRC) tools/patchlist.c common/patchlist.c tools/closure.c tools/pysite.c tools/replace.c common/inroot.c common/array.c common/elfread.c common/sys.c
 TOOL_HDR := $(wildcard tools/*.h tools/elfpatch/*.h) $(COMMON_HDR)
 # Debian's hardening defaults for a program that runs as root.
 TOOL_HARDEN := -D_FORTIFY_SOURCE=2 -fstack-protector-strong -Wl,-z,relro,-z,now
@@ -184,7 +184,7 @@ UNIT_SRC  := $(wildcard tests/unit/*.c)
 HOST_CFLAGS := $(BASEFLAGS) -g -O1
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-UNIT_TOOL := $(ELFPATCH_SRC) tools/patchlist.c tools/closure.c tools/pysite.c tools/replace.c tools/inroot.c \
+UNIT_TOOL := $(ELFPATCH_SRC) tools/patchlist.c tools/closure.c tools/pysite.c tools/replace.c \
 	tools/ptx.c loader/firstuse.c
 UNIT_DEPS := $(UNIT_SRC) $(COMMON_SRC) $(UNIT_TOOL) $(TOOL_HDR) $(wildcard tests/unit/*.h)
 UNIT_CFLAGS := $(HOST_CFLAGS) -Wno-missing-prototypes -Wno-write-strings
@@ -213,7 +213,7 @@ asan: $(BUILD)/asan/test_units
 # itself (the installed package, a user, a sysctl, /run/cudaload): they run
 # alone, after the others.
 E2E_ARCHES := $(sort $(ARCH) aarch64)
-E2E_SUITES := distro $(foreach a,$(E2E_ARCHES),verify.$(a) walk.$(a)) faults patch image \
+E2E_SUITES := distro $(foreach a,$(E2E_ARCHES),verify.$(a) walk.$(a)) faults patch image container \
 	status record $(foreach a,$(E2E_ARCHES),$(foreach m,exec chain,run.$(a).$(m) hold.$(a).$(m) \
 	reach.$(a).$(m) prepared.$(a).$(m)) firstuse.$(a)) glibc231 cudart real-driver patchrace \
 	strip valgrind docs repro nix
@@ -258,7 +258,7 @@ bench-smoke: all
 
 # ---- fuzzing: libFuzzer targets (clang) for every parser of outside data ----
 FUZZ_TARGETS := release versions notejson config elf patch verdict patchlist utf8 ldcache inroot prepared
-FUZZ_LIBSRC := $(COMMON_SRC) $(ELFPATCH_SRC) tools/patchlist.c tools/inroot.c
+FUZZ_LIBSRC := $(COMMON_SRC) $(ELFPATCH_SRC) tools/patchlist.c
 FUZZ_SECONDS ?= 60
 
 $(BUILD)/fuzz/%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIBSRC) $(TOOL_HDR)
@@ -323,6 +323,13 @@ install: $(INSTALL_CUDALOAD) $(INSTALL_PATCH) $(INSTALL_VERIFY) $(INSTALL_A64)
 		sed 's|@BINDIR@|$(BINDIR)|' etc/$$u >$(DESTDIR)$(SYSTEMD_UNIT_DIR)/$$u && \
 		chmod 644 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/$$u || exit 1; done
 	install -m 644 etc/cudaload-status.timer $(DESTDIR)$(SYSTEMD_UNIT_DIR)/
+	@# the container hook (docs/containers.md): a CDI spec of its own kind,
+	@# and podman's hooks.d entry, taken by the containers that ask for it
+	install -d $(DESTDIR)$(SYSCONFDIR)/cdi $(DESTDIR)$(DATADIR)/containers/oci/hooks.d
+	sed 's|@BINDIR@|$(BINDIR)|' etc/cudaload-cdi.json >$(DESTDIR)$(SYSCONFDIR)/cdi/cudaload.json
+	sed 's|@BINDIR@|$(BINDIR)|' etc/cudaload-oci-hook.json \
+		>$(DESTDIR)$(DATADIR)/containers/oci/hooks.d/cudaload.json
+	chmod 644 $(DESTDIR)$(SYSCONFDIR)/cdi/cudaload.json $(DESTDIR)$(DATADIR)/containers/oci/hooks.d/cudaload.json
 	$(if $(INSTALL_A64),install -d $(DESTDIR)$(LIBDIR)/cudaload/aarch64)
 	$(if $(INSTALL_A64),install -m 755 $(INSTALL_A64) $(DESTDIR)$(LIBDIR)/cudaload/aarch64/cudaload)
 	$(if $(INSTALL_A64),aarch64-linux-gnu-strip --strip-all --remove-section=.comment \
@@ -359,7 +366,9 @@ uninstall:
 		$(DESTDIR)$(SYSCONFDIR)/apt/apt.conf.d/80cudaload \
 		$(DESTDIR)$(SYSTEMD_UNIT_DIR)/cudaload-verify.service \
 		$(DESTDIR)$(SYSTEMD_UNIT_DIR)/cudaload-status.service \
-		$(DESTDIR)$(SYSTEMD_UNIT_DIR)/cudaload-status.timer
+		$(DESTDIR)$(SYSTEMD_UNIT_DIR)/cudaload-status.timer \
+		$(DESTDIR)$(SYSCONFDIR)/cdi/cudaload.json \
+		$(DESTDIR)$(DATADIR)/containers/oci/hooks.d/cudaload.json
 	rm -rf $(DESTDIR)$(DATADIR)/cudaload $(DESTDIR)$(LIBDIR)/cudaload $(DESTDIR)$(VERIFYDIR) \
 		$(DESTDIR)$(PINDIR)
 	rm -f $(DESTDIR)$(DOCDIR)/README.md $(addprefix $(DESTDIR)$(DOCDIR)/docs/,$(notdir $(DOCS)))

@@ -2,6 +2,7 @@
 #include "ldcache.h"
 
 #include <elf.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -83,7 +84,7 @@ int ldcache_find(const char *root, const char *soname, int machine,
 {
 	static const char path[] = "/etc/ld.so.cache";
 	char *full = rooted_path(root, path);
-	int fd = full ? open_ro(full, 0) : -1;
+	int fd = full ? open_ro(full, O_NONBLOCK) : -1;	/* a FIFO there cannot block */
 	rooted_path_free(full, path);
 	if (fd < 0)
 		return -1;

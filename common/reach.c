@@ -33,6 +33,7 @@ const char *reach_origin_text(const char *origin)
 		{ "LD_LIBRARY_PATH", "from LD_LIBRARY_PATH" },
 		{ "RUNPATH", "from the program's RUNPATH" },
 		{ "ld.so.cache", "ld.so.cache entry" },
+		{ "ld.so.conf", "named by an ld.so.conf file" },
 		{ "toolkit", "the toolkit whose libcudart the program reaches" },
 		{ "CUDA_HOME", "the toolkit CUDA_HOME names" },
 		{ "CUDA_PATH", "the toolkit CUDA_PATH names" },
@@ -301,8 +302,7 @@ static bool system_place(const struct ctx *x, const char *dir)
 	return false;
 }
 
-/* Does the directory hold NVIDIA's files only (a bound driver directory)? */
-static bool nvidia_only(const char *root, const char *dir)
+bool reach_nvidia_only(const char *root, const char *dir)
 {
 	static const char prefixes[][20] = {
 		"libcuda", "libnvidia-", "libnvcuvid", "libnvoptix", "libGLX_nvidia",
@@ -339,7 +339,7 @@ static void system_found(struct ctx *x)
 	struct candidate *c = &x->c->v[x->c->n - 1];
 	diag("%s: libcuda.so.%s is the system driver (the kernel module's version)", c->dir,
 	     x->h->driver_str);
-	if (x->h->n_driver_dirs < MAX_DRIVER_DIRS && nvidia_only(x->r->root, c->dir)) {
+	if (x->h->n_driver_dirs < MAX_DRIVER_DIRS && reach_nvidia_only(x->r->root, c->dir)) {
 		x->h->driver_dirs[x->h->n_driver_dirs++] = c->dir;	/* kept until exit */
 		x->h->n_reached_dirs++;
 		c->dir = NULL;
@@ -612,6 +612,25 @@ static void ngc_lib_real(struct ctx *x)
 	}
 }
 
+/* An ld.so.conf line: a candidate where its directory holds a libcuda.so.1,
+ * the file that names it said. */
+static bool conf_line(const char *file, const char *dir, size_t len, void *arg)
+{
+	struct ctx *x = arg;
+	while (len > 1 && dir[len - 1] == '/')
+		len--;
+	if (dir[0] != '/' || len >= sizeof x->dir)
+		return x->rc == 0;
+	memcpy(x->dir, dir, len);
+	x->dir[len] = '\0';
+	size_t n = x->c->n;
+	if (holds(x, x->dir, len, "libcuda.so.1"))
+		consider_named(x, "ld.so.conf");
+	if (x->c->n > n && !x->c->v[n].source)
+		x->c->v[n].source = strdup(file);
+	return x->rc == 0;
+}
+
 struct conf_find {
 	const char *dir;
 	char *file;
@@ -670,6 +689,8 @@ int reach_discover(const struct reach *r, struct host *h, struct candidates *c)
 	}
 	if (x->rc == 0)
 		ldcache_find(r->root, "libcuda.so.1", r->machine, cache_entry, x);
+	if (x->rc == 0 && r->conf)
+		searchpath_conf_lines(r->root, conf_line, x);
 	if (x->rc == 0)
 		ngc_lib_real(x);
 	/* which ld.so.conf file made a cache entry: said, not needed */

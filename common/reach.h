@@ -21,6 +21,8 @@
  *   CUDA_PATH's) compat/.  The libcudart is the libcudart.so.N the program
  *   needs (a runtime install has no libcudart.so development link), else,
  *   for a program that needs none itself, that link;
+ * - with conf, each directory an ld.so.conf line names, whose libcuda.so.1
+ *   the next ldconfig puts into the cache;
  * - NGC's compat/lib.real in place of a compat/ without libcuda.so.1 (the
  *   image's start-up script links compat/lib to it, or not).
  *
@@ -63,6 +65,9 @@ struct reach {
 	const char *cuda_home;		/* CUDA_HOME, else CUDA_PATH; NULL likewise */
 	const char *cuda_home_from;	/* which of the two */
 	bool explain;			/* also find the ld.so.conf file of a cache entry */
+	bool conf;			/* also what each ld.so.conf line names: what
+					 * the next ldconfig puts into the cache (an
+					 * image judged before its ldconfig runs) */
 };
 
 /* Add what r reaches to c; system driver directories found on the way go
@@ -80,6 +85,11 @@ int reach_discover_program(const char *root, int machine, const char *path, stru
  * target) into out for a program in PREFIX/bin; false for one elsewhere,
  * or when it does not fit. */
 bool reach_own_env(const char *program, char *out, size_t cap);
+
+/* Does the directory (as on the target) hold NVIDIA's driver files only
+ * (libcuda*, libnvidia-* ...): a driver or package directory, which
+ * nothing else needs? */
+bool reach_nvidia_only(const char *root, const char *dir);
 
 /* Where a candidate was found, said for people: "from LD_LIBRARY_PATH". */
 const char *reach_origin_text(const char *origin);

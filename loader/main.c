@@ -45,6 +45,7 @@
 #include "../common/verdict.h"
 #include "chain.h"
 #include "firstuse.h"
+#include "ocihook.h"
 #include "pick.h"
 #include "status.h"
 #include "start.h"
@@ -67,6 +68,7 @@ static const char usage[] =
 	"       cudaload --explain [--json] [--policy P] [--root DIR] [PROGRAM]\n"
 	"       cudaload --verify [--json] [--timeout SECONDS] [PROGRAM...]\n"
 	"       cudaload --status [--json | --prometheus] [--textfile DIR] [--root DIR]\n"
+	"       cudaload --oci-hook   (an OCI createContainer hook: the state on stdin)\n"
 	"       cudaload --version | --help\n"
 	"Runs PROGRAM with the newest CUDA forward-compatibility driver valid for\n"
 	"this device, or with the system driver.  See CUDALOAD_DEBUG=1.\n"
@@ -88,6 +90,8 @@ static const char usage[] =
 	"               (or a verdict is stale), 2 the status cannot be told\n"
 	"  --prometheus with --status: node_exporter's textfile format\n"
 	"  --textfile D with --status: also write D/cudaload.prom, atomically\n"
+	"  --oci-hook   judge a container's image against this host and make its\n"
+	"               loader agree (docs/containers.md); exits 0 whatever happens\n"
 	"  --root DIR   with --status or --explain: the image under DIR, its\n"
 	"               paths as its own, nothing run (PROGRAM: its path there)\n"
 	"  --version    print the version\n"
@@ -109,7 +113,7 @@ static void die(int status, const char *fmt, ...)
 }
 
 struct options {
-	bool explain, json, verify, status;
+	bool explain, json, verify, status, oci_hook;
 	struct status_options so;
 	const char *root;	/* --root DIR */
 	int first;		/* index of PROGRAM in argv */
@@ -133,6 +137,11 @@ static void parse_options(int argc, char **argv, struct settings *s, struct opti
 			if (o->root)
 				die(EXIT_USAGE, "--verify takes no --root: it would load an image's libraries "
 						"as root and judge them by this host's driver");
+			return;
+		} else if (strcmp(a, "--oci-hook") == 0) {
+			if (i != 1 || argc != 2)
+				die(EXIT_USAGE, "--oci-hook takes nothing else: the OCI state comes on stdin");
+			o->oci_hook = true;
 			return;
 		} else if (strcmp(a, "--json") == 0) {
 			o->json = true;
@@ -1286,6 +1295,8 @@ int main(int argc, char **argv, char **envp)
 	if (diag_on)
 		diag_set_program(st.as_interp ? (argc ? argv[0] : NULL)
 					      : st.o.first < argc ? argv[st.o.first] : "cudaload");
+	if (st.o.oci_hook)
+		return ocihook_run(envp);
 	if (st.o.verify)
 		run_verifier(&st);
 	if (st.o.root) {

@@ -39,6 +39,11 @@ stdenv.mkDerivation {
     # cudaload --verify runs it from ../libexec/cudaload
     install -Dm755 build/cudaload-verify $out/libexec/cudaload/cudaload-verify
     install -Dm644 etc/cudaload.conf $out/etc/cudaload.conf
+    # the container hook: a CDI spec of its own kind and podman's hooks.d
+    # entry (docs/containers.md), naming this cudaload
+    mkdir -p $out/etc/cdi $out/share/containers/oci/hooks.d
+    sed "s|@BINDIR@|$out/bin|" etc/cudaload-cdi.json >$out/etc/cdi/cudaload.json
+    sed "s|@BINDIR@|$out/bin|" etc/cudaload-oci-hook.json >$out/share/containers/oci/hooks.d/cudaload.json
     install -Dm644 -t $out/share/man/man1 man/cudaload.1 man/cudaload-patch.1
     install -Dm644 -t $out/share/man/man5 man/cudaload.conf.5
     # the README and the pages it links to, as make install lays them out

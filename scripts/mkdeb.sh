@@ -89,7 +89,7 @@ size=$(find "$R" -path "$R/DEBIAN" -prune -o -printf '%y %s\n' |
 sed -e "s|@VERSION@|$version|" -e "s|@ARCH@|$arch|" -e "s|@SIZE@|$size|" \
 	-e "s|@DEPENDS@|$depends|" -e "s|@MAINTAINER@|$maintainer|" \
 	"$top/packaging/control" >"$R/DEBIAN/control"
-printf '/etc/cudaload.conf\n/etc/apt/apt.conf.d/80cudaload\n' >"$R/DEBIAN/conffiles"
+printf '/etc/cudaload.conf\n/etc/apt/apt.conf.d/80cudaload\n/etc/cdi/cudaload.json\n' >"$R/DEBIAN/conffiles"
 install -m 755 "$top/packaging/postinst" "$top/packaging/prerm" "$top/packaging/postrm" "$R/DEBIAN/"
 install -m 644 "$top/packaging/triggers.$arch" "$R/DEBIAN/triggers"
 (cd "$R" && find . -type f ! -path './DEBIAN/*' ! -path './etc/*' | sed 's|^\./||' | sort |

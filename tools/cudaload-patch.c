@@ -51,7 +51,7 @@
 #include "../common/identity.h"
 #include "closure.h"
 #include "elfpatch.h"
-#include "inroot.h"
+#include "../common/inroot.h"
 #include "patchlist.h"
 #include "pysite.h"
 #include "replace.h"

@@ -41,6 +41,12 @@ for prefix in /usr /usr/local; do
 	done
 	[ -z "$missing" ] && ok "PREFIX=$prefix: the README and docs/ in $prefix/share/doc/cudaload" ||
 		bad "PREFIX=$prefix: not in $prefix/share/doc/cudaload:$missing"
+	# the container hook's CDI spec and hooks.d entry name this cudaload
+	cdi=$([ $prefix = /usr ] && echo /etc || echo $prefix/etc)/cdi/cudaload.json
+	for f in "$cdi" "$prefix/share/containers/oci/hooks.d/cudaload.json"; do
+		python3 -m json.tool "$D$f" 2>/dev/null | grep -qF "\"path\": \"$prefix/bin/cudaload\"" &&
+			ok "PREFIX=$prefix: $f runs $prefix/bin/cudaload --oci-hook" || bad "PREFIX=$prefix: no $f naming $prefix/bin/cudaload"
+	done
 	unit=$([ $prefix = /usr ] && echo /usr/lib/systemd/system || echo /etc/systemd/system)/cudaload-verify.service
 	grep -qx "ExecStart=$prefix/bin/cudaload --verify" "$D$unit" 2>/dev/null &&
 		ok "PREFIX=$prefix: $unit runs $prefix/bin/cudaload --verify" || bad "PREFIX=$prefix: no $unit with ExecStart=$prefix/bin/cudaload"
@@ -91,7 +97,8 @@ for a in $arches; do
 		"- /usr/share/cudaload/schema/explain.schema.json" "- /usr/share/cudaload/schema/status.schema.json" \
 		"- /usr/share/cudaload/schema/verify.schema.json" \
 		"- /usr/libexec/cudaload/cudaload-verify" "- /usr/lib/systemd/system/cudaload-verify.service" \
-		"- /usr/lib/systemd/system/cudaload-status.service" "- /usr/lib/systemd/system/cudaload-status.timer"; do
+		"- /usr/lib/systemd/system/cudaload-status.service" "- /usr/lib/systemd/system/cudaload-status.timer" \
+		"- /etc/cdi/cudaload.json" "- /usr/share/containers/oci/hooks.d/cudaload.json"; do
 		printf '%s\n' "$list" | grep -qxF -- "$want" || bad "$a: no ${want#? }" "$list"
 	done
 	printf '%s\n' "$list" | grep -q ' /usr/local\| /home\| /tmp\| /root' && bad "$a: paths outside the Debian layout" "$list"

@@ -118,6 +118,30 @@ Test(reach_happy, ngc_lib_real)
 	fx_close(&f);
 }
 
+/* With conf: what an ld.so.conf line names, before ldconfig has put it
+ * into the cache (an image judged at its creation); the system driver's
+ * directory and a line without a libcuda are no candidates. */
+Test(reach_happy, ld_so_conf_lines)
+{
+	struct fx f;
+	fx_open(&f);
+	put_libs(f.root, (const char *const[]){ "/usr/local/cuda-12.8/compat", "libcuda.so.570.124.06",
+						"/usr/lib/x86_64-linux-gnu", "libcuda.so.535.216.01", NULL });
+	put_text(f.root, "/etc/ld.so.conf", "include /etc/ld.so.conf.d/*.conf\n");
+	put_text(f.root, "/etc/ld.so.conf.d/cuda-compat.conf", "/usr/local/cuda-12.8/compat/\n/opt/none\n");
+	put_text(f.root, "/etc/ld.so.conf.d/x86_64-linux-gnu.conf", "/usr/lib/x86_64-linux-gnu\n");
+	struct reach r = at(f.root, NULL);
+	cr_assert_eq(reach_discover(&r, &f.h, &f.c), 0);
+	cr_assert_eq(f.c.n, 0, "without conf, the lines are not looked at");
+	r.conf = true;
+	reaches_one(&r, &f.h, &f.c, "/usr/local/cuda-12.8/compat", "ld.so.conf");
+	cr_assert_str_eq(f.c.v[0].source, "/etc/ld.so.conf.d/cuda-compat.conf");
+	cr_assert(reach_nvidia_only(f.root, "/usr/local/cuda-12.8/compat"));
+	put_text(f.root, "/usr/local/cuda-12.8/compat/libz.so.1", "");
+	cr_assert(!reach_nvidia_only(f.root, "/usr/local/cuda-12.8/compat"));
+	fx_close(&f);
+}
+
 /* symlink(target, root + at), in place of what is there */
 static void put_link(const char *root, const char *target, const char *at)
 {

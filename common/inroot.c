@@ -12,7 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../common/sys.h"
+#include "sys.h"
 
 /* openat2(2), spelt out: the package's tools build against glibc 2.31,
  * whose headers predate it.  The number is the same on every architecture

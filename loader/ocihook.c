@@ -80,7 +80,9 @@ struct hook {
 
 /* ---- saying why, and giving up ---- */
 
-static const char *hook_id = "?";
+/* NULL until the state names it ("?"): an initialised pointer would be a
+ * relocation every start of cudaload applies. */
+static const char *hook_id;
 
 __attribute__((format(printf, 1, 2)))
 static void say(const char *fmt, ...)
@@ -90,7 +92,7 @@ static void say(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof line, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "cudaload --oci-hook: container %.12s: %s\n", hook_id, line);
+	fprintf(stderr, "cudaload --oci-hook: container %.12s: %s\n", hook_id ? hook_id : "?", line);
 }
 
 /* ---- reading what the runtime gives ---- */
@@ -155,10 +157,11 @@ static bool state_member(struct jsonread *r, const char *key, void *ctx)
  * the container's). */
 static bool keep_env(const char *e)
 {
-	static const char *const names[] = { "LD_LIBRARY_PATH=", "CONDA_PREFIX=", "CUDA_HOME=",
-					     "CUDA_PATH=", "CUDALOAD_" };
-	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-		if (strncmp(e, names[i], strlen(names[i])) == 0)
+	/* one string, the names one after another: a table of pointers would
+	 * be relocations that every start of cudaload applies */
+	static const char names[] = "LD_LIBRARY_PATH=\0CONDA_PREFIX=\0CUDA_HOME=\0CUDA_PATH=\0CUDALOAD_\0";
+	for (const char *n = names; *n; n += strlen(n) + 1)
+		if (strncmp(e, n, strlen(n)) == 0)
 			return true;
 	return false;
 }
@@ -468,12 +471,11 @@ static bool mountinfo_line(char *line, char **point, char **type)
  * host's state. */
 static bool kernel_fs(const char *type)
 {
-	static const char *const types[] = { "proc", "sysfs", "devtmpfs", "devpts", "debugfs",
-					     "tracefs", "securityfs", "configfs", "fusectl", "bpf",
-					     "cgroup", "cgroup2", "mqueue", "hugetlbfs", "efivarfs",
-					     "binfmt_misc", "nsfs", "pstore", "selinuxfs" };
-	for (size_t i = 0; i < sizeof types / sizeof *types; i++)
-		if (strcmp(type, types[i]) == 0)
+	static const char types[] = "proc\0sysfs\0devtmpfs\0devpts\0debugfs\0tracefs\0securityfs\0"
+				    "configfs\0fusectl\0bpf\0cgroup\0cgroup2\0mqueue\0hugetlbfs\0"
+				    "efivarfs\0binfmt_misc\0nsfs\0pstore\0selinuxfs\0";
+	for (const char *t = types; *t; t += strlen(t) + 1)	/* no pointers: keep_env */
+		if (strcmp(type, t) == 0)
 			return true;
 	return false;
 }

@@ -246,16 +246,24 @@ int chain_map(const struct ldso_info *l, int machine, struct chain_ldso *out,
 	return 0;
 }
 
+/* The environment the kernel laid out after argv, and its count. */
+static inline char **env_of(char **argv, size_t *envc)
+{
+	char **envp = argv + ((size_t *)argv)[-1] + 1;
+	size_t n = 0;
+	while (envp[n])
+		n++;
+	*envc = n;
+	return envp;
+}
+
 void chain_enter(const struct chain_ldso *ldso, char **argv, size_t *auxv,
 		 const void *prog_phdr, size_t prog_phnum, size_t prog_phent,
 		 char *llp_entry, bool first)
 {
 	size_t *sp = (size_t *)argv - 1;	/* argc, as the kernel laid it out */
-	size_t argc = *sp;
-	char **envp = argv + argc + 1;
-	size_t envc = 0, auxw = 0;
-	while (envp[envc])
-		envc++;
+	size_t argc = *sp, envc, auxw = 0;
+	char **envp = env_of(argv, &envc);
 	/* The auxiliary vector, where it lies, now tells ld.so about itself and
 	 * the program: nothing of cudaload reads it again. */
 	for (; auxv[auxw] != AT_NULL; auxw += 2) {
@@ -369,11 +377,8 @@ void chain_enter_command(const struct chain_ldso *ldso, char **argv, size_t *aux
 	if (!ldso->phdr)
 		return;
 	size_t *sp = (size_t *)argv - 1;	/* argc, as the kernel laid it out */
-	size_t argc = *sp;
-	char **envp = argv + argc + 1;
-	size_t envc = 0, auxw = 0;
-	while (envp[envc])
-		envc++;
+	size_t argc = *sp, envc, auxw = 0;
+	char **envp = env_of(argv, &envc);
 	while (auxv[auxw] != AT_NULL)
 		auxw += 2;
 	auxw += 2;

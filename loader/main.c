@@ -269,7 +269,7 @@ static const char caps_why[] = "file capabilities (a second exec would drop them
 /* What ld.so is handed as a set-id program: the kernel's own reference to
  * the file it checked, opened by ld.so in this process (no exec between),
  * whatever has been renamed over the program's name since. */
-static char exe_self[] = "/proc/self/exe";
+static const char exe_self[] = "/proc/self/exe";
 
 /* Can ld.so open the program as exe_self?  Not without /proc, nor when the
  * program's user may not read it (an execute-only file): ld.so opens it

@@ -143,9 +143,13 @@ static bool state_member(struct jsonread *r, const char *key, void *ctx)
 		       (!cut || jsonread_fail(r, "\"bundle\" too long"));
 	}
 	if (strcmp(key, "id") == 0) {
-		static char id[128];
-		if (!jsonread_string(r, id, sizeof id, &cut))
+		/* on the heap: the loader's writable data is one page, for every
+		 * start (docs/design.md §6) */
+		char *id = malloc(128);
+		if (!id || !jsonread_string(r, id, 128, &cut)) {
+			free(id);
 			return false;
+		}
 		h->id = hook_id = id;
 		return true;
 	}
@@ -338,7 +342,8 @@ static const char *read_config(struct hook *h, char *why, size_t cap)
  * image's author chose (docs/design.md §11).  Then none. */
 static char **trusted_env(char **envp, const struct hook *h)
 {
-	static char *none[1] = { NULL };
+	/* read-only: the loader's writable data is one page, for every start */
+	static char *const none[1] = { NULL };
 	for (char **e = envp; *e; e++) {
 		if (strncmp(*e, "CUDALOAD_", 9) != 0)
 			continue;
@@ -346,7 +351,7 @@ static char **trusted_env(char **envp, const struct hook *h)
 			if (strcmp(h->env[i], *e) == 0) {
 				say("the hook's environment is the container's (%s is the image's): its "
 				    "CUDALOAD_* settings are not read; name the hook's env in its entry", *e);
-				return none;
+				return (char **)none;	/* never written: execve reads it */
 			}
 	}
 	return envp;
@@ -1002,7 +1007,8 @@ static int host_ldconfig(char *why, size_t cap)
 {
 	char list[] = CUDALOAD_LDCONFIG;
 	snprintf(why, cap, "no ldconfig on the host (looked at %s)", CUDALOAD_LDCONFIG);
-	for (char *p = strtok(list, ":"); p; p = strtok(NULL, ":")) {
+	char *save;	/* strtok_r: strtok's own pointer would take room in the writable page */
+	for (char *p = strtok_r(list, ":", &save); p; p = strtok_r(NULL, ":", &save)) {
 		int fd = open(p, O_RDONLY | O_CLOEXEC);
 		struct elf_file ef;
 		struct elf_phdr *phs = fd >= 0 ? malloc(ELF_MAX_PHDRS * sizeof *phs) : NULL;
@@ -1059,7 +1065,8 @@ static int run_ldconfig(const struct hook *k, char *why, size_t cap)
 	fflush(NULL);
 	pid_t pid = fork();
 	if (pid == 0) {
-		static char name[] = "ldconfig", no_aux[] = "-i", no_links[] = "-X";
+		char name[] = "ldconfig", no_aux[] = "-i", no_links[] = "-X";	/* not static: the
+										 * writable page */
 		char *argv[] = { name, no_aux, no_links, NULL }, *envp[] = { NULL };
 		char cwhy[256];
 		if (null >= 0) {

@@ -216,7 +216,7 @@ E2E_ARCHES := $(sort $(ARCH) aarch64)
 E2E_SUITES := distro $(foreach a,$(E2E_ARCHES),verify.$(a) walk.$(a)) faults patch image container \
 	status record $(foreach a,$(E2E_ARCHES),$(foreach m,exec chain,run.$(a).$(m) hold.$(a).$(m) \
 	reach.$(a).$(m) prepared.$(a).$(m)) firstuse.$(a)) glibc231 cudart real-driver patchrace \
-	strip valgrind docs repro nix
+	strip valgrind docs repro nix visible
 E2E_ALONE := secure deb
 E2E_JOBS ?= 2
 e2e: all $(BUILD)/asan/cudaload-patch

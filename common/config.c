@@ -194,10 +194,10 @@ void settings_from_env(struct settings *s, char *const *envp, bool secure)
 
 	/* one pass over the environment for every name (a start's own
 	 * variables are read before anything else) */
-	enum { DEBUG, POLICY, MODE, FIRST_USE, ROOT, LDSO, COMPAT_PATH, N_NAMES };
+	enum { DEBUG, POLICY, MODE, FIRST_USE, ROOT, LDSO, COMPAT_PATH, VISIBLE, ORDER, N_NAMES };
 	static const char names[] = "CUDALOAD_DEBUG\0CUDALOAD_POLICY\0CUDALOAD_MODE\0"
 				    "CUDALOAD_FIRST_USE\0CUDALOAD_ROOT\0CUDALOAD_LDSO\0"
-				    "CUDALOAD_COMPAT_PATH";
+				    "CUDALOAD_COMPAT_PATH\0CUDA_VISIBLE_DEVICES\0CUDA_DEVICE_ORDER";
 	_Static_assert(N_NAMES <= ENV_EACH_MAX, "env_get_each looks up no more names");
 	const char *vals[N_NAMES], *v;
 	env_get_each(envp, names, vals, N_NAMES);
@@ -234,6 +234,8 @@ void settings_from_env(struct settings *s, char *const *envp, bool secure)
 	}
 	if ((v = vals[LDSO]) && *v)
 		s->ldso_env = strdup(v);
+	s->visible.devices = vals[VISIBLE];
+	s->visible.pci_order = vals[ORDER] && strcmp(vals[ORDER], "PCI_BUS_ID") == 0;
 	if ((v = vals[COMPAT_PATH])) {
 		const char *p = v;
 		while (*p) {

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 
 #include "sys.h"
+#include "visible.h"
 
 enum policy { POLICY_AUTO, POLICY_COMPAT, POLICY_SYSTEM };
 enum mode { MODE_EXEC, MODE_CHAIN };
@@ -45,6 +46,8 @@ struct settings {
 	char config_path_here[128];	/* so that a start with a config file allocates
 					 * nothing (a heap's first page is a fault) */
 	char *ldso_env;			/* CUDALOAD_LDSO, or NULL */
+	struct visible_ask visible;	/* the GPUs the program sees: CUDA_VISIBLE_DEVICES
+					 * and CUDA_DEVICE_ORDER (none when secure) */
 	/* Lists grow on the heap (up to CONFIG_MAX_LIST entries): a struct of
 	 * fixed arrays would sit on the start-up's stack, a page of it. */
 	char **compat_env;		/* CUDALOAD_COMPAT_PATH entries */
@@ -99,7 +102,7 @@ const char *env_get_last(char *const *envp, const char *name);
  * names, which are written one after another, each ending in its NUL (a
  * string, not a table of pointers: a static-pie's pointers need
  * relocations, and those land in the loader's one writable page). */
-#define ENV_EACH_MAX 8	/* the most names: those beyond it come back NULL */
+#define ENV_EACH_MAX 10	/* the most names: those beyond it come back NULL */
 void env_get_each(char *const *envp, const char *names, const char **values, size_t n);
 
 /* The configured loader for a machine name, or NULL. */

@@ -173,7 +173,7 @@ static bool devices_allow(const struct host *h, struct candidate *c)
 	if (!c->has_note || !c->note.has_devices)
 		return true;
 	for (int k = 0; k < h->n_gpus && k < MAX_GPUS; k++) {
-		bool listed = false;
+		bool listed = h->gpus[k].hidden;
 		for (int i = 0; i < c->note.n_devices; i++)
 			listed |= c->note.devices[i] == h->gpus[k].brand;
 		if (!listed)
@@ -264,6 +264,8 @@ static bool auto_allows(const struct host *h, struct candidate *c)
 {
 	if (h->platform == PLATFORM_NONE)
 		return refuse(c, "no NVIDIA GPU");
+	if (h->visible == VISIBLE_NONE)
+		return refuse(c, "the program sees no GPU (CUDA_VISIBLE_DEVICES)");
 	if (!c->cuda)
 		return unknown(c, "no CUDA version (no note, no cuda-X.Y directory, no version file, no versioned file name)");
 	if (!c->has_ptxjit)
@@ -366,6 +368,9 @@ void decide(const struct host *h, struct candidates *cands, enum policy policy,
 				 "system driver: no compat package has a readable libcuda.so.1");
 	} else if (h->platform == PLATFORM_NONE) {
 		snprintf(out->reason, sizeof out->reason, "system driver: %s", h->problem);
+	} else if (h->visible == VISIBLE_NONE && policy == POLICY_AUTO) {
+		snprintf(out->reason, sizeof out->reason,
+			 "system driver: CUDA_VISIBLE_DEVICES names no GPU: the program sees none, nothing to take a package for");
 	} else if (h->unsupported_gpu && policy == POLICY_AUTO) {
 		const struct dgpu *g = &h->gpus[h->unsupported_gpu - 1];
 		char why[80];

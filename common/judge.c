@@ -23,7 +23,8 @@ void judge_look_around(const struct judge_in *in, struct judgement *j)
 	struct settings *s = in->s;
 	if (in->bare)
 		return;	/* nothing a search list could change: nothing to look at */
-	probe_host(s->root, (const char *const *)s->driver_dirs, s->n_driver_dirs, in->full, &j->host);
+	probe_host(s->root, (const char *const *)s->driver_dirs, s->n_driver_dirs, in->full, &s->visible,
+		   &j->host);
 	/* Looked for when one could be chosen, and wherever a GPU is: a package
 	 * the policy refuses can still be named by a RUNPATH (pin.h). */
 	int found = 0;

@@ -232,22 +232,35 @@ static void probe_tegra(const char *root, struct host *h)
 	add_dir(h, root, "/run/opengl-driver/lib");	/* NixOS */
 }
 
-void probe_gpu_information(const char *text, char *model, size_t cap, bool *pci)
+/* A line's value after its "Name:", blanks around it dropped, into out. */
+static void line_value(const char *l, size_t n, size_t name_len, char *out, size_t cap)
+{
+	size_t i = name_len;
+	while (i < n && (l[i] == ' ' || l[i] == '\t'))
+		i++;
+	size_t m = n - i < cap - 1 ? n - i : cap - 1;
+	memcpy(out, l + i, m);
+	out[m] = '\0';
+	while (m && (out[m - 1] == ' ' || out[m - 1] == '\t'))
+		out[--m] = '\0';
+}
+
+void probe_gpu_information(const char *text, char *model, size_t cap, bool *pci, char *uuid,
+			   size_t ucap)
 {
 	if (cap)
 		model[0] = '\0';
+	if (uuid && ucap)
+		uuid[0] = '\0';
 	*pci = false;
 	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
 		size_t n = strcspn(l, "\n");
 		if (strncmp(l, "Model:", 6) == 0 && cap) {
-			size_t i = 6;
-			while (i < n && (l[i] == ' ' || l[i] == '\t'))
-				i++;
-			size_t m = n - i < cap - 1 ? n - i : cap - 1;
-			memcpy(model, l + i, m);
-			model[m] = '\0';
-			while (m && (model[m - 1] == ' ' || model[m - 1] == '\t'))
-				model[--m] = '\0';
+			line_value(l, n, 6, model, cap);
+		} else if (strncmp(l, "GPU UUID:", 9) == 0 && uuid && ucap) {
+			line_value(l, n, 9, uuid, ucap);
+			if (strncmp(uuid, "GPU-", 4) != 0 || strchr(uuid, '?') || strlen(uuid) + 1 >= ucap)
+				uuid[0] = '\0';	/* not whole: the GPU's name is not known */
 		} else if (strncmp(l, "Bus Type:", 9) == 0) {
 			size_t i = 9;
 			while (i < n && (l[i] == ' ' || l[i] == '\t'))
@@ -330,16 +343,19 @@ const char *probe_gpu_arch_text(const struct dgpu *g, char *buf, size_t cap)
  * nothing (unreadable, a FIFO, a directory, a dangling link, no Model: line)
  * still counts: as one that may not support forward compatibility, so the
  * decision fails safe (the unlucky machine). */
-static void read_gpu(const char *root, const char *bus, struct host *h, bool *pci)
+static void read_gpu(const char *root, const char *bus, const char *visible, struct host *h,
+		     bool *pci)
 {
-	char rel[96], text[384];
+	char rel[96], text[384], uuid[48] = "";
 	struct dgpu g;
 	*pci = false;
 	memset(&g, 0, sizeof g);
 	ssize_t n = snprintf(rel, sizeof rel, "/proc/driver/nvidia/gpus/%s/information", bus) >= (int)sizeof rel
 			    ? -ENAMETOOLONG : read_small(root, rel, text, sizeof text);
 	if (n > 0)
-		probe_gpu_information(text, g.model, sizeof g.model, pci);
+		probe_gpu_information(text, g.model, sizeof g.model, pci, uuid, sizeof uuid);
+	if (visible)
+		g.named = visible_names(visible, uuid[0] ? uuid : NULL);
 	g.error = (short)(n < 0 ? -n : !g.model[0] ? ENODATA : 0);
 	snprintf(g.bus, sizeof g.bus, "%s", bus);
 	g.brand = (unsigned char)(g.error ? 0 : tables_gpu_brand(g.model));
@@ -369,22 +385,46 @@ static void read_gpu(const char *root, const char *bus, struct host *h, bool *pc
 	for (; i > 0 && strcmp(h->gpus[i - 1].bus, g.bus) > 0; i--)
 		h->gpus[i] = h->gpus[i - 1];
 	h->gpus[i] = g;
+	probe_judge_gpus(h, ~0u);
+}
+
+void probe_judge_gpus(struct host *h, unsigned mask)
+{
 	h->unsupported_gpu = 0;
 	h->retired_gpu = 0;
 	h->ask_gpu = 0;
 	for (int k = 0; k < h->n_gpus && k < MAX_GPUS; k++) {
-		if (!h->unsupported_gpu && !tables_brand_supports_compat(h->gpus[k].brand))
+		struct dgpu *g = &h->gpus[k];
+		g->hidden = !(mask >> k & 1);
+		if (g->hidden)
+			continue;
+		if (!h->unsupported_gpu && !tables_brand_supports_compat(g->brand))
 			h->unsupported_gpu = k + 1;
-		if (!h->ask_gpu && (tables_brand_needs_word(h->gpus[k].brand) || !h->gpus[k].arch))
-			h->ask_gpu = k + 1;
-		if (retires_sooner(&h->gpus[k], h->retired_gpu ? &h->gpus[h->retired_gpu - 1] : NULL))
-			h->retired_gpu = k + 1;
+		if (!h->ask_gpu && (tables_brand_needs_word(g->brand) || !g->arch))
+			h->ask_gpu = (unsigned char)(k + 1);
+		if (retires_sooner(g, h->retired_gpu ? &h->gpus[h->retired_gpu - 1] : NULL))
+			h->retired_gpu = (unsigned char)(k + 1);
 	}
+}
+
+enum visible_rule probe_gpus_seen(const struct visible_ask *ask, const struct host *h,
+				  unsigned *seen, char *why, size_t cap)
+{
+	/* A Jetson's GPU is not listed by the nvidia module: one GPU, whose
+	 * UUID is not known (taken as named by any). */
+	static const unsigned char soc_gpu = 0xff;
+	unsigned char named[MAX_GPUS];
+	int held = h->n_gpus < MAX_GPUS ? h->n_gpus : MAX_GPUS;
+	for (int i = 0; i < held; i++)
+		named[i] = h->gpus[i].named;
+	if (h->platform == PLATFORM_TEGRA)
+		return visible_pick(ask, 1, 1, &soc_gpu, seen, why, cap);
+	return visible_pick(ask, h->n_gpus, held, named, seen, why, cap);
 }
 
 /* The GPUs the nvidia kernel module drives; returns how many are on a PCI
  * bus (discrete boards). */
-static int probe_gpus(const char *root, struct host *h)
+static int probe_gpus(const char *root, const char *visible, struct host *h)
 {
 	static const char gpus[] = "/proc/driver/nvidia/gpus";
 	_Alignas(8) char buf[512];
@@ -405,7 +445,7 @@ static int probe_gpus(const char *root, struct host *h)
 				     step != DENT_BROKEN;) {
 			bool pci;
 			if (step == DENT_ENTRY && name[0] != '.') {
-				read_gpu(root, name, h, &pci);
+				read_gpu(root, name, visible, h, &pci);
 				discrete += pci;
 			}
 		}
@@ -414,7 +454,7 @@ static int probe_gpus(const char *root, struct host *h)
 	return discrete;
 }
 
-static void probe_dgpu(const char *root, struct host *h)
+static void probe_dgpu(const char *root, const char *visible, struct host *h)
 {
 	if (read_driver(root, h) < 0)
 		return;
@@ -429,7 +469,7 @@ static void probe_dgpu(const char *root, struct host *h)
 			 "driver branch %d is older than any in the table", h->driver.major);
 	diag("driver %s (branch %d)", h->driver_str, h->driver.major);
 	if (!h->discrete_on_tegra)
-		probe_gpus(root, h);
+		probe_gpus(root, visible, h);
 	add_dir(h, root, "/run/opengl-driver/lib");	/* NixOS */
 	add_dir(h, root, "/usr/local/nvidia/lib64");	/* NVIDIA's container toolkit, Kubernetes */
 }
@@ -447,8 +487,9 @@ bool probe_tegra_possible(const char *root)
 }
 
 void probe_host(const char *root, const char *const *extra_dirs, int n_extra,
-		bool details, struct host *h)
+		bool details, const struct visible_ask *visible, struct host *h)
 {
+	const char *devices = visible ? visible->devices : NULL;
 	memset(h, 0, sizeof *h);
 
 	/* Tegra first: JetPack 6+ also loads a kernel module named nvidia. */
@@ -457,10 +498,10 @@ void probe_host(const char *root, const char *const *extra_dirs, int n_extra,
 	/* IGX Orin can drive a discrete GPU with the nvidia module beside the
 	 * SoC: then it is a data-center-style host.  Thor's integrated GPU is
 	 * also driven by a module named nvidia, but it is no PCI board. */
-	if (h->soc[0] && strcmp(h->soc, "tegra264") != 0 && probe_gpus(root, h) > 0) {
+	if (h->soc[0] && strcmp(h->soc, "tegra264") != 0 && probe_gpus(root, devices, h) > 0) {
 		h->discrete_on_tegra = true;
 		diag("tegra soc %s with a discrete GPU: data-center rules", h->soc);
-		probe_dgpu(root, h);
+		probe_dgpu(root, devices, h);
 		if (h->platform != PLATFORM_DGPU) {
 			h->platform = PLATFORM_TEGRA;	/* no driver version: the SoC's rules */
 			h->discrete_on_tegra = false;
@@ -484,7 +525,7 @@ void probe_host(const char *root, const char *const *extra_dirs, int n_extra,
 		diag("tegra soc %s%s%s", h->soc, h->model[0] ? ", model " : "", h->model);
 		probe_tegra(root, h);
 	} else {
-		probe_dgpu(root, h);
+		probe_dgpu(root, devices, h);
 		if (h->platform == PLATFORM_NONE && !h->problem[0])
 			snprintf(h->problem, sizeof h->problem,
 				 "no NVIDIA GPU found (no Tegra SoC, no nvidia kernel module)");
@@ -493,4 +534,13 @@ void probe_host(const char *root, const char *const *extra_dirs, int n_extra,
 	}
 	for (int i = 0; i < n_extra; i++)
 		add_dir(h, root, extra_dirs[i]);
+	if (devices && h->platform != PLATFORM_NONE) {
+		unsigned seen;
+		h->visible = (unsigned char)probe_gpus_seen(visible, h, &seen, NULL, 0);
+		diag("CUDA_VISIBLE_DEVICES=%s: %s, GPUs 0x%x judged", devices,
+		     visible_rule_name((enum visible_rule)h->visible), seen);
+		if (h->platform == PLATFORM_DGPU &&
+		    (h->visible == VISIBLE_NAMED || h->visible == VISIBLE_NONE))
+			probe_judge_gpus(h, seen);
+	}
 }

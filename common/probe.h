@@ -16,6 +16,7 @@
 #include "nvgpu.h"
 #include "sys.h"
 #include "version.h"
+#include "visible.h"
 
 enum platform { PLATFORM_NONE, PLATFORM_TEGRA, PLATFORM_DGPU };
 
@@ -36,6 +37,9 @@ struct dgpu {
 	unsigned char brand;		/* NVML brand (tables_gpu_brand) */
 	unsigned char arch;		/* enum gpu_arch (tables.h) */
 	unsigned char arch_from;	/* enum arch_source: how arch was learnt */
+	unsigned char named;		/* the CUDA_VISIBLE_DEVICES entries naming it
+					 * (visible_names) */
+	bool hidden;			/* the process cannot see it: not judged */
 	short error;			/* 0, or why no model is known: the errno
 					 * of its information file, ENODATA when
 					 * it is empty or has no Model: line.  Such a GPU is
@@ -60,8 +64,10 @@ struct host {
 					 * a data-center-style host */
 	struct dgpu gpus[MAX_GPUS];	/* discrete GPUs, by bus */
 	int n_gpus;			/* all seen, even past MAX_GPUS */
+	unsigned char visible;		/* enum visible_rule: which GPUs are judged */
 	int unsupported_gpu;		/* 1 + index of a board without forward
-					 * compatibility (GeForce ...), 0 none */
+					 * compatibility (GeForce ...), 0 none;
+					 * these three of the GPUs judged */
 	unsigned char ask_gpu;		/* 1 + index of a GPU only the driver can
 					 * judge: a workstation board, or one whose
 					 * architecture is unknown; 0 none */
@@ -85,8 +91,21 @@ const char *platform_name(enum platform p);
 void probe_soc_from_compatible(const char *buf, size_t len, char *soc, size_t cap);
 
 /* The model from the text of a GPU's information file ("Model: \t\t NVIDIA
- * H200\n...") into model; "" if none.  Also says whether the bus is PCI. */
-void probe_gpu_information(const char *text, char *model, size_t cap, bool *pci);
+ * H200\n...") into model; "" if none.  Also says whether the bus is PCI,
+ * and its "GPU UUID:" into uuid (ucap bytes, or NULL): "" if none or not
+ * whole (a driver may print it as GPU-????????-...). */
+void probe_gpu_information(const char *text, char *model, size_t cap, bool *pci, char *uuid,
+			   size_t ucap);
+
+/* The GPUs of h the process sees (visible.h), of those the driver lists:
+ * *seen their mask (by index in h->gpus), why for --explain. */
+enum visible_rule probe_gpus_seen(const struct visible_ask *ask, const struct host *h,
+				  unsigned *seen, char *why, size_t cap);
+
+/* Keep judging only the GPUs of h in mask (by index in h->gpus); the
+ * others stay listed, hidden.  What decides (unsupported_gpu, ask_gpu,
+ * retired_gpu) is then of those kept. */
+void probe_judge_gpus(struct host *h, unsigned mask);
 
 /* Why a GPU's model is unknown ("information file: No such device"), for
  * reports; "" when it is known. */
@@ -98,13 +117,14 @@ const char *probe_gpu_problem(const struct dgpu *g, char *buf, size_t cap);
  * not in cudaload's table): taken as current". */
 const char *probe_gpu_arch_text(const struct dgpu *g, char *buf, size_t cap);
 
-/* extra_dirs: config driver_dir entries, appended when they exist.
- * details: also read what only reports show (the board model). */
 /* Can this be a Jetson?  On an aarch64 machine, or under a root (a test's
  * or an image's) on any: where the device tree is worth a look. */
 bool probe_tegra_possible(const char *root);
 
+/* extra_dirs: config driver_dir entries, appended when they exist.
+ * details: also read what only reports show (the board model).
+ * visible: the GPUs the process sees (NULL, or devices NULL: all). */
 void probe_host(const char *root, const char *const *extra_dirs, int n_extra,
-		bool details, struct host *out);
+		bool details, const struct visible_ask *visible, struct host *out);
 
 #endif

@@ -68,6 +68,7 @@ static void json_gpu(FILE *f, const struct host *h)
 				fprintf(f, "%d", tables_arch_last_branch(g->arch));
 			else
 				fputs("null", f);
+			json_kbool(f, "visible", !g->hidden);
 			fputc('}', f);
 		}
 		fprintf(f, "],\"count\":%d,\"unsupported\":", h->n_gpus);
@@ -82,6 +83,23 @@ static void json_gpu(FILE *f, const struct host *h)
 		json_str(f, h->problem);
 		fputc('}', f);
 	}
+}
+
+/* Which GPUs were judged and why (visible.h); the rule is the probe's,
+ * the words are said again from what it kept. */
+static void json_visible(FILE *f, const struct settings *st, const struct host *h)
+{
+	char why[256];
+	unsigned seen;
+	probe_gpus_seen(&st->visible, h, &seen, why, sizeof why);
+	json_key(f, "visible_gpus");
+	fputs("{\"value\":", f);
+	json_str(f, st->visible.devices);
+	json_kstr(f, "order", st->visible.pci_order ? "PCI_BUS_ID" : "FASTEST_FIRST");
+	json_kstr(f, "rule", h->platform == PLATFORM_NONE ? NULL
+			     : visible_rule_name((enum visible_rule)h->visible));
+	json_kstr(f, "why", why);
+	fputc('}', f);
 }
 
 static const char *compat_dir(const struct report *r)
@@ -225,6 +243,7 @@ void report_json(FILE *f, const struct report *r)
 	json_kstr(f, "l4t", or_null(h->l4t_str));
 	json_key(f, "gpu");
 	json_gpu(f, h);
+	json_visible(f, st, h);
 	json_kbool(f, "discrete_gpu_on_tegra", h->discrete_on_tegra);
 	json_kstr(f, "host_driver", or_null(h->driver_str));
 	json_kstr(f, "host_cuda", cuda_or_null(h->cuda, v, sizeof v));
@@ -320,16 +339,23 @@ void report_text(FILE *f, const struct report *r)
 				utf8_printf(f, "gpu:          %s cannot be identified (%s): may not support forward compatibility\n",
 					h->gpus[i].bus, probe_gpu_problem(&h->gpus[i], why, sizeof why));
 			else
-				utf8_printf(f, "gpu:          %s %s (%s%s; %s)\n", h->gpus[i].bus, h->gpus[i].model,
+				utf8_printf(f, "gpu:          %s %s (%s%s; %s)%s\n", h->gpus[i].bus, h->gpus[i].model,
 					tables_brand_name(h->gpus[i].brand),
 					tables_brand_supports_compat(h->gpus[i].brand) ? ""
 						: ": no forward compatibility",
-					probe_gpu_arch_text(&h->gpus[i], why, sizeof why));
+					probe_gpu_arch_text(&h->gpus[i], why, sizeof why),
+					h->gpus[i].hidden ? ", not seen by the program: not judged" : "");
 		}
 		if (h->n_gpus > MAX_GPUS)
 			utf8_printf(f, "gpu:          ... %d in all\n", h->n_gpus);
 		if (!h->n_gpus)
 			utf8_printf(f, "gpu:          none listed in /proc/driver/nvidia/gpus\n");
+	}
+	if (st->visible.devices && h->platform != PLATFORM_NONE) {
+		char why[256];
+		unsigned seen;
+		probe_gpus_seen(&st->visible, h, &seen, why, sizeof why);
+		utf8_printf(f, "gpus judged:  %s\n", why);
 	}
 	utf8_printf(f, "host CUDA:    %s\n", h->cuda ? cuda_format(h->cuda, v, sizeof v) : "unknown");
 	if (h->problem[0])

@@ -399,12 +399,6 @@ static long gpu_minor(const char *host_root, const char *bus)
 	return v >= 0 && v < 256 ? v : -1;
 }
 
-static bool retires_sooner(const struct dgpu *a, const struct dgpu *b)
-{
-	int la = tables_arch_last_branch(a->arch), lb = b ? tables_arch_last_branch(b->arch) : 0;
-	return la && (!lb || la < lb);
-}
-
 /* Only the GPUs whose minors the container gets are judged, as probe.c
  * judges a host's (the brand, the driver's word, the oldest architecture).
  * Past MAX_GPUS the host's list is not whole: all are kept (the stricter
@@ -424,15 +418,7 @@ static void keep_container_gpus(const char *host_root, const struct hook *k, str
 			h->gpus[n++] = h->gpus[i];
 	}
 	h->n_gpus = n;
-	h->unsupported_gpu = h->ask_gpu = h->retired_gpu = 0;
-	for (int i = 0; i < n; i++) {
-		if (!h->unsupported_gpu && !tables_brand_supports_compat(h->gpus[i].brand))
-			h->unsupported_gpu = i + 1;
-		if (!h->ask_gpu && (tables_brand_needs_word(h->gpus[i].brand) || !h->gpus[i].arch))
-			h->ask_gpu = (unsigned char)(i + 1);
-		if (retires_sooner(&h->gpus[i], h->retired_gpu ? &h->gpus[h->retired_gpu - 1] : NULL))
-			h->retired_gpu = (unsigned char)(i + 1);
-	}
+	probe_judge_gpus(h, ~0u);
 }
 
 /* ---- inside the image ---- */
@@ -1240,6 +1226,9 @@ int ocihook_run(char **envp)
 		gpus_in_dev(&k);
 	char **env = trusted_env(envp, &k);
 	settings_from_env(s, env, false);
+	/* the container's GPUs are its device nodes; CUDA_VISIBLE_DEVICES is
+	 * each of its processes' own, judged by their starts */
+	s->visible.devices = NULL;
 	diag("oci-hook: bundle %s, root %s, GPUs from %s", k.bundle, k.root,
 	     k.gpus_from ? k.gpus_from : "none named: all");
 

@@ -854,6 +854,7 @@ int status_run(struct settings *s, const char *self, const struct status_options
 		return STATUS_UNREADABLE;
 	}
 	m->s = s;
+	s->visible.devices = NULL;	/* a machine is judged on every GPU it has */
 	m->root = s->root;
 	m->image = o->image;
 	if (m->image)

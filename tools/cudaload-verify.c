@@ -1191,6 +1191,7 @@ int main(int argc, char **argv)
 	if (rc)
 		return rc;
 	settings_from_env(&r.s, environ, false);
+	r.s.visible.devices = NULL;	/* verdicts are of every GPU, as its children see them */
 	settings_load_config(&r.s, environ, r.cl_dir);
 	if ((rc = resolve_programs(&r)) || (rc = open_store(&r)) || (rc = gather_candidates(&r)) ||
 	    (rc = judge_system_driver(&r)))

@@ -12,6 +12,9 @@
 # nvidia_version (/sys/module/nvidia/version), proc_version
 # (/proc/driver/nvidia/version), gpu_node, gpus (one discrete GPU a line:
 # "BUS BUSTYPE MODEL...", written as /proc/driver/nvidia/gpus/BUS/information),
+# uuids (one GPU a line: "BUS UUID", the information file's GPU UUID; else
+# GPU-00000000-0000-0000-0000-000000000000, as every GPU of the profiles
+# that do not say),
 # gpus_unreadable (one GPU a line: "BUS KIND", its information file a fifo,
 # a directory or a dangling link), pci (one GPU a line: "BUS DEVICEID", its
 # PCI function in sysfs: vendor 0x10de, that device ID, class 3D controller),
@@ -37,7 +40,7 @@ set -eu
 profile=$1 root=$2 libdir=$3
 
 compatible= model= soc_family= soc_id= release= driver_dir= host_cuda=
-nvidia_version= proc_version= gpu_node= compat= cuinit= cuda_devices= gpus= gpus_unreadable= partial= links= pci=
+nvidia_version= proc_version= gpu_node= compat= cuinit= cuda_devices= gpus= gpus_unreadable= partial= links= pci= uuids=
 note_align=4 note_shape= driver_active=
 # shellcheck disable=SC1090
 . "$profile"
@@ -137,9 +140,10 @@ done
 
 printf '%s\n' "$gpus" | while read -r bus bustype gmodel; do
 	[ -n "$bus" ] || continue
+	uuid=$(printf '%s\n' "$uuids" | sed -n "s/^$bus //p")
 	put "/proc/driver/nvidia/gpus/$bus/information" "Model: 		 $gmodel
 IRQ:   		 41
-GPU UUID: 	 GPU-00000000-0000-0000-0000-000000000000
+GPU UUID: 	 ${uuid:-GPU-00000000-0000-0000-0000-000000000000}
 Video BIOS: 	 00.00.00.00.00
 Bus Type: 	 $bustype
 DMA Size: 	 52 bits

@@ -16,7 +16,7 @@ Test(config_happy, environment)
 	char *envp[] = {
 		"CUDALOAD_POLICY=compat", "CUDALOAD_MODE=exec", "CUDALOAD_ROOT=/fixture",
 		"CUDALOAD_LDSO=/lib/ld.so", "CUDALOAD_COMPAT_PATH=/a/compat::/b/compat",
-		"OTHER=1", NULL,
+		"OTHER=1", "CUDA_VISIBLE_DEVICES=GPU-5d8a", "CUDA_DEVICE_ORDER=PCI_BUS_ID", NULL,
 	};
 	struct settings s;
 	settings_from_env(&s, envp, false);
@@ -28,13 +28,16 @@ Test(config_happy, environment)
 	cr_assert_str_eq(s.compat_env[1], "/b/compat");
 	cr_assert_eq(s.n_compat, 3, "the default globs");
 	cr_assert_eq(s.mode, MODE_EXEC, "CUDALOAD_MODE=exec");
+	cr_assert_str_eq(s.visible.devices, "GPU-5d8a");
+	cr_assert(s.visible.pci_order);
 	settings_free(&s);
 }
 
 Test(config_happy, secure_ignores_environment)
 {
 	char *envp[] = { "CUDALOAD_POLICY=compat", "CUDALOAD_ROOT=/x", "CUDALOAD_DEBUG=1",
-			 "CUDALOAD_COMPAT_PATH=/evil", "CUDALOAD_LDSO=/evil/ld.so", NULL };
+			 "CUDALOAD_COMPAT_PATH=/evil", "CUDALOAD_LDSO=/evil/ld.so",
+			 "CUDA_VISIBLE_DEVICES=GPU-5d8a", NULL };
 	struct settings s;
 	settings_from_env(&s, envp, true);
 	cr_assert_eq(s.policy, POLICY_AUTO);
@@ -43,6 +46,7 @@ Test(config_happy, secure_ignores_environment)
 	cr_assert_eq(s.n_compat_env, 0);
 	cr_assert_null(s.ldso_env);
 	cr_assert_eq(s.mode, MODE_CHAIN, "the default");
+	cr_assert_null(s.visible.devices, "a set-id program is judged on every GPU");
 	settings_free(&s);
 }
 

@@ -26,7 +26,7 @@ Test(probe_happy, orin_jetpack6)
 {
 	char *root = orin_jp6();
 	struct host h;
-	probe_host(root, NULL, 0, true, &h);
+	probe_host(root, NULL, 0, true, NULL, &h);
 	cr_assert_eq(h.platform, PLATFORM_TEGRA);
 	cr_assert_str_eq(h.soc, "tegra234");
 	cr_assert_str_eq(h.model, "NVIDIA Jetson AGX Orin Developer Kit");
@@ -51,7 +51,7 @@ Test(probe_happy, soc0_fallback_and_extra_dirs)
 	put_text(root, "/opt/drivers/x", "");
 	const char *extra[] = { "/opt/drivers", "/not/there" };
 	struct host h;
-	probe_host(root, extra, 2, true, &h);
+	probe_host(root, extra, 2, true, NULL, &h);
 	cr_assert_str_eq(h.soc, "tegra194");
 	cr_assert_eq(h.cuda, 11040);
 	cr_assert_eq(h.n_driver_dirs, 2);
@@ -106,7 +106,7 @@ Test(probe_sad, gpu_problem_in_words)
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		struct host h;
 		gpu_err = cases[i].err;
-		probe_host(root, NULL, 0, true, &h);
+		probe_host(root, NULL, 0, true, NULL, &h);
 		cr_assert(!h.have_gpu);
 		cr_assert_str_eq(h.gpu_problem, cases[i].words);
 	}
@@ -125,7 +125,7 @@ Test(probe_happy, gpu_beats_device_tree)
 	sys_gpu_ioctl = orin_ioctl;
 	sys_gpu_close = no_close;
 	struct host h;
-	probe_host(root, NULL, 0, true, &h);
+	probe_host(root, NULL, 0, true, NULL, &h);
 	cr_assert(h.have_gpu);
 	cr_assert_eq(h.gpu.arch, 0x170);
 	cr_assert_str_eq(h.soc, "tegra234");
@@ -147,7 +147,7 @@ Test(probe_happy, release_judged_after_the_gpu)
 	sys_gpu_ioctl = orin_ioctl;
 	sys_gpu_close = no_close;
 	struct host h;
-	probe_host(root, NULL, 0, false, &h);
+	probe_host(root, NULL, 0, false, NULL, &h);
 	cr_assert_str_eq(h.soc, "tegra234");
 	cr_assert(h.have_l4t, "%s", h.problem);
 	cr_assert_eq(h.cuda, 12060);
@@ -160,7 +160,7 @@ Test(probe_happy, dgpu_sysfs_and_proc)
 	char *root = scratch_dir();
 	put_text(root, "/sys/module/nvidia/version", "580.65.06\n");
 	struct host h;
-	probe_host(root, NULL, 0, true, &h);
+	probe_host(root, NULL, 0, true, NULL, &h);
 	cr_assert_eq(h.platform, PLATFORM_DGPU);
 	cr_assert_str_eq(h.driver_str, "580.65.06");
 	cr_assert_eq(h.cuda, 13000);
@@ -170,7 +170,7 @@ Test(probe_happy, dgpu_sysfs_and_proc)
 	root = scratch_dir();
 	put_text(root, "/proc/driver/nvidia/version",
 		 "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  575.57.08  Release Build  (dvs-builder@U16)\n");
-	probe_host(root, NULL, 0, true, &h);
+	probe_host(root, NULL, 0, true, NULL, &h);
 	cr_assert_eq(h.platform, PLATFORM_DGPU);
 	cr_assert_eq(h.driver.major, 575);
 	cr_assert_eq(h.cuda, 12090);
@@ -196,15 +196,15 @@ Test(probe_happy, gpu_information)
 {
 	char model[64];
 	bool pci;
-	probe_gpu_information(h200_info, model, sizeof model, &pci);
+	probe_gpu_information(h200_info, model, sizeof model, &pci, NULL, 0);
 	cr_assert_str_eq(model, "NVIDIA H200");
 	cr_assert(pci);
-	probe_gpu_information("Model: \t\t NVIDIA GeForce RTX 4090   \nBus Type: \t AXI\n", model, sizeof model, &pci);
+	probe_gpu_information("Model: \t\t NVIDIA GeForce RTX 4090   \nBus Type: \t AXI\n", model, sizeof model, &pci, NULL, 0);
 	cr_assert_str_eq(model, "NVIDIA GeForce RTX 4090");
 	cr_assert(!pci);
-	probe_gpu_information("IRQ: 1\n", model, sizeof model, &pci);
+	probe_gpu_information("IRQ: 1\n", model, sizeof model, &pci, NULL, 0);
 	cr_assert_str_eq(model, "");
-	probe_gpu_information("Model:", model, sizeof model, &pci);
+	probe_gpu_information("Model:", model, sizeof model, &pci, NULL, 0);
 	cr_assert_str_eq(model, "");
 }
 
@@ -216,7 +216,7 @@ Test(probe_happy, dgpu_models)
 	put_gpu(root, "0000:41:00.0", "NVIDIA GeForce RTX 4090");
 	put_gpu(root, "0000:01:00.0", "NVIDIA H100 80GB HBM3");
 	struct host h;
-	probe_host(root, NULL, 0, true, &h);
+	probe_host(root, NULL, 0, true, NULL, &h);
 	cr_assert_eq(h.platform, PLATFORM_DGPU);
 	cr_assert_eq(h.n_gpus, 2);
 	cr_assert_str_eq(h.gpus[0].bus, "0000:01:00.0");
@@ -239,7 +239,7 @@ Test(probe_sad, unidentified_gpu_counts)
 	snprintf(p, sizeof p, "%s/proc/driver/nvidia/gpus/0000:02:00.0/information", root);
 	mkdirs(p);
 	struct host h;
-	probe_host(root, NULL, 0, true, &h);
+	probe_host(root, NULL, 0, true, NULL, &h);
 	cr_assert_eq(h.n_gpus, 2);
 	cr_assert_eq(h.gpus[1].error, EISDIR);
 	cr_assert_eq(h.gpus[1].brand, 0);
@@ -250,12 +250,12 @@ Test(probe_sad, unidentified_gpu_counts)
 
 	rm_rf(p);
 	cr_assert_eq(symlink("nowhere", p), 0);
-	probe_host(root, NULL, 0, true, &h);
+	probe_host(root, NULL, 0, true, NULL, &h);
 	cr_assert_eq(h.gpus[1].error, ENOENT);
 	cr_assert_eq(h.unsupported_gpu, 2);
 	unlink(p);
 	put_text(root, "/proc/driver/nvidia/gpus/0000:02:00.0/information", "IRQ: 41\n");
-	probe_host(root, NULL, 0, true, &h);
+	probe_host(root, NULL, 0, true, NULL, &h);
 	cr_assert_eq(h.gpus[1].error, ENODATA);
 	cr_assert_eq(h.unsupported_gpu, 2);
 	rm_rf(root);
@@ -270,7 +270,7 @@ Test(probe_happy, igx_discrete_gpu)
 	put_text(root, "/sys/module/nvidia/version", "535.113.01\n");
 	put_gpu(root, "0005:01:00.0", "NVIDIA RTX 6000 Ada Generation");
 	struct host h;
-	probe_host(root, NULL, 0, true, &h);
+	probe_host(root, NULL, 0, true, NULL, &h);
 	cr_assert_eq(h.platform, PLATFORM_DGPU);
 	cr_assert(h.discrete_on_tegra);
 	cr_assert_str_eq(h.soc, "tegra234");
@@ -286,7 +286,7 @@ Test(probe_happy, igx_discrete_gpu)
 	put_text(root, "/etc/nv_tegra_release", "# R39 (release), REVISION: 0.0, GCID: 0, BOARD: generic, EABI: aarch64\n");
 	put_text(root, "/sys/module/nvidia/version", "580.00\n");
 	put_gpu(root, "0000:01:00.0", "NVIDIA Thor");
-	probe_host(root, NULL, 0, true, &h);
+	probe_host(root, NULL, 0, true, NULL, &h);
 	cr_assert_eq(h.platform, PLATFORM_TEGRA);
 	cr_assert(!h.discrete_on_tegra);
 	cr_assert_eq(h.cuda, 13020);
@@ -309,7 +309,7 @@ Test(probe_happy, r39_active_driver)
 	put_text(root, "/opt/nvidia/l4t-gpu-libs/nvgpu/libcuda.so.1", "");
 	put_text(root, "/opt/nvidia/l4t-gpu-libs/openrm/libcuda.so.1", "");
 	struct host h;
-	probe_host(root, NULL, 0, true, &h);
+	probe_host(root, NULL, 0, true, NULL, &h);
 	cr_assert_eq(h.platform, PLATFORM_TEGRA);
 	cr_assert(!h.discrete_on_tegra);
 	cr_assert(!h.have_driver, "Orin's display module is not its CUDA driver");
@@ -319,10 +319,10 @@ Test(probe_happy, r39_active_driver)
 
 	/* the file wins over the SoC; a word it does not know leaves the SoC's */
 	put_text(root, "/run/nvidia-gpu-driver-active", "openrm-l4t\n");
-	probe_host(root, NULL, 0, true, &h);
+	probe_host(root, NULL, 0, true, NULL, &h);
 	cr_assert_str_eq(h.driver_dirs[0], "/opt/nvidia/l4t-gpu-libs/openrm");
 	put_text(root, "/run/nvidia-gpu-driver-active", "something-else\n");
-	probe_host(root, NULL, 0, true, &h);
+	probe_host(root, NULL, 0, true, NULL, &h);
 	cr_assert_str_eq(h.driver_dirs[0], "/opt/nvidia/l4t-gpu-libs/nvgpu");
 	rm_rf(root);
 	free(root);
@@ -333,14 +333,14 @@ Test(probe_happy, r39_active_driver)
 	put_text(root, "/etc/nv_tegra_release", release);
 	put_text(root, "/sys/module/nvidia/version", "595.78.00\n");
 	put_text(root, "/opt/nvidia/l4t-gpu-libs/openrm/libcuda.so.1", "");
-	probe_host(root, NULL, 0, true, &h);
+	probe_host(root, NULL, 0, true, NULL, &h);
 	cr_assert_eq(h.platform, PLATFORM_TEGRA);
 	cr_assert(h.have_driver);
 	cr_assert_str_eq(h.driver_str, "595.78.00");
 	cr_assert_str_eq(h.driver_dirs[0], "/opt/nvidia/l4t-gpu-libs/openrm");
 	/* an unreadable version leaves no problem: the application note's rules */
 	put_text(root, "/sys/module/nvidia/version", "garbage\n");
-	probe_host(root, NULL, 0, true, &h);
+	probe_host(root, NULL, 0, true, NULL, &h);
 	cr_assert(!h.have_driver);
 	cr_assert_str_eq(h.problem, "");
 	cr_assert_eq(h.cuda, 13020);
@@ -353,7 +353,7 @@ Test(probe_sad, driver_branch_newer_than_the_table)
 	char *root = scratch_dir();
 	put_text(root, "/sys/module/nvidia/version", "625.10.01\n");
 	struct host h;
-	probe_host(root, NULL, 0, true, &h);
+	probe_host(root, NULL, 0, true, NULL, &h);
 	cr_assert_eq(h.platform, PLATFORM_DGPU);
 	cr_assert_eq(h.cuda, 0);
 	cr_assert(strstr(h.problem, "branch 625 is newer than the driver table (last row 620)") != NULL, "%s", h.problem);
@@ -365,7 +365,7 @@ Test(probe_sad, nothing_there)
 {
 	char *root = scratch_dir();
 	struct host h;
-	probe_host(root, NULL, 0, true, &h);
+	probe_host(root, NULL, 0, true, NULL, &h);
 	cr_assert_eq(h.platform, PLATFORM_NONE);
 	cr_assert_eq(h.cuda, 0);
 	cr_assert(strstr(h.problem, "no NVIDIA GPU") != NULL);
@@ -389,7 +389,7 @@ Test(probe_sad, bad_release_files)
 		put_file(root, "/proc/device-tree/compatible", orin_compatible, sizeof orin_compatible);
 		put_text(root, "/etc/nv_tegra_release", cases[i].text);
 		struct host h;
-		probe_host(root, NULL, 0, true, &h);
+		probe_host(root, NULL, 0, true, NULL, &h);
 		cr_assert_eq(h.platform, PLATFORM_TEGRA);
 		cr_assert_eq(h.cuda, 0, "case %zu", i);
 		cr_assert(strstr(h.problem, cases[i].problem) != NULL, "case %zu: %s", i, h.problem);
@@ -403,20 +403,20 @@ Test(probe_sad, release_is_a_directory_or_missing_or_unreadable)
 	char *root = scratch_dir();
 	put_file(root, "/proc/device-tree/compatible", orin_compatible, sizeof orin_compatible);
 	struct host h;
-	probe_host(root, NULL, 0, true, &h);
+	probe_host(root, NULL, 0, true, NULL, &h);
 	cr_assert(strstr(h.problem, "No such file") != NULL, "%s", h.problem);
 
 	char path[4200];
 	snprintf(path, sizeof path, "%s/etc/nv_tegra_release", root);
 	mkdirs(path);
-	probe_host(root, NULL, 0, true, &h);
+	probe_host(root, NULL, 0, true, NULL, &h);
 	cr_assert(strstr(h.problem, "Is a directory") != NULL, "%s", h.problem);
 	rmdir(path);
 
 	if (geteuid() != 0) {
 		put_text(root, "/etc/nv_tegra_release", "# R36 (release), REVISION: 4.3\n");
 		chmod(path, 0);
-		probe_host(root, NULL, 0, true, &h);
+		probe_host(root, NULL, 0, true, NULL, &h);
 		cr_assert(strstr(h.problem, "Permission denied") != NULL, "%s", h.problem);
 	}
 	rm_rf(root);
@@ -433,7 +433,7 @@ Test(probe_sad, endless_release_file)
 	snprintf(link, sizeof link, "%s/etc/nv_tegra_release", root);
 	cr_assert_eq(symlink("/dev/zero", link), 0);
 	struct host h;
-	probe_host(root, NULL, 0, true, &h);
+	probe_host(root, NULL, 0, true, NULL, &h);
 	cr_assert_eq(h.cuda, 0);
 	cr_assert(strstr(h.problem, "first line is not") != NULL, "%s", h.problem);
 	rm_rf(root);
@@ -447,7 +447,7 @@ Test(probe_sad, overlong_root)
 	root[0] = '/';
 	root[sizeof root - 1] = '\0';
 	struct host h;
-	probe_host(root, NULL, 0, true, &h);
+	probe_host(root, NULL, 0, true, NULL, &h);
 	cr_assert_eq(h.platform, PLATFORM_NONE);
 }
 
@@ -493,7 +493,7 @@ Test(probe_happy, gpu_architectures)
 	put_gpu(root, "0000:05:00.0", "Tesla K80");
 	put_pci(root, "0000:05:00.0", "0x8086\n", "0x15f8\n");	/* not NVIDIA's: ignored */
 	struct host h;
-	probe_host(root, NULL, 0, true, &h);
+	probe_host(root, NULL, 0, true, NULL, &h);
 	cr_assert_eq(h.n_gpus, 5);
 	cr_assert_eq(h.gpus[0].arch, GPU_ARCH_HOPPER);
 	cr_assert_eq(h.gpus[0].device_id, 0x2330);
@@ -520,10 +520,52 @@ Test(probe_sad, gpu_pci_files_damaged)
 	put_gpu(root, "0000:01:00.0", "NVIDIA Future GPU");
 	put_pci(root, "0000:01:00.0", "0x10de\n", "0x123456789\n");
 	struct host h;
-	probe_host(root, NULL, 0, true, &h);
+	probe_host(root, NULL, 0, true, NULL, &h);
 	cr_assert_eq(h.gpus[0].device_id, 0);
 	cr_assert_eq(h.gpus[0].arch, GPU_ARCH_UNKNOWN);
 	cr_assert_eq(h.retired_gpu, 0);
+	rm_rf(root);
+	free(root);
+}
+
+/* Judged on the GPUs the process sees: a GeForce beside an H100 refuses
+ * nothing for a process that sees the H100 alone (visible.h). */
+Test(probe_happy, visible_gpus)
+{
+	char *root = scratch_dir();
+	put_text(root, "/sys/module/nvidia/version", "580.159.04\n");
+	put_text(root, "/proc/driver/nvidia/gpus/0000:01:00.0/information",
+		 "Model: \t\t NVIDIA H100 80GB HBM3\nIRQ: \t\t 41\n"
+		 "GPU UUID: \t GPU-5d8a6e2c-1f0b-4c93-9a7e-2b64c1d0e8f3\nBus Type: \t PCIe\n");
+	put_text(root, "/proc/driver/nvidia/gpus/0000:41:00.0/information",
+		 "Model: \t\t NVIDIA GeForce RTX 4090\nIRQ: \t\t 42\n"
+		 "GPU UUID: \t GPU-\?\?\?\?\?\?\?\?-\?\?\?\?-\?\?\?\?-\?\?\?\?-\?\?\?\?\?\?\?\?\?\?\?\?\nBus Type: \t PCIe\n");
+	struct host h;
+	struct visible_ask ask = { "GPU-5d8a", false };
+	probe_host(root, NULL, 0, true, &ask, &h);
+	cr_assert_eq(h.visible, VISIBLE_NAMED);
+	cr_assert(!h.gpus[0].hidden);
+	cr_assert(!h.gpus[1].hidden, "a GPU whose UUID the driver hides is taken as named");
+	cr_assert_eq(h.unsupported_gpu, 2);
+
+	put_text(root, "/proc/driver/nvidia/gpus/0000:41:00.0/information",
+		 "Model: \t\t NVIDIA GeForce RTX 4090\nIRQ: \t\t 42\n"
+		 "GPU UUID: \t GPU-1b2c3d4e-5f60-7182-93a4-b5c6d7e8f901\nBus Type: \t PCIe\n");
+	probe_host(root, NULL, 0, true, &ask, &h);
+	cr_assert(h.gpus[1].hidden);
+	cr_assert_eq(h.unsupported_gpu, 0, "the GeForce is not seen");
+	ask.devices = "1";
+	ask.pci_order = true;
+	probe_host(root, NULL, 0, true, &ask, &h);
+	cr_assert(h.gpus[0].hidden);
+	cr_assert_eq(h.unsupported_gpu, 2);
+	ask.devices = "";
+	probe_host(root, NULL, 0, true, &ask, &h);
+	cr_assert_eq(h.visible, VISIBLE_NONE);
+	cr_assert_eq(h.unsupported_gpu, 0);
+	probe_host(root, NULL, 0, true, NULL, &h);
+	cr_assert_eq(h.visible, VISIBLE_UNSET);
+	cr_assert_eq(h.unsupported_gpu, 2);
 	rm_rf(root);
 	free(root);
 }

@@ -257,7 +257,7 @@ bench-smoke: all
 	@echo "bench smoke: ok ($(BUILD)/bench/results.json)"
 
 # ---- fuzzing: libFuzzer targets (clang) for every parser of outside data ----
-FUZZ_TARGETS := release versions notejson config elf patch verdict patchlist utf8 ldcache inroot prepared
+FUZZ_TARGETS := release versions notejson config elf patch verdict patchlist utf8 ldcache inroot prepared visible
 FUZZ_LIBSRC := $(COMMON_SRC) $(ELFPATCH_SRC) tools/patchlist.c
 FUZZ_SECONDS ?= 60
 

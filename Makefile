@@ -203,9 +203,10 @@ unit: $(BUILD)/unit/test_units
 asan: $(BUILD)/asan/test_units
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(BUILD)/asan/test_units --jobs 1
 
-# Every suite a target of its own, run two at a time, each one's output
+# Every suite a target of its own, run E2E_JOBS at a time, each one's output
 # kept together (-O): most of a suite's time is spent waiting on children,
-# timeouts and downloads, so two side by side take about the time of one.
+# timeouts and downloads, so three side by side on two cores take about the
+# time of two.
 # Both matrices in both modes: the host's, and aarch64 (under qemu-user where
 # this is not aarch64), then JetPack 5's glibc 2.31 userland.  A matrix that
 # cannot run here is reported as skipped, never as passed.  The longest come
@@ -213,15 +214,20 @@ asan: $(BUILD)/asan/test_units
 # itself (the installed package, a user, a sysctl, /run/cudaload): they run
 # alone, after the others.
 E2E_ARCHES := $(sort $(ARCH) aarch64)
-E2E_SUITES := distro $(foreach a,$(E2E_ARCHES),verify.$(a) walk.$(a)) faults patch image container \
-	status record $(foreach a,$(E2E_ARCHES),$(foreach m,exec chain,run.$(a).$(m) hold.$(a).$(m) \
-	reach.$(a).$(m) prepared.$(a).$(m)) firstuse.$(a)) glibc231 cudart real-driver patchrace \
-	strip valgrind docs repro nix visible
+each_arch = $(foreach a,$(E2E_ARCHES),$(1).$(a))
+each_mode = $(foreach a,$(E2E_ARCHES),$(foreach m,exec chain,$(1).$(a).$(m)))
+E2E_SUITES := distro $(call each_arch,verify) patch faults repro $(call each_arch,walk) strip status \
+	$(call each_mode,run) image container patchrace $(call each_mode,reach) nix cudart visible \
+	$(call each_mode,prepared) $(call each_mode,hold) $(call each_arch,firstuse) docs glibc231 \
+	valgrind record real-driver
 E2E_ALONE := secure deb
-E2E_JOBS ?= 2
-e2e: all $(BUILD)/asan/cudaload-patch
+E2E_JOBS ?= 3
+# What the suites share, made once before they start.
+e2e-ready: all $(BUILD)/asan/cudaload-patch
 	@sh tests/e2e/shared.sh $(BUILD)
 	@$(MAKE) --no-print-directory deb
+
+e2e: e2e-ready
 	@$(MAKE) --no-print-directory -j$(E2E_JOBS) -O $(addprefix e2e-,$(E2E_SUITES))
 	@$(MAKE) --no-print-directory -j1 -O $(addprefix e2e-,$(E2E_ALONE))
 
@@ -279,7 +285,14 @@ fuzz-replay: $(addprefix $(BUILD)/fuzz-replay/,$(FUZZ_TARGETS))
 	@set -e; for t in $(FUZZ_TARGETS); do printf 'fuzz corpus %-9s ' $$t; \
 		UBSAN_OPTIONS=halt_on_error=1 $(BUILD)/fuzz-replay/$$t tests/fuzz/corpus/$$t; done
 
-test: all unit asan fuzz-replay e2e bench-smoke
+# make check's tests: the unit tests and the corpus in the suites' pool,
+# after the longest suites, so that they fill the time those spend waiting.
+TEST_POOL := $(addprefix e2e-,$(wordlist 1,4,$(E2E_SUITES))) unit asan fuzz-replay \
+	$(addprefix e2e-,$(wordlist 5,$(words $(E2E_SUITES)),$(E2E_SUITES)))
+test: e2e-ready
+	@$(MAKE) --no-print-directory -j$(E2E_JOBS) -O $(TEST_POOL)
+	@$(MAKE) --no-print-directory -j1 -O $(addprefix e2e-,$(E2E_ALONE))
+	@$(MAKE) --no-print-directory bench-smoke
 
 # Installs what is missing (as root), then builds and runs every test.
 check:
@@ -390,4 +403,4 @@ man-lint:
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: device-check all aarch64-missing bench bench-smoke fuzz fuzz-replay unit asan e2e test check demo install uninstall deb man-lint clean
+.PHONY: device-check all aarch64-missing bench bench-smoke fuzz fuzz-replay unit asan e2e e2e-ready test check demo install uninstall deb man-lint clean

@@ -7,7 +7,7 @@
 # The aarch64 (Jetson) build and tests use Debian's cross toolchain, musl for
 # arm64, the arm64 glibc loader and qemu-user (docs/design.md §8); the
 # packages are checked with dpkg-dev, lintian and mandoc, and installed in
-# Debian 11 and 12 roots that debootstrap makes.
+# Debian 11 and 12 roots that mmdebstrap makes.
 set -eu
 
 if [ "${1:-}" = demo ]; then
@@ -17,7 +17,7 @@ else
 patchelf elfutils binutils gdb strace file attr libcap2-bin python3 perl
 valgrind clang libclang-rt-14-dev dpkg-dev fakeroot lintian mandoc bash-completion
 python3-prometheus-client python3-jsonschema
-nix-bin shellcheck debootstrap podman runc busybox-static"
+nix-bin shellcheck mmdebstrap podman runc busybox-static"
 	if [ "$(uname -m)" = aarch64 ]; then
 		packages="$packages musl-dev"
 	else

@@ -20,7 +20,7 @@ SYSTEMD_UNIT_DIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/systemd/system,/etc/s
 # cudaload --verify looks for its helper in ../libexec/cudaload beside its
 # own binary, so this one follows BINDIR's prefix.
 VERIFYDIR  := $(PREFIX)/libexec/cudaload
-# Where cudaload finds its pin directories (common/pin.h): beside its binary.
+# Where cudaload finds its pin directories (common/decision/pin.h): beside its binary.
 PINDIR     := $(BINDIR)/../lib/cudaload/pin
 STRIP      ?= strip
 
@@ -34,8 +34,8 @@ WARN      := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-truncation \
              -Wundef -Wwrite-strings
 BASEFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -DCUDALOAD_VERSION='"$(VERSION)"'
 
-COMMON_SRC := $(wildcard common/*.c)
-COMMON_HDR := $(wildcard common/*.h)
+COMMON_SRC := $(wildcard common/*/*.c)
+COMMON_HDR := $(wildcard common/*/*.h)
 # loader/libc/: the libc functions the loader replaces (malloc, the printf
 # family), linked before musl's libc.a.
 LOADER_SRC := $(wildcard loader/*.c loader/libc/*.c)
@@ -53,7 +53,7 @@ loader_cflags = $(BASEFLAGS) -Os -fPIE -ffunction-sections -fdata-sections \
 # LOADER_STRIP= keeps them, to debug cudaload itself.
 LOADER_STRIP ?= -Wl,--strip-all
 # A build ID always: what tells one build's prepared decisions from another's
-# (common/prepared.h).
+# (common/stores/prepared.h).
 loader_link = $(1) -static-pie -nostdlib -nostartfiles -Wl,--no-dynamic-linker $(LOADER_STRIP) -Wl,--build-id \
 	-Wl,--gc-sections -Wl,-z,noexecstack -Wl,-z,norelro -Wl,-z,noseparate-code \
 	-Wl,--wrap=__libc_start_main -Wl,-T,loader/hot.ld -Wl,-T,loader/data.ld \
@@ -86,7 +86,7 @@ aarch64-missing:
 # start.c runs before libc has set up the stack protector's canary, and
 # chain.c's restore hook after ld.so has replaced musl's thread pointer.
 NO_SSP = $(if $(filter %/loader/start.o %/loader/chain.o,$@),-fno-stack-protector)
-# The start-up stack rule (common/alloc.h: no CL_PATH_MAX buffer on the
+# The start-up stack rule (common/base/alloc.h: no CL_PATH_MAX buffer on the
 # stack, each page touched costs): no frame of the loader's may exceed one
 # such buffer.  main's holds the run's state (settings, host, candidates,
 # decision, the real loader's headers: about 4.9 KiB), so it gets 6 KiB;
@@ -123,7 +123,7 @@ $(BUILD)/aarch64/cudaload: $(A64_OBJ) loader/data.ld loader/hot.ld
 
 # ---- cudaload-patch: a host tool on elfutils' libelf ----
 ELFPATCH_SRC := $(wildcard tools/elfpatch/*.c)
-TOOL_SRC := tools/cudaload-patch.c $(ELFPATCH_SRC) tools/patchlist.c common/patchlist.c tools/closure.c tools/pysite.c tools/replace.c common/inroot.c common/array.c common/elfread.c common/sys.c
+TOOL_SRC := tools/cudaload-patch.c $(ELFPATCH_SRC) tools/patchlist.c common/stores/patchlist.c tools/closure.c tools/pysite.c tools/replace.c common/base/inroot.c common/base/array.c common/elf/elfread.c common/base/sys.c
 TOOL_HDR := $(wildcard tools/*.h tools/elfpatch/*.h) $(COMMON_HDR)
 # Debian's hardening defaults for a program that runs as root.
 TOOL_HARDEN := -D_FORTIFY_SOURCE=2 -fstack-protector-strong -Wl,-z,relro,-z,now

@@ -16,9 +16,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "../common/elfread.h"
-#include "../common/ldso.h"
-#include "../common/sys.h"
+#include "../common/elf/elfread.h"
+#include "../common/elf/ldso.h"
+#include "../common/base/sys.h"
 #include "libc/malloc.h"
 
 /* arch/<arch>/chain.S: one block of code, on one page, the page that stays. */

@@ -7,7 +7,7 @@
  * --status --root DIR` finds them the way that walk went: the directories
  * patch-image.sh patches (IMAGEWALK_DIRS) under the root, every executable
  * regular file read for its PT_INTERP and kept when that carries
- * cudaload-patch's record (common/record.h).  Symbolic links are not
+ * cudaload-patch's record (common/elf/record.h).  Symbolic links are not
  * followed, so each file is read once, and nothing deeper than
  * IMAGEWALK_DEPTH directories; a directory that cannot be read is passed
  * over.  What is found goes into a patchlist, as if recorded.
@@ -15,7 +15,7 @@
 #ifndef CUDALOAD_IMAGEWALK_H
 #define CUDALOAD_IMAGEWALK_H
 
-#include "../common/patchlist.h"
+#include "../common/stores/patchlist.h"
 
 #define IMAGEWALK_DEPTH 16
 

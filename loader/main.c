@@ -5,7 +5,7 @@
  *
  * The flow runs one way, as main's steps: options -> the program ->
  * the mode -> its loader -> a prepared decision that still holds
- * (common/prepared.h) or the host judged (common/judge.h: probe, packages,
+ * (common/stores/prepared.h) or the host judged (common/decision/judge.h: probe, packages,
  * verdicts, decision, pin, search list) -> hand-over.  Everything that decides lives
  * in common/; this file only gathers inputs and hands over.
  * Whatever goes wrong before the decision, the program still runs with the
@@ -26,23 +26,23 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../common/compat.h"
-#include "../common/config.h"
-#include "../common/decide.h"
-#include "../common/diag.h"
-#include "../common/identity.h"
-#include "../common/judge.h"
-#include "../common/ldso.h"
-#include "../common/pin.h"
-#include "../common/plan.h"
-#include "../common/prepared.h"
-#include "../common/probe.h"
-#include "../common/reach.h"
-#include "../common/report.h"
-#include "../common/secure.h"
-#include "../common/tables.h"
-#include "../common/target.h"
-#include "../common/verdict.h"
+#include "../common/packages/compat.h"
+#include "../common/settings/settings.h"
+#include "../common/decision/decide.h"
+#include "../common/base/diag.h"
+#include "../common/base/identity.h"
+#include "../common/decision/judge.h"
+#include "../common/elf/ldso.h"
+#include "../common/decision/pin.h"
+#include "../common/decision/plan.h"
+#include "../common/stores/prepared.h"
+#include "../common/host/probe.h"
+#include "../common/packages/reach.h"
+#include "../common/report/report.h"
+#include "../common/packages/secure.h"
+#include "../common/host/tables.h"
+#include "../common/elf/target.h"
+#include "../common/packages/verdict.h"
 #include "chain.h"
 #include "firstuse.h"
 #include "ocihook.h"
@@ -60,7 +60,7 @@
 extern const ElfW(Ehdr) __ehdr_start;
 
 /* Marks this binary as cudaload for any cudaload that meets it as a loader
- * candidate (common/identity.h). */
+ * candidate (common/base/identity.h). */
 IDENTITY_NOTE(IDENTITY_NOTE_TYPE);
 
 static const char usage[] =
@@ -993,7 +993,7 @@ static void explain(struct start *st, const struct judge_in *in, struct judgemen
 	exit(fflush(stdout) != 0 ? 1 : st->ldso_status);
 }
 
-/* Where else the program can get a libcuda (common/reach.h): its name, its
+/* Where else the program can get a libcuda (common/packages/reach.h): its name, its
  * search paths, its environment (the user's LD_LIBRARY_PATH, without what a
  * cudaload above handed down).  The start's reach (judge.h); -1 only when
  * out of memory. */

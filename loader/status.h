@@ -7,7 +7,7 @@
  * (fresh, or stale against the driver and the file), the system driver's
  * pin, then every program cudaload-patch recorded as patched
  * (/var/lib/cudaload/patched under the root) judged by the judgement a start
- * makes (common/judge.h), with what that program reaches and no environment,
+ * makes (common/decision/judge.h), with what that program reaches and no environment,
  * and what could beat the decision (judge_rivals).  The machine is judged
  * once, each program once.  Only run as a command: the start path never
  * comes here.
@@ -29,7 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../common/config.h"
+#include "../common/settings/settings.h"
 
 #define STATUS_HOLDS 0
 #define STATUS_DOES_NOT_HOLD 1

@@ -95,7 +95,7 @@ printf '#!/bin/sh\nexport LD_LIBRARY_PATH=%s${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH
 	"$LIST" "$O/bin/trivial" >"$O/bin/trivial-wrapper"
 chmod +x "$O/bin/trivial-wrapper"
 
-# The decision held (common/pin.h): JetPack 5 with cuda-compat-12-4, which
+# The decision held (common/decision/pin.h): JetPack 5 with cuda-compat-12-4, which
 # it refuses, so the system driver is pinned first in the list (the driver's
 # own tegra/ directory).  Its twin is the same tree with that package's
 # libcuda built for another machine: examined the same way, nothing to pin.
@@ -116,7 +116,7 @@ LP="LD_LIBRARY_PATH=$PIN"
 $CC -O2 -o "$O/startup" "$top/tests/bench/startup.c"
 T=$O/bin/trivial
 # The decisions prepared, as a machine's first start (or cudaload --verify)
-# leaves them: once every input is past its racy second (common/prepared.h).
+# leaves them: once every input is past its racy second (common/stores/prepared.h).
 sleep 1.2
 for f in "$J" "$PN" "$UN"; do
 	env "$f" "$T-chain" >/dev/null

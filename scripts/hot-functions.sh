@@ -8,7 +8,7 @@
 # names that share an address are all printed, the part before a compiler
 # suffix (.isra.0) only.  Needs root and tracefs.  The start runs twice,
 # a second apart, before it is traced, so that a prepared decision is there
-# to be used (common/prepared.h: a decision is not written while an input
+# to be used (common/stores/prepared.h: a decision is not written while an input
 # is racy).
 set -eu
 [ $# -ge 2 ] || { echo "usage: $0 CUDALOAD [VAR=VALUE...] PROGRAM [ARGS...]" >&2; exit 2; }

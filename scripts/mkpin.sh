@@ -1,16 +1,16 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # mkpin.sh PINBASE [INSTALLED]: the pin directories cudaload uses to hold the system
-# driver against compat directories named elsewhere (common/pin.h): for each
+# driver against compat directories named elsewhere (common/decision/pin.h): for each
 # directory D the NVIDIA driver is installed in, PINBASE/D holds one link per driver file, into D, and nothing else.
 # PINBASE is BINDIR/../lib/cudaload/pin of the cudaload they serve.  The
-# names are pin_names[] of common/pin.c (tests/e2e/hold.sh checks both agree).
+# names are pin_names[] of common/decision/pin.c (tests/e2e/hold.sh checks both agree).
 # INSTALLED is where PINBASE will be on the target (default PINBASE): the
 # links are relative and as short as can be (Debian policy 10.5).
 set -eu
 base=$1
 installed=$(realpath -m "${2:-$1}")
-# The general library dirs, then the driver dirs of common/probe.c (a
+# The general library dirs, then the driver dirs of common/host/probe.c (a
 # driver's own directory may lack a name: JetPack's tegra/ has no libcuda.so).
 for d in /usr/lib/x86_64-linux-gnu /usr/lib/aarch64-linux-gnu /usr/lib64 /usr/lib \
 	/usr/lib/aarch64-linux-gnu/tegra /usr/lib/aarch64-linux-gnu/nvidia \

@@ -46,12 +46,12 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "../common/array.h"
-#include "../common/elfread.h"
-#include "../common/identity.h"
+#include "../common/base/array.h"
+#include "../common/elf/elfread.h"
+#include "../common/base/identity.h"
 #include "closure.h"
 #include "elfpatch.h"
-#include "../common/inroot.h"
+#include "../common/base/inroot.h"
 #include "patchlist.h"
 #include "pysite.h"
 #include "replace.h"

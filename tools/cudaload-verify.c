@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cudaload-verify: ask the driver itself about each compat candidate, once,
- * and store the verdicts for every later exec (common/verdict.h).
+ * and store the verdicts for every later exec (common/packages/verdict.h).
  *
  * Run as `cudaload --verify [--json] [--timeout S]` (cudaload execs this
  * helper, which lives beside it or in ../libexec/cudaload).  It is a
@@ -38,23 +38,23 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../common/compat.h"
-#include "../common/config.h"
-#include "../common/decide.h"
-#include "../common/diag.h"
-#include "../common/elfread.h"
-#include "../common/identity.h"
-#include "../common/json.h"
-#include "../common/judge.h"
-#include "../common/ldso.h"
-#include "../common/patchlist.h"
-#include "../common/pin.h"
-#include "../common/plan.h"
-#include "../common/probe.h"
-#include "../common/reach.h"
-#include "../common/secure.h"
-#include "../common/utf8.h"
-#include "../common/verdict.h"
+#include "../common/packages/compat.h"
+#include "../common/settings/settings.h"
+#include "../common/decision/decide.h"
+#include "../common/base/diag.h"
+#include "../common/elf/elfread.h"
+#include "../common/base/identity.h"
+#include "../common/base/json.h"
+#include "../common/decision/judge.h"
+#include "../common/elf/ldso.h"
+#include "../common/stores/patchlist.h"
+#include "../common/decision/pin.h"
+#include "../common/decision/plan.h"
+#include "../common/host/probe.h"
+#include "../common/packages/reach.h"
+#include "../common/packages/secure.h"
+#include "../common/base/utf8.h"
+#include "../common/packages/verdict.h"
 #include "ptx.h"
 
 #define EXIT_USAGE 100

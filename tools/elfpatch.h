@@ -10,7 +10,7 @@
  * patch_plan_write puts the planned file out through a descriptor the
  * caller opened (opening, renaming and syncing are cudaload-patch.c's).
  *
- * A patched file's PT_INTERP holds the record of common/record.h
+ * A patched file's PT_INTERP holds the record of common/elf/record.h
  * ("cudaload\0cudaload-orig:<original>\0"), which the loader reads from
  * memory.  When that does not fit the old PT_INTERP, the file grows so that
  * strip, objcopy, eu-strip and patchelf can still rewrite it: the program
@@ -38,7 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/sys.h"
+#include "../common/base/sys.h"
 
 enum elf_kind_found {
 	FOUND_NOT_ELF,		/* includes empty and truncated-before-magic files */

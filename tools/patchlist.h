@@ -2,7 +2,7 @@
 /*
  * patchlist (the file): cudaload-patch's record of the programs it patched
  * on this system, /var/lib/cudaload/patched; the format and the list in
- * memory are common/patchlist.h.
+ * memory are common/stores/patchlist.h.
  *
  * A package upgrade replaces a patched program with an unpatched copy; the
  * record lets `cudaload-patch --reapply` (run by the apt hook) patch it
@@ -16,7 +16,7 @@
 #ifndef CUDALOAD_TOOLS_PATCHLIST_H
 #define CUDALOAD_TOOLS_PATCHLIST_H
 
-#include "../common/patchlist.h"
+#include "../common/stores/patchlist.h"
 
 /* Load a file; a missing file is an empty list.  0, or -1 with a reason
  * (unreadable, out of memory). */

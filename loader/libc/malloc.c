@@ -2,7 +2,7 @@
 /*
  * The loader's malloc: a bump allocator over a static arena, linked before
  * musl's libc.a in place of musl's malloc (which musl allows replacing).
- * What common/ may assume of it is in common/alloc.h.
+ * What common/ may assume of it is in common/base/alloc.h.
  *
  * cudaload allocates a few small things (config values, the candidates,
  * the search list) and then hands over or exits; nothing lives long.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The loader's allocator (malloc.c): what common/ may assume of it is in
- * common/alloc.h; this is what the loader itself asks of it besides.
+ * common/base/alloc.h; this is what the loader itself asks of it besides.
  */
 #ifndef CUDALOAD_MALLOC_H
 #define CUDALOAD_MALLOC_H

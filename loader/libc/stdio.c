@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The loader's printf family: common/fmt.c's formatter under the C names,
+ * The loader's printf family: common/base/fmt.c's formatter under the C names,
  * linked before musl's libc.a so that musl's printf (and the long double
  * code it carries) is never pulled in.  cudaload prints no floating point
  * (fmt.h says what is understood); the compiler checks every format.
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../common/fmt.h"
+#include "../../common/base/fmt.h"
 
 int vsnprintf(char *restrict buf, size_t cap, const char *restrict fmt, va_list ap)
 {

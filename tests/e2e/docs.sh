@@ -43,7 +43,7 @@ check_program cudaload-patch tools/cudaload-patch.c man/cudaload-patch.1
 
 # Environment variables the loader reads.
 words=$(man_words man/cudaload.1)
-vars=$(grep -ho '"CUDALOAD_[A-Z_]*' common/*.c loader/*.c | sed 's/^"//' | sort -u)
+vars=$(grep -ho '"CUDALOAD_[A-Z_]*' common/*/*.c loader/*.c | sed 's/^"//' | sort -u)
 missing=
 for v in $vars; do printf '%s\n' "$words" | grep -qx "$v" || missing="$missing $v"; done
 [ -n "$vars" ] && [ -z "$missing" ] && ok "cudaload.1 documents every variable: $(echo $vars)" ||
@@ -57,7 +57,7 @@ for v in $vars; do printf '%s\n' "$words" | grep -qx "$v" || missing="$missing $
 
 # Config keys the parser takes.
 words=$(man_words man/cudaload.conf.5)
-keys=$(grep -o 'strn*cmp(key, "[a-z_.]*"' common/config.c | sed 's/.*"\(.*\)"/\1/' | sort -u)
+keys=$(grep -o 'strn*cmp(key, "[a-z_.]*"' common/settings/settings.c | sed 's/.*"\(.*\)"/\1/' | sort -u)
 missing=
 for k in $keys; do
 	printf '%s\n' "$words" | grep -qx -- "$k" || mandoc -T utf8 man/cudaload.conf.5 | col -b | grep -q "$k" ||
@@ -214,5 +214,26 @@ for n in $cited; do grep -q "^## $n\. " docs/design.md || missing="$missing §$n
 [ -z "$missing" ] && ok "every cited docs/design.md section exists: $(echo $cited)" || bad "docs/design.md lacks$missing"
 stale=$(grep -rlI --exclude-dir=.git --exclude-dir=build 'DESIG[N] §' . || true)
 [ -z "$stale" ] && ok "no comment cites a design file outside the repository" || bad "a comment cites a design file outside the repository" "$stale"
+
+# common/ in floors, each including only from those below it (the order of
+# docs/source-tree.md); every folder on a floor, every include a file.
+floors="base elf host settings packages stores decision report"
+up= strays=
+for d in common/*/; do
+	d=${d#common/} d=${d%/}
+	case " $floors " in *" $d "*) ;; *) strays="$strays common/$d" ;; esac
+done
+for f in common/*/*.[ch]; do
+	own=${f#common/} own=${own%%/*}
+	rank_own=$(echo $floors | tr ' ' '\n' | grep -nx "$own" | cut -d: -f1)
+	for inc in $(sed -n 's/^#include "\(\.\.\/[^"]*\)"/\1/p' "$f"); do
+		to=${inc#../} to=${to%%/*}
+		rank_to=$(echo $floors | tr ' ' '\n' | grep -nx "$to" | cut -d: -f1)
+		[ -f "$(dirname "$f")/$inc" ] && [ -n "$rank_to" ] && [ "$rank_to" -lt "$rank_own" ] ||
+			up="$up $f:$inc"
+	done
+done
+[ -z "$strays" ] && ok "common/: every folder a floor of docs/source-tree.md" || bad "common/: folders on no floor:$strays"
+[ -z "$up" ] && ok "common/: every include of another folder is of a floor below" || bad "common/: includes of the same floor or one above, or of no file" "$up"
 
 finish

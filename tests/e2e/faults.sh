@@ -186,7 +186,7 @@ status "vanishing compat dir: 150 starts, none failed ($compat_runs compat, $sys
 # ---- a compat directory named with bytes that are not UTF-8 and controls -----
 # --explain --json stays valid JSON (UTF-8), the text shows the bytes, never
 # sends them to the terminal: both give the name's printable form
-# (common/utf8.h), \xNN for each such byte.
+# (common/base/utf8.h), \xNN for each such byte.
 hostile=$(printf '/usr/local/cuda-\377\033[31mred\nx/compat')
 mkdir -p "$R$hostile"
 cp -a "$R/usr/local/cuda-12.2/compat/." "$R$hostile/"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The decision holds (common/pin.h): whatever cudaload decides, the program
+# The decision holds (common/decision/pin.h): whatever cudaload decides, the program
 # loads that driver's libcuda.so.1, libcuda.so and JIT compiler, even when a
 # RUNPATH (the program's, or a library's that dlopens the driver),
 # LD_LIBRARY_PATH or an /etc/ld.so.conf.d entry in ld.so.cache names a compat
@@ -304,8 +304,8 @@ EOF
 		has "h200 --explain: its libcuda line is the DT_RPATH's file" "$out" "libcuda:      $compat_real"
 		out=$(run "$R" probe-rpath)
 		contains "h200 DT_RPATH: loads what --explain says (compat)" "$out" "libcuda=$compat_real"
-		# the links, and pin_names[] of common/pin.c, name the same files
-		names=$(sed -n '/^const char \*const pin_names/,/};/p' "$top/common/pin.c" |
+		# the links, and pin_names[] of common/decision/pin.c, name the same files
+		names=$(sed -n '/^const char \*const pin_names/,/};/p' "$top/common/decision/pin.c" |
 			grep -o '"lib[^"]*"' | tr -d '"' | sort | tr '\n' ' ')
 		# (the links only: a driver dir below this one has its own pin dir here)
 		links=$(find "$W/h200/usr/lib/cudaload/pin/usr/lib/$triplet" -maxdepth 1 -type l \

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The prepared decision (common/prepared.h, docs/design.md §13): a start on a
+# The prepared decision (common/stores/prepared.h, docs/design.md §13): a start on a
 # Jetson whose inputs did not change reads what an earlier start decided and
 # checks it with a stat per input; each input changed in turn gives the new
 # decision at the next start, a damaged or foreign one is ignored,

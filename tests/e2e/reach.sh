@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Every libcuda the process can reach is judged or held (common/reach.h):
+# Every libcuda the process can reach is judged or held (common/packages/reach.h):
 # packages and drivers where conda, NGC images, Apptainer and HPC toolkits
 # put them.  Each host is a real chroot as in hold.sh: cudaload's probes
 # read its files, its ld.so.cache is made by ldconfig, every library is a

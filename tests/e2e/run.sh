@@ -402,7 +402,7 @@ if [ "$mode" = chain ]; then
 	out=$(CUDALOAD_DEBUG=1 run "$J5" $J5DD "$CL" "$W/bin/cudaprobe")
 	contains "chain: as a command it falls back to exec" "$out" " cudaprobe: chain mode needs cudaload as the interpreter; exec mode"
 	has "chain: ... and still applies the decision" "$out" "libcuda=$J5/usr/local/cuda-12.2/compat/libcuda.so.1 version=12020"
-	# An ET_EXEC file is no loader (common/ldso.h), so it is refused before
+	# An ET_EXEC file is no loader (common/elf/ldso.h), so it is refused before
 	# chain mode would have to fall back to exec for it.
 	out=$(CUDALOAD_DEBUG=1 CUDALOAD_LDSO=$W/bin/cudaprobe-nopie run "$J5" $J5DD "$W/bin/probe-patched")
 	contains "chain: a program named as the loader is refused, not mapped" "$out" "$W/bin/cudaprobe-nopie (CUDALOAD_LDSO): names a loader of its own (PT_INTERP)"

@@ -170,7 +170,7 @@ elif [ -d /run ]; then
 	rm -rf /run/cudaload
 	made_run=
 fi
-# A user's own store (common/verdict.h): the user's programs read it after
+# A user's own store (common/packages/verdict.h): the user's programs read it after
 # root's, a set-id program never.  A set-id copy of cudaload shows with
 # --explain what a start of it reads (the verdict lines say whose store).
 HU=/tmp/cudaload-test-home

@@ -289,7 +289,7 @@ fi
 # ESC, CR, BEL and a backslash: raw, they made the textfile invalid UTF-8
 # (node_exporter drops the whole file), forged a line on the terminal
 # (cr\rforged: held), and two names could look alike.  Every output gives
-# the printable form (common/utf8.h), which reads back to the bytes.
+# the printable form (common/base/utf8.h), which reads back to the bytes.
 N=$W/names
 mkdir -p "$N/var/lib/cudaload" "$N/run" "$N/usr/local/cuda-13.0$(printf '\033[31m\377')/compat" "$W/names-bin"
 printf '/usr/bin/cudaload\t%s\n' "/opt/$(printf '\377\376')/bin/app" "/opt/cr$(printf '\r')forged: held" \

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# cudaload --verify and the verdict store (common/verdict.h): the real
+# cudaload --verify and the verdict store (common/packages/verdict.h): the real
 # verifier starts the fake libcuda of each fixture (tests/e2e/fakecuda.c,
 # answering cuInit, each device's context and the PTX module on it with
 # what the fixture's fake-cuinit says) with the search list the hand-over
@@ -407,7 +407,7 @@ cp "$W/v2.store" "$X/run/cudaload/verdicts"
 # ---- the driver's word for every user: a store of the user's own ----------
 # cudaload --verify run by a user without root writes that user's store
 # ($XDG_RUNTIME_DIR/cudaload, else ~/.cache/cudaload with the boot ID), which
-# that user's programs read after root's (common/verdict.h).
+# that user's programs read after root's (common/packages/verdict.h).
 user_suite() {
 	if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null 2>&1; then
 		skip "a user's own store" "needs root and setpriv (to run as an unprivileged user)"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Judged on the GPUs the process sees (common/visible.h): hosts with two
+# Judged on the GPUs the process sees (common/host/visible.h): hosts with two
 # kinds of GPU (tests/fixtures/visible/), every form of CUDA_VISIBLE_DEVICES
 # and CUDA_DEVICE_ORDER, in exec and chain mode, run as `cudaload PROGRAM`
 # and patched; what --explain says; the prepared decision keyed by the
@@ -132,7 +132,7 @@ out=$(run v100-h100-535 "$H100" - "$CL" --status)
 contains "--status: every GPU, though its environment names one" "$out" "V100"
 contains "--status: the machine's choice is the V100's" "$out" "cuda-13.0/compat"
 
-# The prepared decision (common/prepared.h) is kept for one value: another
+# The prepared decision (common/stores/prepared.h) is kept for one value: another
 # value is judged again, the same value is served again.  Without an
 # LD_LIBRARY_PATH of the program's own, which would take the full path.
 cp -a "$W/v100-h100-535" "$W/prepared"

@@ -4,8 +4,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../../common/compat.h"
-#include "../../common/elfread.h"
+#include "../../common/packages/compat.h"
+#include "../../common/elf/elfread.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

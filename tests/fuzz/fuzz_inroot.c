@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* An image's paths resolved inside it (common/inroot.c).  The input builds a
+/* An image's paths resolved inside it (common/base/inroot.c).  The input builds a
  * small image in a scratch directory, one line an entry, then asks for
  * paths in it:
  *   d NAME            a directory        f NAME         a file
@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../common/inroot.h"
+#include "../../common/base/inroot.h"
 #include "fuzz.h"
 
 #define MAX_LINES 64

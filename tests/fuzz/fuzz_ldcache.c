@@ -3,7 +3,7 @@
 #include <elf.h>
 #include <string.h>
 
-#include "../../common/ldcache.h"
+#include "../../common/elf/ldcache.h"
 #include "fuzz.h"
 
 struct span {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The JSON of .note.cuda.fwd_compatibility, and a toolkit's version.json
  * (the same parser). */
-#include "../../common/notejson.h"
+#include "../../common/packages/notejson.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

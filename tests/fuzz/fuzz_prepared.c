@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* A prepared decision (common/prepared.h): the loader reads it at every
+/* A prepared decision (common/stores/prepared.h): the loader reads it at every
  * start on a Jetson, from a symbolic link anyone with the directory's
  * rights could have made. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../common/prepared.h"
+#include "../../common/stores/prepared.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../common/probe.h"
-#include "../../common/version.h"
+#include "../../common/host/probe.h"
+#include "../../common/base/version.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

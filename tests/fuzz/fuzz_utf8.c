@@ -6,8 +6,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "../../common/json.h"
-#include "../../common/utf8.h"
+#include "../../common/base/json.h"
+#include "../../common/base/utf8.h"
 #include "fuzz.h"
 
 /* Valid UTF-8 without C0 controls, DEL and C1. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Version strings: CUDA, driver, /proc/driver/nvidia/version, ld.so names. */
-#include "../../common/ldso.h"
-#include "../../common/version.h"
+#include "../../common/elf/ldso.h"
+#include "../../common/base/version.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

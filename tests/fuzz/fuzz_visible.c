@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../common/visible.h"
+#include "../../common/host/visible.h"
 #include "fuzz.h"
 
 static const char *const uuids[] = {

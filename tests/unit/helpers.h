@@ -90,7 +90,7 @@ struct test_elf_spec {
 	unsigned note_align;		/* 4 (default) or 8: the section's alignment and padding */
 	uint32_t note_descsz;		/* 0: strlen(note_desc); more: a descriptor cut short */
 	size_t note_size;		/* 0: the note padded; more: NULs to that size */
-	/* Shaped like a dynamic loader (common/ldso.h): an executable PT_LOAD
+	/* Shaped like a dynamic loader (common/elf/ldso.h): an executable PT_LOAD
 	 * with the entry in it and a PT_DYNAMIC, holding a DT_NEEDED and a
 	 * DT_FLAGS_1 when asked for. */
 	bool loader;

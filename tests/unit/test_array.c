@@ -3,7 +3,7 @@
 
 #include <stdint.h>
 
-#include "../../common/array.h"
+#include "../../common/base/array.h"
 
 Test(array_happy, doubles_from_first_and_keeps_what_it_holds)
 {

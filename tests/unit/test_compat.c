@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "helpers.h"
 
-#include "../../common/compat.h"
-#include "../../common/config.h"
+#include "../../common/packages/compat.h"
+#include "../../common/settings/settings.h"
 
 static const struct test_elf_spec note129 = {
 	.note_owner = "NVIDIA Corporation",

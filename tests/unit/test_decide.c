@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "helpers.h"
 
-#include "../../common/decide.h"
-#include "../../common/tables.h"
+#include "../../common/decision/decide.h"
+#include "../../common/host/tables.h"
 
 #define V(a, b) ((a) * 1000 + (b) * 10)
 

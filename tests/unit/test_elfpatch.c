@@ -3,8 +3,8 @@
 
 #include <errno.h>
 
-#include "../../common/elfread.h"
-#include "../../common/record.h"
+#include "../../common/elf/elfread.h"
+#include "../../common/elf/record.h"
 #include "../../tools/elfpatch.h"
 
 #define LDSO "/lib64/ld-linux-x86-64.so.2"

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include "helpers.h"
 
-#include "../../common/elfread.h"
-#include "../../common/notejson.h"
-#include "../../common/record.h"
+#include "../../common/elf/elfread.h"
+#include "../../common/packages/notejson.h"
+#include "../../common/elf/record.h"
 
 #define OWNER "NVIDIA Corporation"
 #define SECTION ".note.cuda.fwd_compatibility"

@@ -5,7 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../common/tables.h"
+#include "../../common/host/tables.h"
 #include "../../loader/firstuse.h"
 
 #define V(a, b) ((a) * 1000 + (b) * 10)

@@ -3,7 +3,7 @@
 
 #include <stdint.h>
 
-#include "../../common/fmt.h"
+#include "../../common/base/fmt.h"
 
 /* fmt_snprintf against this libc's snprintf, format by format. */
 #define SAME(...)                                                                   \

@@ -4,7 +4,7 @@
 #include "helpers.h"
 
 #include "front_elf.h"
-#include "../../common/record.h"
+#include "../../common/elf/record.h"
 #include "../../tools/elfpatch/grow.h"
 
 #define CL "/usr/bin/cudaload"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* common/inroot.c: an image's paths resolved inside it, by openat2 and by
+/* common/base/inroot.c: an image's paths resolved inside it, by openat2 and by
  * our own resolver, which must agree on every path: links out of the
  * image (absolute, and relative ones that climb), links that loop, links
  * inside it that must be followed there. */
@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include "../../common/inroot.h"
+#include "../../common/base/inroot.h"
 
 /* An image and a directory beside it that it must never reach. */
 struct image {

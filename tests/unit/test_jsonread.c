@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "helpers.h"
 
-#include "../../common/jsonread.h"
+#include "../../common/base/jsonread.h"
 
 /* An OCI config.json's shape: root.path, process.env, linux.devices. */
 struct seen {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "helpers.h"
 
-#include "../../common/judge.h"
-#include "../../common/reach.h"
+#include "../../common/decision/judge.h"
+#include "../../common/packages/reach.h"
 
 /* An H100 on 535 with cuda-compat-13-1, whose note lists 535 (the fixture
  * dgpu-h100-535-compat-13-1: compat, the toolkit's rule). */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "helpers.h"
 
-#include "../../common/ldcache.h"
+#include "../../common/elf/ldcache.h"
 
 #include <time.h>
 

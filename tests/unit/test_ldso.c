@@ -4,9 +4,9 @@
 #include <errno.h>
 #include <link.h>
 
-#include "../../common/elfread.h"
-#include "../../common/identity.h"
-#include "../../common/ldso.h"
+#include "../../common/elf/elfread.h"
+#include "../../common/base/identity.h"
+#include "../../common/elf/ldso.h"
 
 Test(ldso_happy, standard_paths)
 {

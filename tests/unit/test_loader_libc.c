@@ -2,7 +2,7 @@
 /*
  * The loader's replacements of libc functions (loader/libc/), tested under
  * other names so that this program's own libc stays in charge: the
- * contract common/alloc.h states, and the printf family over common/fmt.c.
+ * contract common/base/alloc.h states, and the printf family over common/base/fmt.c.
  */
 #include "helpers.h"
 
@@ -23,7 +23,7 @@
 #undef calloc
 #undef realloc
 
-#include "../../common/fmt.h"	/* its format attributes name printf */
+#include "../../common/base/fmt.h"	/* its format attributes name printf */
 #define put_file loader_put_file	/* helpers.h has one */
 #define vsnprintf loader_vsnprintf
 #define snprintf loader_snprintf

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "helpers.h"
 
-#include "../../common/notejson.h"
+#include "../../common/packages/notejson.h"
 
 static int parse(const char *s, struct compat_note *n, char *why)
 {

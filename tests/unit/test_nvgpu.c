@@ -3,8 +3,8 @@
 
 #include <errno.h>
 
-#include "../../common/nvgpu.h"
-#include "../../common/sys.h"
+#include "../../common/host/nvgpu.h"
+#include "../../common/base/sys.h"
 
 /* The fake board behind the seam. */
 static struct {

@@ -3,8 +3,8 @@
 
 #include <elf.h>
 
-#include "../../common/pin.h"
-#include "../../common/plan.h"
+#include "../../common/decision/pin.h"
+#include "../../common/decision/plan.h"
 
 static struct candidate cand(const char *dir, int machine)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "helpers.h"
 
-#include "../../common/plan.h"
+#include "../../common/decision/plan.h"
 
 static void setup(struct host *h, struct candidates *c, struct candidate *v, struct decision *d)
 {

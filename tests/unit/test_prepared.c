@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../common/prepared.h"
+#include "../../common/stores/prepared.h"
 
 static const char valid[] =
 	"cudaload-prepared 1 00000000000000aa 00000000000000bb cu\n"

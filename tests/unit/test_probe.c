@@ -3,9 +3,9 @@
 
 #include <errno.h>
 
-#include "../../common/nvgpu.h"
-#include "../../common/probe.h"
-#include "../../common/tables.h"
+#include "../../common/host/nvgpu.h"
+#include "../../common/host/probe.h"
+#include "../../common/host/tables.h"
 
 static const char orin_compatible[] = "nvidia,p3737-0000+p3701-0005\0nvidia,p3701-0005\0nvidia,tegra234";
 

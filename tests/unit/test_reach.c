@@ -3,7 +3,7 @@
 
 #include <link.h>
 
-#include "../../common/reach.h"
+#include "../../common/packages/reach.h"
 
 static const struct test_elf_spec plain = { 0 };
 

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #include "helpers.h"
 
-#include "../../common/utf8.h"
+#include "../../common/base/utf8.h"
 
-#include "../../common/notejson.h"
-#include "../../common/report.h"
+#include "../../common/packages/notejson.h"
+#include "../../common/report/report.h"
 
 static char *render(const struct report *r, bool json)
 {

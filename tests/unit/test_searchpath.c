@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "helpers.h"
 
-#include "../../common/searchpath.h"
+#include "../../common/elf/searchpath.h"
 
 Test(searchpath_happy, entry)
 {

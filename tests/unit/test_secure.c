@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "helpers.h"
 
-#include "../../common/secure.h"
+#include "../../common/packages/secure.h"
 
 Test(secure_happy, trusted_paths)
 {

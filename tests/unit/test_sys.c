@@ -3,8 +3,8 @@
 
 #include <errno.h>
 
-#include "../../common/diag.h"
-#include "../../common/sys.h"
+#include "../../common/base/diag.h"
+#include "../../common/base/sys.h"
 
 Test(sys_happy, join_and_read)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "helpers.h"
 
-#include "../../common/tables.h"
+#include "../../common/host/tables.h"
 
 #define V(a, b) ((a) * 1000 + (b) * 10)
 

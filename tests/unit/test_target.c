@@ -7,8 +7,8 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "../../common/record.h"
-#include "../../common/target.h"
+#include "../../common/elf/record.h"
+#include "../../common/elf/target.h"
 
 Test(target_happy, path_search)
 {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "helpers.h"
 
-#include "../../common/json.h"
-#include "../../common/utf8.h"
+#include "../../common/base/json.h"
+#include "../../common/base/utf8.h"
 
 static size_t seq(const char *s)
 {

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include "helpers.h"
 
-#include "../../common/compat.h"
-#include "../../common/probe.h"
-#include "../../common/verdict.h"
+#include "../../common/packages/compat.h"
+#include "../../common/host/probe.h"
+#include "../../common/packages/verdict.h"
 
 #define HDR "cudaload-verdicts 2\nhost 0123456789abcdef dgpu 580.65.06\nsystem cu=0 done 2 1700000000\n"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "helpers.h"
 
-#include "../../common/version.h"
+#include "../../common/base/version.h"
 
 Test(version_happy, cuda)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "helpers.h"
 
-#include "../../common/visible.h"
+#include "../../common/host/visible.h"
 
 /* Two GPUs in PCI bus order, as nvidia-smi -L names them. */
 #define H100 "GPU-5d8a6e2c-1f0b-4c93-9a7e-2b64c1d0e8f3"

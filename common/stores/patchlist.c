@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+#include "patchlist.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../base/array.h"
+#include "../base/sys.h"
+
+bool patchlist_storable(const char *interp, const char *path)
+{
+	return interp[0] == '/' && path[0] == '/' && !strpbrk(interp, "\t\n") &&
+	       !strchr(path, '\n');
+}
+
+long patchlist_find(const struct patchlist *pl, const char *path)
+{
+	for (size_t i = 0; i < pl->n; i++)
+		if (strcmp(pl->v[i].path, path) == 0)
+			return (long)i;
+	return -1;
+}
+
+static int append(struct patchlist *pl, const char *interp, size_t ilen,
+		  const char *path, size_t plen)
+{
+	if (array_room(&pl->v, pl->n, &pl->cap, sizeof *pl->v, 16) < 0)
+		return -1;
+	char *i = strndup(interp, ilen), *p = strndup(path, plen);
+	if (!i || !p) {
+		free(i);
+		free(p);
+		return -1;
+	}
+	pl->v[pl->n].interp = i;
+	pl->v[pl->n].path = p;
+	pl->n++;
+	return 0;
+}
+
+int patchlist_add(struct patchlist *pl, const char *interp, const char *path)
+{
+	if (!patchlist_storable(interp, path))
+		return -1;
+	long at = patchlist_find(pl, path);
+	if (at >= 0) {
+		if (strcmp(pl->v[at].interp, interp) == 0)
+			return 0;
+		char *copy = strdup(interp);
+		if (!copy)
+			return -1;
+		free(pl->v[at].interp);
+		pl->v[at].interp = copy;
+	} else if (append(pl, interp, strlen(interp), path, strlen(path)) < 0) {
+		return -1;
+	}
+	pl->changed = true;
+	return 0;
+}
+
+bool patchlist_remove(struct patchlist *pl, const char *path)
+{
+	long at = patchlist_find(pl, path);
+	if (at < 0)
+		return false;
+	free(pl->v[at].interp);
+	free(pl->v[at].path);
+	memmove(&pl->v[at], &pl->v[at + 1], (pl->n - (size_t)at - 1) * sizeof pl->v[0]);
+	pl->n--;
+	pl->changed = true;
+	return true;
+}
+
+int patchlist_parse(struct patchlist *pl, const char *text, size_t len,
+		    char *why, size_t whycap)
+{
+	int skipped = 0;
+	size_t lineno = 0;
+	for (const char *p = text, *end = text + len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl ? nl : end;
+		const char *tab = memchr(p, '\t', (size_t)(eol - p));
+		lineno++;
+		const char *problem = NULL;
+		if (eol == p) {
+			/* a blank line: nothing to say */
+		} else if (!tab) {
+			problem = "no tab between interpreter and path";
+		} else if (tab == p || p[0] != '/' || tab + 1 >= eol || tab[1] != '/') {
+			problem = "interpreter and path must be absolute";
+		} else if (memchr(p, '\0', (size_t)(eol - p))) {
+			problem = "a NUL byte";
+		} else {
+			/* a path listed twice keeps its first line */
+			char *path = strndup(tab + 1, (size_t)(eol - tab - 1));
+			if (!path || (patchlist_find(pl, path) < 0 &&
+				      append(pl, p, (size_t)(tab - p), tab + 1,
+					     (size_t)(eol - tab - 1)) < 0))
+				problem = "out of memory";
+			free(path);
+		}
+		if (problem) {
+			if (!skipped && why)
+				snprintf(why, whycap, "line %zu: %s", lineno, problem);
+			skipped++;
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return skipped;
+}
+
+int patchlist_read(const char *path, struct patchlist *pl, int *skipped, char *why, size_t whycap)
+{
+	*skipped = 0;
+	int fd = open_ro(path, 0);
+	if (fd == -ENOENT || fd == -ENOTDIR)
+		return 0;
+	if (fd < 0) {
+		snprintf(why, whycap, "%s", strerror(-fd));
+		return -1;
+	}
+	struct stat st;
+	char *buf = NULL;
+	int r = -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size >= PATCHLIST_MAX ||
+	    !(buf = malloc((size_t)st.st_size + 1)))
+		snprintf(why, whycap, "not a regular file, over 64 MiB or out of memory");
+	else if (pread_full(fd, buf, (size_t)st.st_size, 0) != 0)
+		snprintf(why, whycap, "cannot be read");
+	else
+		r = 1;
+	close(fd);
+	if (r == 1)
+		*skipped = patchlist_parse(pl, buf, (size_t)st.st_size, why, whycap);
+	free(buf);
+	return r;
+}
+
+void patchlist_free(struct patchlist *pl)
+{
+	for (size_t i = 0; i < pl->n; i++) {
+		free(pl->v[i].interp);
+		free(pl->v[i].path);
+	}
+	free(pl->v);
+	memset(pl, 0, sizeof *pl);
+}

@@ -55,7 +55,7 @@
 #include "patchlist.h"
 #include "pysite.h"
 #include "replace.h"
-#include "usescuda.h"
+#include "elfpatch/usescuda.h"
 
 #ifndef CUDALOAD_VERSION
 #define CUDALOAD_VERSION "0.1.0"

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 
+#include "../base/env.h"
 #include "../base/sys.h"
 #include "../host/visible.h"
 
@@ -93,18 +94,6 @@ void settings_parse_config(struct settings *s, const char *text, const char *nam
 int policy_parse(const char *text, enum policy *out);
 const char *policy_name(enum policy p);
 const char *mode_name(enum mode m);
-
-/* Value of NAME in envp, or NULL: the first, as getenv (and musl's ld.so)
- * reads it; env_get_last the last, as glibc's ld.so reads LD_* variables
- * (rtld.c process_envvars: each entry replaces the one before). */
-const char *env_get(char *const *envp, const char *name);
-const char *env_get_last(char *const *envp, const char *name);
-/* env_get of n names in one pass over envp: values[i] for the i-th of
- * names, which are written one after another, each ending in its NUL (a
- * string, not a table of pointers: a static-pie's pointers need
- * relocations, and those land in the loader's one writable page). */
-#define ENV_EACH_MAX 10	/* the most names: those beyond it come back NULL */
-void env_get_each(char *const *envp, const char *names, const char **values, size_t n);
 
 /* The configured loader for a machine name, or NULL. */
 const char *settings_ldso_for(const struct settings *s, const char *machine);

@@ -20,7 +20,7 @@
 #include <stdio.h>
 
 #include "../elfpatch.h"
-#include "../usescuda.h"
+#include "usescuda.h"
 
 /* A reason into why (cap bytes), and -1, so that `return fail(...)` reads. */
 __attribute__((format(printf, 3, 4)))

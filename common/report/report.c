@@ -89,9 +89,10 @@ static void json_gpu(FILE *f, const struct host *h)
  * the words are said again from what it kept. */
 static void json_visible(FILE *f, const struct settings *st, const struct host *h)
 {
-	char why[256];
+	char why[256] = "no NVIDIA GPU: none to judge";
 	unsigned seen;
-	probe_gpus_seen(&st->visible, h, &seen, why, sizeof why);
+	if (h->platform != PLATFORM_NONE)
+		probe_gpus_seen(&st->visible, h, &seen, why, sizeof why);
 	json_key(f, "visible_gpus");
 	fputs("{\"value\":", f);
 	json_str(f, st->visible.devices);

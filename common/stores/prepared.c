@@ -103,10 +103,12 @@ uint64_t prepared_key(const void *build, size_t build_len, const char *home, siz
 	h = fold_u64(h, (uint64_t)s->n_driver_dirs);
 	for (int i = 0; i < s->n_driver_dirs; i++)
 		h = fold_str(h, s->driver_dirs[i]);
-	/* the GPUs the program sees: unset folds as no string at all */
-	h = fold_u64(h, (uint64_t)(s->visible.devices != NULL) << 1 | s->visible.pci_order);
-	if (s->visible.devices)
+	/* the GPUs the program sees: unset folds as nothing more (the order
+	 * alone, often set for every program, changes nothing) */
+	if (s->visible.devices) {
 		h = fold_str(h, s->visible.devices);
+		h = fold_u64(h, (uint64_t)s->visible.pci_order);
+	}
 	return h;
 }
 

@@ -150,6 +150,8 @@ got=$(trace "$H100")
 status "prepared: then kept for that value" "holds (the full path runs for this trace)" "$got"
 got=$(loaded "$(start -)")
 status "prepared: without it, 13.0 again" 13000 "$got"
+got=$(start "")
+lacks "prepared: an empty value is not the unset one (no GPU: the system driver)" "$got" "cuda-13.0/compat"
 
 # A process tree: `cudaload PROGRAM` hands its driver down; a patched child
 # with a value of its own is judged again on its GPUs (docs/running.md).

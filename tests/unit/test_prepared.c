@@ -139,6 +139,19 @@ Test(prepared_happy, key)
 	s.root = "";
 	s.first_use_off = true;
 	cr_assert_neq(prepared_key("id", 2, "/usr/bin", 8, &s, 2, 183), k, "first use off");
+	s.first_use_off = false;
+	s.visible.pci_order = true;
+	cr_assert_eq(prepared_key("id", 2, "/usr/bin", 8, &s, 2, 183), k,
+		     "CUDA_DEVICE_ORDER alone: the GPUs seen are the same");
+	s.visible.devices = "";
+	uint64_t none = prepared_key("id", 2, "/usr/bin", 8, &s, 2, 183);
+	cr_assert_neq(none, k, "an empty CUDA_VISIBLE_DEVICES is not an unset one");
+	s.visible.devices = "0";
+	uint64_t pci0 = prepared_key("id", 2, "/usr/bin", 8, &s, 2, 183);
+	cr_assert_neq(pci0, none, "another value");
+	s.visible.pci_order = false;
+	cr_assert_neq(prepared_key("id", 2, "/usr/bin", 8, &s, 2, 183), pci0,
+		      "with a value, another order");
 }
 
 /* A root with a package, a release and a driver dir, its files made long

@@ -91,7 +91,7 @@ for kind in fifo directory dangling garbage; do
 		"reason:       system driver: GPU 0000:02:00.0 cannot be identified ($problem): it may not support forward compatibility"
 	out=$(timeout 20 env CUDALOAD_ROOT="$U13" CUDALOAD_CONFIG="$F/empty.conf" "$F/bin/cudaload" --explain --json 2>&1)
 	contains "unidentified GPU, $kind: json device" "$out" \
-		"{\"bus\":\"0000:02:00.0\",\"model\":\"\",\"brand\":0,\"brand_name\":\"unknown\",\"forward_compat\":false,\"problem\":\"$problem\",\"device_id\":null,\"architecture\":null,\"architecture_from\":null,\"last_branch\":null}"
+		"{\"bus\":\"0000:02:00.0\",\"model\":\"\",\"brand\":0,\"brand_name\":\"unknown\",\"forward_compat\":false,\"problem\":\"$problem\",\"device_id\":null,\"architecture\":null,\"architecture_from\":null,\"last_branch\":null,\"visible\":true}"
 	contains "unidentified GPU, $kind: json count and unsupported" "$out" "\"count\":2,\"unsupported\":\"0000:02:00.0\""
 	contains "unidentified GPU, $kind: json decision" "$out" "\"decision\":\"system\""
 done

@@ -218,6 +218,7 @@ stale=$(grep -rlI --exclude-dir=.git --exclude-dir=build 'DESIG[N] §' . || true
 # common/ in floors, each including only from those below it (the order of
 # docs/source-tree.md); every folder on a floor, every include a file.
 floors="base elf host settings packages stores decision report"
+floor_of() { echo $floors | tr ' ' '\n' | grep -nx "$1" | cut -d: -f1; }	# 1 the lowest; "" none
 up= strays=
 for d in common/*/; do
 	d=${d#common/} d=${d%/}
@@ -225,10 +226,10 @@ for d in common/*/; do
 done
 for f in common/*/*.[ch]; do
 	own=${f#common/} own=${own%%/*}
-	rank_own=$(echo $floors | tr ' ' '\n' | grep -nx "$own" | cut -d: -f1)
+	rank_own=$(floor_of "$own")
 	for inc in $(sed -n 's/^#include "\(\.\.\/[^"]*\)"/\1/p' "$f"); do
 		to=${inc#../} to=${to%%/*}
-		rank_to=$(echo $floors | tr ' ' '\n' | grep -nx "$to" | cut -d: -f1)
+		rank_to=$(floor_of "$to")
 		[ -f "$(dirname "$f")/$inc" ] && [ -n "$rank_to" ] && [ "$rank_to" -lt "$rank_own" ] ||
 			up="$up $f:$inc"
 	done

@@ -165,7 +165,7 @@ static void parse_options(int argc, char **argv, struct settings *s, struct opti
 		} else if (strcmp(a, "--version") == 0) {
 			char v[16];
 			printf("cudaload %s\nNVIDIA tables: CUDA %s edition, checked %s; also %s\n",
-			       CUDALOAD_VERSION, cuda_format(tables_edition, v, sizeof v), tables_checked,
+			       CUDALOAD_VERSION, cuda_version_format(tables_edition, v, sizeof v), tables_checked,
 			       tables_also);
 			exit(0);
 		} else if (strcmp(a, "--help") == 0) {
@@ -624,7 +624,7 @@ static void find_program(struct start *st)
 		st->self = path_from_kernel();
 		if (o->first < st->argc) {
 			char **argv = st->argv;
-			if (o->root && !(argv[o->first] = rooted_path(o->root, argv[o->first])))
+			if (o->root && !(argv[o->first] = root_path(o->root, argv[o->first])))
 				die(EXIT_CANNOT_EXEC, "out of memory");
 			int r = target_from_command(t, st->argc - o->first, argv + o->first,
 						    getenv("PATH"), why, sizeof why);

@@ -103,9 +103,9 @@ const char *status_check_root(const char *root)
 		return strerror(errno);
 	if (!S_ISDIR(st.st_mode))
 		return "not a directory";
-	char *usr = rooted_path(root, "/usr");
+	char *usr = root_path(root, "/usr");
 	bool image = usr && stat(usr, &st) == 0 && S_ISDIR(st.st_mode);
-	rooted_path_free(usr, "/usr");
+	root_path_free(usr, "/usr");
 	return !usr ? "out of memory" : image ? NULL : "no usr/ in it: not a system image";
 }
 
@@ -129,7 +129,7 @@ void status_unprefix(const char *root, char *s)
  * real loader (the patch is gone), else -errno with why. */
 static int interp_kind(const char *root, const char *interp, char *why, size_t cap)
 {
-	char *full = rooted_path(root, interp);
+	char *full = root_path(root, interp);
 	struct ldso_info l;
 	memset(&l, 0, sizeof l);
 	l.fd = -1;
@@ -137,7 +137,7 @@ static int interp_kind(const char *root, const char *interp, char *why, size_t c
 	l.from = "PT_INTERP";
 	int r = full ? ldso_inspect(&l, why, cap) : -ENOMEM;
 	ldso_release(&l);
-	rooted_path_free(full, interp);
+	root_path_free(full, interp);
 	return r;
 }
 
@@ -183,7 +183,7 @@ static void judge_program(struct host_status *m, const struct patchlist_entry *e
 	char why[192];
 	struct target t;
 	p->path = e->path;
-	char *full = rooted_path(m->root, e->path);
+	char *full = root_path(m->root, e->path);
 	char *argv[2] = { full, NULL };
 	int r = full ? target_from_command(&t, 1, argv, NULL, why, sizeof why) : -ENOMEM;
 	if (r < 0) {
@@ -204,7 +204,7 @@ static void judge_program(struct host_status *m, const struct patchlist_entry *e
 	}
 
 	/* the recorded loader, as in the image */
-	char *recorded = t.recorded[0] ? rooted_path(m->root, t.recorded) : NULL;
+	char *recorded = t.recorded[0] ? root_path(m->root, t.recorded) : NULL;
 	if (recorded)
 		t.recorded = recorded;
 	struct ldso_info l;
@@ -282,10 +282,10 @@ static void judge_program(struct host_status *m, const struct patchlist_entry *e
  * (imagewalk.h).  -1 when it cannot be read (the status cannot be told). */
 static int read_record(struct host_status *m, struct patchlist *pl)
 {
-	char *path = rooted_path(m->root, PATCHLIST_FILE);
+	char *path = root_path(m->root, PATCHLIST_FILE);
 	char why[sizeof m->record_why - sizeof PATCHLIST_FILE - 2] = "out of memory";
 	int r = path ? patchlist_read(path, pl, &m->record_skipped, why, sizeof why) : -1;
-	rooted_path_free(path, PATCHLIST_FILE);
+	root_path_free(path, PATCHLIST_FILE);
 	if (r == 0 && root_len(m->root)) {
 		m->walked = true;
 		if (imagewalk(m->root, pl) == 0)
@@ -419,11 +419,11 @@ static void print_text(FILE *f, const struct host_status *m)
 			utf8_printf(f, ", to R%d", last);
 		fputc(')', f);
 	}
-	utf8_printf(f, ", host CUDA %s\n", h->cuda ? cuda_format(h->cuda, v, sizeof v) : "unknown");
+	utf8_printf(f, ", host CUDA %s\n", h->cuda ? cuda_version_format(h->cuda, v, sizeof v) : "unknown");
 	if (h->problem[0])
 		utf8_printf(f, "              %s\n", h->problem);
 	utf8_printf(f, "tables:       NVIDIA's, CUDA %s edition, checked %s\n",
-		cuda_format(tables_edition, v, sizeof v), tables_checked);
+		cuda_version_format(tables_edition, v, sizeof v), tables_checked);
 	utf8_printf(f, "policy:       %s (%s)\n", policy_name(m->s->policy), m->s->policy_from);
 	utf8_printf(f, "verdicts:     %s%s%s\n", store_words(m), m->j.store == VSTORE_DAMAGED ? ": " : "",
 		m->j.store == VSTORE_DAMAGED ? m->store_why : "");
@@ -437,7 +437,7 @@ static void print_text(FILE *f, const struct host_status *m)
 		const struct candidate *c = &m->j.cands.v[i];
 		utf8_printf(f, "package:      %s\n", c->dir);
 		utf8_printf(f, "              CUDA %s%s%s%s, %s: %s\n",
-			c->cuda ? cuda_format(c->cuda, v, sizeof v) : "unknown",
+			c->cuda ? cuda_version_format(c->cuda, v, sizeof v) : "unknown",
 			c->cuda_from ? " (from " : "", c->cuda_from ? c->cuda_from : "",
 			c->cuda_from ? ")" : "", c->usable ? "usable" : "refused", c->reason);
 		if (c->verdict.kind != VERDICT_NONE || m->j.store != VSTORE_NONE)
@@ -532,7 +532,7 @@ static void print_json(FILE *f, const struct host_status *m)
 	json_kstr(f, "soc", h->soc[0] ? h->soc : NULL);
 	json_kstr(f, "l4t", h->l4t_str[0] ? h->l4t_str : NULL);
 	json_kstr(f, "host_driver", h->driver_str[0] ? h->driver_str : NULL);
-	json_kstr(f, "host_cuda", h->cuda ? cuda_format(h->cuda, v, sizeof v) : NULL);
+	json_kstr(f, "host_cuda", h->cuda ? cuda_version_format(h->cuda, v, sizeof v) : NULL);
 	json_kstr(f, "host_problem", h->problem[0] ? h->problem : NULL);
 	fputs(",\"gpus\":[", f);
 	for (int i = 0; i < h->n_gpus && i < MAX_GPUS; i++) {
@@ -548,7 +548,7 @@ static void print_json(FILE *f, const struct host_status *m)
 		json_str(f, h->gpus[i].arch ? tables_arch_name(h->gpus[i].arch) : NULL);
 	}
 	fputs("]},\"tables\":{\"cuda\":", f);
-	json_str(f, cuda_format(tables_edition, v, sizeof v));
+	json_str(f, cuda_version_format(tables_edition, v, sizeof v));
 	json_kstr(f, "checked", tables_checked);
 	json_kstr(f, "policy", policy_name(m->s->policy));
 	fputs("},\"verdicts\":{\"store\":", f);
@@ -671,9 +671,9 @@ static void print_prometheus(FILE *f, const struct host_status *m)
 	fputs(",l4t=", f);
 	prom_value(f, h->l4t_str);
 	fputs(",cuda=", f);
-	prom_value(f, h->cuda ? cuda_format(h->cuda, v, sizeof v) : "");
+	prom_value(f, h->cuda ? cuda_version_format(h->cuda, v, sizeof v) : "");
 	fputs(",tables=", f);
-	prom_value(f, cuda_format(tables_edition, t, sizeof t));
+	prom_value(f, cuda_version_format(tables_edition, t, sizeof t));
 	fputs("} 1\n", f);
 	prom_head(f, "cudaload_programs", "Programs cudaload-patch recorded as patched, by state: held, "
 					  "not_held, unpatched, missing, broken.");
@@ -696,7 +696,7 @@ static void print_prometheus(FILE *f, const struct host_status *m)
 		fputs("cudaload_package_usable{package=", f);
 		prom_value(f, c->dir);
 		fputs(",cuda=", f);
-		prom_value(f, c->cuda ? cuda_format(c->cuda, v, sizeof v) : "");
+		prom_value(f, c->cuda ? cuda_version_format(c->cuda, v, sizeof v) : "");
 		fprintf(f, "} %d\n", c->usable);
 	}
 	static const char help[4][160] = {

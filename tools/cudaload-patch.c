@@ -221,7 +221,7 @@ static void count(int o, const char *path);
 /* A path in the image as this machine names it: the root joined. */
 static bool host_path(const char *img, char *out, size_t cap)
 {
-	return path_join(out, cap, opt.root_abs, img) == 0;
+	return root_join(out, cap, opt.root_abs, img) == 0;
 }
 
 /* Keep the record in step with a file just patched for interp, or

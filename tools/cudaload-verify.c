@@ -648,7 +648,7 @@ static int reach_all(const char *root, const char *llp, char **names, int n_name
 	char record[CL_PATH_MAX], why[160] = "";
 	struct patchlist pl = { 0 };
 	int skipped = 0, got = -1;
-	if (path_join(record, sizeof record, root, PATCHLIST_FILE) < 0)
+	if (root_join(record, sizeof record, root, PATCHLIST_FILE) < 0)
 		snprintf(why, sizeof why, "%s", strerror(ENAMETOOLONG));
 	else
 		got = patchlist_read(record, &pl, &skipped, why, sizeof why);
@@ -896,7 +896,7 @@ static int resolve_programs(struct verify_run *r)
 			why = (name = realpath(r->names[i], NULL)) ? NULL : strerror(errno);
 		else if (r->names[i][0] != '/')
 			why = "under CUDALOAD_ROOT, a program is named by its absolute path in the root";
-		else if (path_join(full, sizeof full, r->s.root, r->names[i]) < 0 || access(full, F_OK) < 0)
+		else if (root_join(full, sizeof full, r->s.root, r->names[i]) < 0 || access(full, F_OK) < 0)
 			why = "no such file under CUDALOAD_ROOT";
 		else if (!(name = strdup(r->names[i])))
 			why = "out of memory";
@@ -926,9 +926,9 @@ static int open_store(struct verify_run *r)
 	if (r->user) {
 		if (user_store(r->s.root, r->uid, r->dir, r->path, r->boot, sizeof r->boot) < 0)
 			return EXIT_CANNOT_RUN;
-	} else if (path_join(run, sizeof run, r->s.root, "/run") < 0 ||
-		   path_join(r->dir, sizeof r->dir, r->s.root, VERDICT_STORE_DIR) < 0 ||
-		   path_join(r->path, sizeof r->path, r->s.root, VERDICT_STORE_PATH) < 0) {
+	} else if (root_join(run, sizeof run, r->s.root, "/run") < 0 ||
+		   root_join(r->dir, sizeof r->dir, r->s.root, VERDICT_STORE_DIR) < 0 ||
+		   root_join(r->path, sizeof r->path, r->s.root, VERDICT_STORE_PATH) < 0) {
 		fprintf(stderr, "cudaload: --verify: CUDALOAD_ROOT too long\n");
 		return EXIT_CANNOT_RUN;
 	} else if (stat(run, &st) < 0 || !S_ISDIR(st.st_mode)) {
@@ -1054,7 +1054,7 @@ static void why_not_asked(struct verify_run *r, size_t i, struct stat *st, char 
 		snprintf(skip, cap, "libcuda is for %s, this verifier for %s",
 			 elfread_machine_name(c->elf_machine) ? elfread_machine_name(c->elf_machine) : "another machine",
 			 elfread_machine_name(SELF_MACHINE));
-	else if (path_join(lib, sizeof lib - 16, r->s.root, c->dir) < 0 ||
+	else if (root_join(lib, sizeof lib - 16, r->s.root, c->dir) < 0 ||
 		 !strcat(lib, "/libcuda.so.1") || stat(lib, st) < 0)
 		snprintf(skip, cap, "libcuda.so.1: %s", strerror(errno));
 	else if (strchr(c->dir, '\n'))

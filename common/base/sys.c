@@ -25,7 +25,7 @@ size_t root_len(const char *root)
 	return rl;
 }
 
-int path_join(char *out, size_t cap, const char *root, const char *path)
+int root_join(char *out, size_t cap, const char *root, const char *path)
 {
 	size_t rl = root_len(root);
 	size_t pl = strlen(path);
@@ -53,7 +53,7 @@ void sys_note(const char *path)
 		s->n++;
 }
 
-char *rooted_path(const char *root, const char *path)
+char *root_path(const char *root, const char *path)
 {
 	if (sys_seen)
 		sys_note(path);
@@ -62,24 +62,24 @@ char *rooted_path(const char *root, const char *path)
 	size_t cap = strlen(root) + strlen(path) + 1;
 	char *full = malloc(cap);
 	if (full)
-		path_join(full, cap, root, path);
+		root_join(full, cap, root, path);
 	return full;
 }
 
-void rooted_path_free(char *full, const char *path)
+void root_path_free(char *full, const char *path)
 {
 	if (full != path)
 		free(full);
 }
 
 /* O_NONBLOCK, so that a FIFO cannot block. */
-static int rooted_open(const char *root, const char *path)
+static int root_open(const char *root, const char *path)
 {
-	char *full = rooted_path(root, path);
+	char *full = root_path(root, path);
 	if (!full)
 		return -ENOMEM;
 	int fd = open_ro(full, O_NONBLOCK);
-	rooted_path_free(full, path);
+	root_path_free(full, path);
 	return fd;
 }
 
@@ -106,7 +106,7 @@ ssize_t read_small(const char *root, const char *path, char *buf, size_t cap)
 	if (cap == 0)
 		return -EINVAL;
 	buf[0] = '\0';
-	int fd = rooted_open(root, path);
+	int fd = root_open(root, path);
 	if (fd < 0)
 		return fd;
 	return read_fd_small(fd, buf, cap);
@@ -149,18 +149,18 @@ enum dent_step dent_next(const char *buf, size_t len, size_t *pos, const char **
 	return memchr(*name, '\0', h.reclen - DIRENT_NAME) ? DENT_ENTRY : DENT_UNTERMINATED;
 }
 
-int rooted_stat(const char *root, const char *path, struct stat *st)
+int root_stat(const char *root, const char *path, struct stat *st)
 {
-	char *full = rooted_path(root, path);
+	char *full = root_path(root, path);
 	int r = full ? stat(full, st) : -1;
-	rooted_path_free(full, path);
+	root_path_free(full, path);
 	return r;
 }
 
-bool rooted_is_dir(const char *root, const char *path)
+bool root_is_dir(const char *root, const char *path)
 {
 	struct stat st;
-	return rooted_stat(root, path, &st) == 0 && S_ISDIR(st.st_mode);
+	return root_stat(root, path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 static int real_gpu_open(const char *path)

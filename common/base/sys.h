@@ -21,14 +21,14 @@
  * trailing slashes (0 for "" and "/"). */
 size_t root_len(const char *root);
 /* Join root and an absolute path into out.  Returns 0, or -1 if it does not fit. */
-int path_join(char *out, size_t cap, const char *root, const char *path);
+int root_join(char *out, size_t cap, const char *root, const char *path);
 
 /* root and path joined: path itself on the real root ("" or "/"), else a
  * malloc'd string (no buffer of CL_PATH_MAX on the stack: start-up counts
  * the stack pages it touches).  NULL when out of memory.  Give it back with
- * rooted_path_free(full, path). */
-char *rooted_path(const char *root, const char *path);
-void rooted_path_free(char *full, const char *path);
+ * root_path_free(full, path). */
+char *root_path(const char *root, const char *path);
+void root_path_free(char *full, const char *path);
 /* open(path, O_RDONLY | O_CLOEXEC | extra) in one system call (musl's open()
  * adds an fcntl for O_CLOEXEC; cudaload counts its system calls).  fd or -errno. */
 int open_ro(const char *path, int extra);
@@ -42,10 +42,10 @@ int pread_full(int fd, void *buf, size_t len, off_t off);
 
 /* stat(2) of the rooted path: 0, or -1. */
 struct stat;
-int rooted_stat(const char *root, const char *path, struct stat *st);
+int root_stat(const char *root, const char *path, struct stat *st);
 
 /* Is the rooted path a directory? */
-bool rooted_is_dir(const char *root, const char *path);
+bool root_is_dir(const char *root, const char *path);
 
 /* One record of what getdents64 put in buf[0..len): its name in *name and
  * *pos moved past it.  DENT_UNTERMINATED is a record whose name has no NUL
@@ -66,7 +66,7 @@ struct sys_seen {
 	bool full;
 };
 extern struct sys_seen *sys_seen;
-/* Record a path looked at without rooted_path (one built by hand). */
+/* Record a path looked at without root_path (one built by hand). */
 void sys_note(const char *path);
 
 /* The hardware seam (see nvgpu.h).  Real implementations call open/ioctl. */

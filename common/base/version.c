@@ -28,7 +28,7 @@ static const char *skip_space(const char *s)
 	return s;
 }
 
-int cuda_parse(const char *s, bool allow_tail)
+int cuda_version_parse(const char *s, bool allow_tail)
 {
 	const char *p = s;
 	int major = number(&p), minor = 0;
@@ -47,7 +47,7 @@ int cuda_parse(const char *s, bool allow_tail)
 	return major * 1000 + minor * 10;
 }
 
-const char *cuda_format(int cuda, char *buf, size_t cap)
+const char *cuda_version_format(int cuda, char *buf, size_t cap)
 {
 	if (cuda <= 0)
 		snprintf(buf, cap, "unknown");
@@ -56,7 +56,7 @@ const char *cuda_format(int cuda, char *buf, size_t cap)
 	return buf;
 }
 
-const char *driver_format(const struct driver_version *d, char *buf, size_t cap)
+const char *driver_version_format(const struct driver_version *d, char *buf, size_t cap)
 {
 	if (d->patch >= 0)
 		snprintf(buf, cap, "%d.%d.%02d", d->major, d->minor, d->patch);
@@ -87,7 +87,7 @@ static int driver_at(const char **s, struct driver_version *out)
 	return 0;
 }
 
-int driver_parse(const char *s, struct driver_version *out)
+int driver_version_parse(const char *s, struct driver_version *out)
 {
 	const char *p = skip_space(s);
 	if (driver_at(&p, out) < 0)
@@ -97,7 +97,7 @@ int driver_parse(const char *s, struct driver_version *out)
 	return *p ? -1 : 0;
 }
 
-int nvrm_parse(const char *text, struct driver_version *out)
+int nvrm_version_parse(const char *text, struct driver_version *out)
 {
 	const char *eol = strchr(text, '\n');
 	size_t linelen = eol ? (size_t)(eol - text) : strlen(text);
@@ -125,7 +125,7 @@ int nvrm_parse(const char *text, struct driver_version *out)
 	return -1;
 }
 
-int l4t_parse(const char *text, struct l4t_release *out)
+int l4t_release_parse(const char *text, struct l4t_release *out)
 {
 	const char *p = text;
 	memset(out, 0, sizeof *out);

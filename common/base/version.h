@@ -25,21 +25,21 @@ struct l4t_release {
 
 /* "12.2" or "12" (leading part of a longer string such as "12.2.140" too,
  * when allow_tail) -> 12020.  -1 on error. */
-int cuda_parse(const char *s, bool allow_tail);
+int cuda_version_parse(const char *s, bool allow_tail);
 
 /* 12020 -> "12.2" into buf. */
-const char *cuda_format(int cuda, char *buf, size_t cap);
+const char *cuda_version_format(int cuda, char *buf, size_t cap);
 
 /* {580, 65, 6} -> "580.65.06", {535, 104, -1} -> "535.104" into buf. */
-const char *driver_format(const struct driver_version *d, char *buf, size_t cap);
+const char *driver_version_format(const struct driver_version *d, char *buf, size_t cap);
 
 /* "580.65.06" or "535.104" (whole string, trailing whitespace allowed). */
-int driver_parse(const char *s, struct driver_version *out);
+int driver_version_parse(const char *s, struct driver_version *out);
 
 /* First line of /proc/driver/nvidia/version. */
-int nvrm_parse(const char *text, struct driver_version *out);
+int nvrm_version_parse(const char *text, struct driver_version *out);
 
 /* Contents of /etc/nv_tegra_release. */
-int l4t_parse(const char *text, struct l4t_release *out);
+int l4t_release_parse(const char *text, struct l4t_release *out);
 
 #endif

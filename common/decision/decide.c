@@ -59,7 +59,7 @@ static bool unknown_release(const struct host *h, struct candidate *c)
 	else
 		snprintf(row, sizeof row, "branch %d", h->driver.major);
 	return unknown(c, "CUDA %s is newer than cudaload's tables (CUDA %s edition): unknown; the %s table needs a row for %s",
-		       cuda_format(c->cuda, v, sizeof v), cuda_format(tables_edition, w, sizeof w),
+		       cuda_version_format(c->cuda, v, sizeof v), cuda_version_format(tables_edition, w, sizeof w),
 		       h->platform == PLATFORM_TEGRA ? "CUDA for Tegra" : "forward-compatibility",
 		       row);
 }
@@ -71,7 +71,7 @@ static bool driver_newer(const struct host *h, struct candidate *c)
 	if (driver_cmp(&c->lib_driver, &h->driver) > 0)
 		return true;
 	return refuse(c, "its driver %s is not newer than the host's %s (cuInit would fail with 803)",
-		      driver_format(&c->lib_driver, a, sizeof a), h->driver_str);
+		      driver_version_format(&c->lib_driver, a, sizeof a), h->driver_str);
 }
 
 /* The note is NVIDIA's statement of the hosts its package supports (the
@@ -103,11 +103,11 @@ static int note_decides(const struct host *h, struct candidate *c)
 		return 0;
 	int n = snprintf(c->reason, sizeof c->reason,
 			 "its note lists the host branch %d and its driver %s is newer than the host's %s",
-			 branch, driver_format(&c->lib_driver, b, sizeof b), h->driver_str);
+			 branch, driver_version_format(&c->lib_driver, b, sizeof b), h->driver_str);
 	if (c->cuda > tables_edition && n > 0 && (size_t)n < sizeof c->reason)
 		snprintf(c->reason + n, sizeof c->reason - (size_t)n,
 			 "; taken on the package's own note: the tables (CUDA %s edition) do not know CUDA %s",
-			 cuda_format(tables_edition, w, sizeof w), cuda_format(c->cuda, v, sizeof v));
+			 cuda_version_format(tables_edition, w, sizeof w), cuda_version_format(c->cuda, v, sizeof v));
 	return 1;
 }
 
@@ -124,7 +124,7 @@ static bool tegra_allows(const struct host *h, struct candidate *c)
 		return unknown(c, "host driver unknown: %s", h->problem);
 	if (c->cuda <= h->cuda)
 		return refuse(c, "CUDA %s is not newer than the host driver's %s",
-			      cuda_format(c->cuda, v, sizeof v), cuda_format(h->cuda, w, sizeof w));
+			      cuda_version_format(c->cuda, v, sizeof v), cuda_version_format(h->cuda, w, sizeof w));
 	/* On Thor NVIDIA ships the data-center package (cuda-compat-13-4 with
 	 * libcuda.so.615.31); on Xavier and Orin such a package is not theirs. */
 	if (c->has_lib_driver && !thor)
@@ -134,7 +134,7 @@ static bool tegra_allows(const struct host *h, struct candidate *c)
 		return refuse(c, "compat_orin is for Orin (tegra234), this is %s", h->soc);
 	if (!c->orin_only && orin && c->cuda >= 13000)
 		return refuse(c, "CUDA %s compat for Orin ships as compat_orin; this one is for Thor",
-			      cuda_format(c->cuda, v, sizeof v));
+			      cuda_version_format(c->cuda, v, sizeof v));
 	/* The application note's explicit answers first: it is written for
 	 * Jetson, where a note's driver list is the data-center one's.  Where
 	 * it is silent (a release or a CUDA it does not know), Thor's
@@ -143,11 +143,11 @@ static bool tegra_allows(const struct host *h, struct candidate *c)
 	switch (known) {
 	case 1:
 		snprintf(c->reason, sizeof c->reason, "CUDA %s is supported on L4T r%d",
-			 cuda_format(c->cuda, v, sizeof v), h->l4t.major);
+			 cuda_version_format(c->cuda, v, sizeof v), h->l4t.major);
 		return true;
 	case 0:
 		return refuse(c, "NVIDIA does not support CUDA %s compat on L4T r%d",
-			      cuda_format(c->cuda, v, sizeof v), h->l4t.major);
+			      cuda_version_format(c->cuda, v, sizeof v), h->l4t.major);
 	}
 	int note = thor ? note_decides(h, c) : -1;
 	if (note >= 0)
@@ -203,7 +203,7 @@ static bool arch_allows(const struct host *h, struct candidate *c)
 		return refuse(c, "%s: %s, supported up to driver branch R%d; this package is R%d",
 			      g->model, tables_arch_name(g->arch), last, branch);
 	return refuse(c, "%s: %s, supported up to driver branch R%d; this package is CUDA %s, of a later branch",
-		      g->model, tables_arch_name(g->arch), last, cuda_format(c->cuda, v, sizeof v));
+		      g->model, tables_arch_name(g->arch), last, cuda_version_format(c->cuda, v, sizeof v));
 }
 
 static bool dgpu_allows(const struct host *h, struct candidate *c)
@@ -223,7 +223,7 @@ static bool dgpu_allows(const struct host *h, struct candidate *c)
 		return unknown_release(h, c);
 	if (c->cuda <= h->cuda)
 		return refuse(c, "CUDA %s is not newer than the host driver's %s",
-			      cuda_format(c->cuda, v, sizeof v), cuda_format(h->cuda, w, sizeof w));
+			      cuda_version_format(c->cuda, v, sizeof v), cuda_version_format(h->cuda, w, sizeof w));
 	if (!c->has_lib_driver)
 		return refuse(c, "no note and no driver version in the file name");
 	if (c->lib_driver.major <= branch)
@@ -235,9 +235,9 @@ static bool dgpu_allows(const struct host *h, struct candidate *c)
 			      branch);
 	if (c->cuda > newest)
 		return refuse(c, "branch %d takes compat up to CUDA %s", branch,
-			      cuda_format(newest, v, sizeof v));
+			      cuda_version_format(newest, v, sizeof v));
 	snprintf(c->reason, sizeof c->reason, "branch %d takes CUDA %s compat", branch,
-		 cuda_format(c->cuda, v, sizeof v));
+		 cuda_version_format(c->cuda, v, sizeof v));
 	return true;
 }
 
@@ -354,7 +354,7 @@ void decide(const struct host *h, struct candidates *cands, enum policy policy,
 		const struct candidate *c = &cands->v[out->chosen];
 		out->use_compat = true;
 		snprintf(out->reason, sizeof out->reason, "compat CUDA %s in %s: %s",
-			 cuda_format(c->cuda, v, sizeof v), c->dir, c->reason);
+			 cuda_version_format(c->cuda, v, sizeof v), c->dir, c->reason);
 	} else if (policy == POLICY_SYSTEM) {
 		snprintf(out->reason, sizeof out->reason, "policy system");
 	} else if (cands->n > 0 && n_loadable == 0) {
@@ -411,7 +411,7 @@ void decide(const struct host *h, struct candidates *cands, enum policy policy,
 	} else {
 		snprintf(out->reason, sizeof out->reason,
 			 "system driver: no compat package is usable with the host's CUDA %s%s",
-			 cuda_format(h->cuda, w, sizeof w),
+			 cuda_version_format(h->cuda, w, sizeof w),
 			 n_failed ? " (some failed when verified)" : "");
 	}
 }

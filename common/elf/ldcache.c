@@ -83,9 +83,9 @@ int ldcache_find(const char *root, const char *soname, int machine,
 		 void (*fn)(const char *path, void *arg), void *arg)
 {
 	static const char path[] = "/etc/ld.so.cache";
-	char *full = rooted_path(root, path);
+	char *full = root_path(root, path);
 	int fd = full ? open_ro(full, O_NONBLOCK) : -1;	/* a FIFO there cannot block */
-	rooted_path_free(full, path);
+	root_path_free(full, path);
 	if (fd < 0)
 		return -1;
 	struct stat st;

@@ -60,9 +60,9 @@ void searchpath_conf_lines(const char *root, bool (*fn)(const char *file, const 
 							size_t len, void *arg), void *arg)
 {
 	char *text = malloc(4096), *name = text ? malloc(CL_PATH_MAX) : NULL;
-	char *full = name ? rooted_path(root, "/etc/ld.so.conf.d") : NULL;
+	char *full = name ? root_path(root, "/etc/ld.so.conf.d") : NULL;
 	DIR *d = full ? opendir(full) : NULL;
-	rooted_path_free(full, "/etc/ld.so.conf.d");
+	root_path_free(full, "/etc/ld.so.conf.d");
 	bool go = name && conf_file(root, "/etc/ld.so.conf", text, 4096, fn, arg);
 	for (struct dirent *e; go && d && (e = readdir(d));) {
 		size_t el = strlen(e->d_name);

@@ -17,12 +17,12 @@ static const char *const nodes[] = {
  * failure came after the open. */
 static int ask(const char *root, const char *node, struct gpu_info *out, bool *opened)
 {
-	char *path = rooted_path(root, node);
+	char *path = root_path(root, node);
 	*opened = false;
 	if (!path)
 		return -ENOMEM;
 	int fd = sys_gpu_open(path);
-	rooted_path_free(path, node);
+	root_path_free(path, node);
 	if (fd < 0)
 		return fd;
 	*opened = true;

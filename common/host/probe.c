@@ -102,7 +102,7 @@ static void add_dir(struct host *h, const char *root, const char *dir)
 		diag("driver dir %.60s...: longer than %d bytes, skipped", dir, DRIVER_DIR_MAX);
 		return;
 	}
-	if (h->n_driver_dirs >= MAX_DRIVER_DIRS || !rooted_is_dir(root, dir))
+	if (h->n_driver_dirs >= MAX_DRIVER_DIRS || !root_is_dir(root, dir))
 		return;
 	h->driver_dirs[h->n_driver_dirs++] = dir;
 	diag("driver dir %s", dir);
@@ -120,7 +120,7 @@ static int read_release(const char *root, struct host *h)
 	if (!buf)
 		return -ENOMEM;
 	ssize_t n = read_small(root, "/etc/nv_tegra_release", buf, CAP);
-	int r = n < 0 ? (int)n : l4t_parse(buf, &h->l4t) < 0 ? 1 : 0;
+	int r = n < 0 ? (int)n : l4t_release_parse(buf, &h->l4t) < 0 ? 1 : 0;
 	free(buf);
 	return r;
 }
@@ -131,10 +131,10 @@ static int read_driver(const char *root, struct host *h)
 {
 	char buf[512];
 	if (read_small(root, "/sys/module/nvidia/version", buf, sizeof buf) > 0 &&
-	    driver_parse(buf, &h->driver) == 0) {
+	    driver_version_parse(buf, &h->driver) == 0) {
 		h->have_driver = true;
 	} else if (read_small(root, "/proc/driver/nvidia/version", buf, sizeof buf) > 0) {
-		if (nvrm_parse(buf, &h->driver) == 0)
+		if (nvrm_version_parse(buf, &h->driver) == 0)
 			h->have_driver = true;
 		else
 			snprintf(h->problem, sizeof h->problem,
@@ -142,7 +142,7 @@ static int read_driver(const char *root, struct host *h)
 	}
 	if (!h->have_driver)
 		return -1;
-	driver_format(&h->driver, h->driver_str, sizeof h->driver_str);
+	driver_version_format(&h->driver, h->driver_str, sizeof h->driver_str);
 	return 0;
 }
 
@@ -431,11 +431,11 @@ static int probe_gpus(const char *root, const char *visible, struct host *h)
 	int discrete = 0;
 	long n;
 
-	char *dir = rooted_path(root, gpus);
+	char *dir = root_path(root, gpus);
 	if (!dir)
 		return 0;
 	int fd = open_ro(dir, O_DIRECTORY);
-	rooted_path_free(dir, gpus);
+	root_path_free(dir, gpus);
 	if (fd < 0)
 		return 0;
 	while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {

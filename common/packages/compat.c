@@ -28,7 +28,7 @@ int compat_dir_cuda(const char *dir)
 		if (p != dir && p[-1] != '/')
 			continue;
 		const char *v = p + 5;
-		int cuda = cuda_parse(v, true);
+		int cuda = cuda_version_parse(v, true);
 		size_t n = strspn(v, "0123456789.");
 		if (cuda > 0 && (v[n] == '/' || v[n] == '\0'))
 			found = cuda;	/* the last such component is the package's */
@@ -47,7 +47,7 @@ int compat_store_cuda(const char *dir)
 		size_t tl = strlen(store_tags[t]);
 		for (const char *p = dir; (p = strstr(p, store_tags[t])); p++) {
 			const char *v = p + tl;
-			int cuda = cuda_parse(v, true);
+			int cuda = cuda_version_parse(v, true);
 			size_t n = strspn(v, "0123456789.");
 			/* a store name ends at '/', or at '-' before an output name ("-lib") */
 			if (cuda > 0 && (v[n] == '/' || v[n] == '\0' || v[n] == '-'))
@@ -80,7 +80,7 @@ static bool driver_from_name(const char *name, struct driver_version *out)
 	if (slash)
 		name = slash + 1;
 	return strncmp(name, prefix, sizeof prefix - 1) == 0 &&
-	       driver_parse(name + sizeof prefix - 1, out) == 0 && out->major >= 100;
+	       driver_version_parse(name + sizeof prefix - 1, out) == 0 && out->major >= 100;
 }
 
 static void lib_driver(const char *libpath, const char *dirpath, struct candidate *c)
@@ -148,7 +148,7 @@ static int version_file_cuda(const char *root, const char *dir)
 		snprintf(path, dl + 20, "%.*s/version.txt", (int)(slash - dir), dir);
 		if (read_small(root, path, buf, VERSION_FILE_MAX) > 0 &&
 		    strncmp(buf, "CUDA Version ", 13) == 0) {
-			int v = cuda_parse(buf + 13, true);
+			int v = cuda_version_parse(buf + 13, true);
 			found = v > 0 ? v : -1;
 		}
 	}
@@ -256,7 +256,7 @@ const char *compat_note_remark(const struct candidate *c, char *buf, size_t cap)
 static void examine_lib(const char *root, struct candidate *c)
 {
 	static const char lib[] = "/libcuda.so.1", ptxjit[] = "/libnvidia-ptxjitcompiler.so.1";
-	char *dirpath = rooted_path(root, c->dir);
+	char *dirpath = root_path(root, c->dir);
 	if (!dirpath) {
 		snprintf(c->lib_problem, sizeof c->lib_problem, "out of memory");
 		return;
@@ -286,7 +286,7 @@ static void examine_lib(const char *root, struct candidate *c)
 		}
 	}
 	free(libpath);
-	rooted_path_free(dirpath, c->dir);
+	root_path_free(dirpath, c->dir);
 }
 
 int compat_examine(const char *root, const char *dir, const char *origin,
@@ -325,7 +325,7 @@ int compat_add(const char *root, const char *dir, const char *origin, struct can
 		return 0;
 	}
 	struct stat st;
-	if (rooted_stat(root, dir, &st) < 0 || !S_ISDIR(st.st_mode))
+	if (root_stat(root, dir, &st) < 0 || !S_ISDIR(st.st_mode))
 		return -2;
 	/* /usr/local/cuda/compat is /usr/local/cuda-13.0/compat: one package */
 	for (size_t i = 0; i < out->n; i++)
@@ -437,11 +437,11 @@ static int listing_load(struct listing *l, const char *root, const char *dir, si
 		l->cut = true;	/* nothing more is read: no names, nothing proven absent */
 		return 0;
 	}
-	char *full = rooted_path(root, l->dir);
+	char *full = root_path(root, l->dir);
 	if (!full)
 		return -1;
 	int fd = open_ro(full, O_DIRECTORY);
-	rooted_path_free(full, l->dir);
+	root_path_free(full, l->dir);
 	if (fd < 0) {
 		/* nothing there: no candidates, and nothing below it either */
 		l->complete = fd == -ENOENT || fd == -ENOTDIR;
@@ -605,7 +605,7 @@ int compat_discover(const char *root, const char *const *dirs, int n_dirs,
 	for (int i = 0; i < n_dirs && rc == 0; i++) {
 		if (dirs[i][0] != '/')
 			missed(out, dirs[i], "CUDALOAD_COMPAT_PATH", "not an absolute path, ignored");
-		else if (!rooted_is_dir(root, dirs[i]))
+		else if (!root_is_dir(root, dirs[i]))
 			missed(out, dirs[i], "CUDALOAD_COMPAT_PATH", "no such directory");
 		else if (compat_add(root, dirs[i], "CUDALOAD_COMPAT_PATH", out) == -1)
 			rc = -1;

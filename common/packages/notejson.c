@@ -33,7 +33,7 @@ static bool drivers(struct jsonread *ps, struct compat_note *out)
 			struct driver_version dv;
 			if (!string(ps, s, sizeof s))
 				return false;
-			if (driver_parse(s, &dv) == 0)
+			if (driver_version_parse(s, &dv) == 0)
 				v = dv.major;
 			else {
 				char *end;
@@ -88,7 +88,7 @@ static bool note_member(struct jsonread *ps, const char *key, void *ctx)
 		char v[MAX_STRING];
 		if (!string(ps, v, sizeof v))
 			return false;
-		out->cuda = cuda_parse(v, false);
+		out->cuda = cuda_version_parse(v, false);
 		return out->cuda >= 0 || jsonread_fail(ps, "\"CUDA version\" is not a version");
 	}
 	if (strcasecmp(key, "driver") == 0)
@@ -159,7 +159,7 @@ int notejson_version_file(const char *text, size_t len, char *why, size_t whycap
 
 	if (!jsonread_object(&ps, version_file_member, &out, true, NULL))
 		goto bad;
-	if (v[0] && (cuda = cuda_parse(v, true)) <= 0) {
+	if (v[0] && (cuda = cuda_version_parse(v, true)) <= 0) {
 		jsonread_fail(&ps, "\"cuda\" \"version\" is not a version");
 		goto bad;
 	}

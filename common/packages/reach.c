@@ -260,7 +260,7 @@ int reach_discover_program(const char *root, int machine, const char *path, stru
 			   struct candidates *c)
 {
 	struct reach r = { .root = root, .machine = machine, .program = path };
-	char *full = rooted_path(root, path), *paths = malloc(2 * 1024 + REACH_CUDART_MAX);
+	char *full = root_path(root, path), *paths = malloc(2 * 1024 + REACH_CUDART_MAX);
 	if (full && paths &&
 	    reach_paths_from_file(full, paths, paths + 1024, paths + 2048, 1024) == 0) {
 		r.rpath = paths;
@@ -268,7 +268,7 @@ int reach_discover_program(const char *root, int machine, const char *path, stru
 		r.cudart = paths[2048] ? paths + 2048 : NULL;
 	}
 	int rc = full && paths ? reach_discover(&r, h, c) : -1;
-	rooted_path_free(full, path);
+	root_path_free(full, path);
 	free(paths);
 	return rc;
 }
@@ -309,9 +309,9 @@ bool reach_nvidia_only(const char *root, const char *dir)
 		"libEGL_nvidia", "libGLESv1_CM_nvidia", "libGLESv2_nvidia", "libvdpau_nvidia",
 		"libnvrm", "libnvos", "libnvsciipc", "libnvdla", "libnvscf",
 	};
-	char *full = rooted_path(root, dir);
+	char *full = root_path(root, dir);
 	DIR *d = full ? opendir(full) : NULL;
-	rooted_path_free(full, dir);
+	root_path_free(full, dir);
 	bool only = d != NULL;
 	for (struct dirent *e; only && (e = readdir(d));) {
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
@@ -374,7 +374,7 @@ static bool lib_stat(struct ctx *x, const char *dir, struct stat *st)
 		return false;
 	memcpy(x->path, dir, dl);
 	memcpy(x->path + dl, "/libcuda.so.1", sizeof "/libcuda.so.1");
-	return rooted_stat(x->r->root, x->path, st) == 0;
+	return root_stat(x->r->root, x->path, st) == 0;
 }
 
 /* An absolute path without "." and ".." components or repeated slashes, in
@@ -430,9 +430,9 @@ static void package_dir(struct ctx *x)
 			return;
 		memcpy(x->path, x->dir, dl);
 		memcpy(x->path + dl, "/libcuda.so.1", sizeof "/libcuda.so.1");
-		char *full = rooted_path(x->r->root, x->path);
+		char *full = root_path(x->r->root, x->path);
 		ssize_t n = full ? readlink(full, x->up, sizeof x->up) : -1;
-		rooted_path_free(full, x->path);
+		root_path_free(full, x->path);
 		if (n <= 0 || (size_t)n >= sizeof x->up)
 			return;	/* no link (EINVAL), or a target too long to follow */
 		x->up[n] = '\0';
@@ -593,7 +593,7 @@ static void ngc_lib_real(struct ctx *x)
 		c = &x->c->v[i];
 		/* lib.real, just added or found before by another name */
 		size_t k = x->c->n;
-		if (rooted_stat(x->r->root, x->dir, &st) == 0)
+		if (root_stat(x->r->root, x->dir, &st) == 0)
 			for (k = 0; k < x->c->n; k++)
 				if (x->c->v[k].dev == st.st_dev && x->c->v[k].ino == st.st_ino)
 					break;
@@ -667,7 +667,7 @@ int reach_discover(const struct reach *r, struct host *h, struct candidates *c)
 		if (own && strcmp(x->dir, r->conda_prefix) != 0) {
 			size_t pl = strlen(x->dir);
 			memcpy(x->dir + pl, "/conda-meta", sizeof "/conda-meta");
-			skip = rooted_is_dir(r->root, x->dir);
+			skip = root_is_dir(r->root, x->dir);
 			if (skip)
 				diag("CONDA_PREFIX %s: the program lives in an environment of its own",
 				     r->conda_prefix);

@@ -57,7 +57,7 @@ bool secure_path_owned(const char *path, uid_t owner)
 bool secure_package_owned(const char *root, const char *dir, uid_t owner)
 {
 	static const char lib[] = "/libcuda.so.1";
-	char *full = rooted_path(root, dir);
+	char *full = root_path(root, dir);
 	if (!full)
 		return false;
 	bool owned = false;
@@ -72,21 +72,21 @@ bool secure_package_owned(const char *root, const char *dir, uid_t owner)
 			!(st.st_mode & (S_IWGRP | S_IWOTH));
 	}
 	free(path);
-	rooted_path_free(full, dir);
+	root_path_free(full, dir);
 	return owned;
 }
 
 /* Is dir, looked up under root, trusted?  Paths too long to join are not. */
-static bool rooted_trusted(const char *root, const char *dir)
+static bool root_trusted(const char *root, const char *dir)
 {
 	size_t rl = root ? strlen(root) : 0;
 	while (rl > 0 && root[rl - 1] == '/')
 		rl--;
 	if (rl + strlen(dir) + 1 > CL_PATH_MAX)
 		return false;
-	char *full = rooted_path(root, dir);
+	char *full = root_path(root, dir);
 	bool trusted = full && secure_path_trusted(full);
-	rooted_path_free(full, dir);
+	root_path_free(full, dir);
 	return trusted;
 }
 
@@ -94,7 +94,7 @@ void secure_filter(const char *root, struct host *h, struct candidates *c)
 {
 	int k = 0, first_reached = h->n_driver_dirs - h->n_reached_dirs;
 	for (int i = 0; i < h->n_driver_dirs; i++) {
-		if (rooted_trusted(root, h->driver_dirs[i])) {
+		if (root_trusted(root, h->driver_dirs[i])) {
 			if (k != i)
 				h->driver_dirs[k] = h->driver_dirs[i];
 			k++;
@@ -108,7 +108,7 @@ void secure_filter(const char *root, struct host *h, struct candidates *c)
 	h->n_driver_dirs = k;
 	for (size_t i = 0; i < c->n; i++) {
 		struct candidate *cand = &c->v[i];
-		if (rooted_trusted(root, cand->dir))
+		if (root_trusted(root, cand->dir))
 			continue;
 		cand->has_lib = false;
 		snprintf(cand->lib_problem, sizeof cand->lib_problem,

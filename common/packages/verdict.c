@@ -704,13 +704,13 @@ static int read_store(const char *root, bool secure, char **text, size_t *len,
 	*text = NULL;
 	if ((root ? strlen(root) : 0) + sizeof VERDICT_STORE_PATH > CL_PATH_MAX)
 		return 0;
-	char *path = rooted_path(root, VERDICT_STORE_PATH);
+	char *path = root_path(root, VERDICT_STORE_PATH);
 	if (!path)
 		return 0;
 	/* for a set-id program, like the config: root's file in root's
 	 * directories, or nothing */
 	int r = read_store_at(path, secure ? TRUST_ROOT : TRUST_ANY, 0, text, len, why, cap);
-	rooted_path_free(path, VERDICT_STORE_PATH);
+	root_path_free(path, VERDICT_STORE_PATH);
 	return r;
 }
 

@@ -23,7 +23,7 @@ static const char *or_null(const char *s)
 
 static const char *cuda_or_null(int cuda, char *buf, size_t cap)
 {
-	return cuda > 0 ? cuda_format(cuda, buf, cap) : NULL;
+	return cuda > 0 ? cuda_version_format(cuda, buf, cap) : NULL;
 }
 
 static const char *mode_of(const struct report *r)
@@ -199,7 +199,7 @@ static void json_candidate(FILE *f, const struct report *r, const struct candida
 	json_str(f, c->dir);
 	json_kstr(f, "cuda", cuda_or_null(c->cuda, v, sizeof v));
 	json_ktoken(f, "cuda_source", c->cuda_from);
-	json_kstr(f, "driver", c->has_lib_driver ? driver_format(&c->lib_driver, dv, sizeof dv) : NULL);
+	json_kstr(f, "driver", c->has_lib_driver ? driver_version_format(&c->lib_driver, dv, sizeof dv) : NULL);
 	note_list(f, "note_drivers", c->has_note && c->note.has_drivers, c->note.drivers,
 		  c->note.n_drivers);
 	note_list(f, "note_devices", c->has_note && c->note.has_devices, c->note.devices,
@@ -301,7 +301,7 @@ void report_json(FILE *f, const struct report *r)
 	json_key(f, "config_warnings");
 	json_strs(f, st->warnings, st->n_warnings);
 	fputs(",\"tables\":{\"cuda\":", f);
-	json_str(f, cuda_format(tables_edition, v, sizeof v));
+	json_str(f, cuda_version_format(tables_edition, v, sizeof v));
 	json_kstr(f, "checked", tables_checked);
 	json_kstr(f, "also", tables_also);
 	fputs("}}\n", f);
@@ -358,7 +358,7 @@ void report_text(FILE *f, const struct report *r)
 		probe_gpus_seen(&st->visible, h, &seen, why, sizeof why);
 		utf8_printf(f, "gpus judged:  %s\n", why);
 	}
-	utf8_printf(f, "host CUDA:    %s\n", h->cuda ? cuda_format(h->cuda, v, sizeof v) : "unknown");
+	utf8_printf(f, "host CUDA:    %s\n", h->cuda ? cuda_version_format(h->cuda, v, sizeof v) : "unknown");
 	if (h->problem[0])
 		utf8_printf(f, "problem:      %s\n", h->problem);
 	for (int i = 0; i < h->n_driver_dirs; i++)
@@ -386,7 +386,7 @@ void report_text(FILE *f, const struct report *r)
 			utf8_printf(f, "              found: %s%s%s\n", reach_origin_text(c->origin),
 				c->source ? " from " : "", c->source ? c->source : "");
 		utf8_printf(f, "              CUDA %s%s%s%s, %s: %s\n",
-			c->cuda ? cuda_format(c->cuda, v, sizeof v) : "unknown",
+			c->cuda ? cuda_version_format(c->cuda, v, sizeof v) : "unknown",
 			c->cuda_from ? " (from " : "", c->cuda_from ? c->cuda_from : "",
 			c->cuda_from ? ")" : "", c->usable ? "usable" : "refused", c->reason);
 		if (have_store(r) || c->verdict.kind != VERDICT_NONE)
@@ -433,5 +433,5 @@ void report_text(FILE *f, const struct report *r)
 	utf8_printf(f, "mode:         %s%s%s%s\n", mode_of(r), r->mode_why ? " (" : "",
 		r->mode_why ? r->mode_why : "", r->mode_why ? ")" : "");
 	utf8_printf(f, "tables:       NVIDIA's, CUDA %s edition, checked %s; also %s\n",
-		cuda_format(tables_edition, v, sizeof v), tables_checked, tables_also);
+		cuda_version_format(tables_edition, v, sizeof v), tables_checked, tables_also);
 }

@@ -220,7 +220,7 @@ static int stated_cuda(char *value)
 		sp--;
 	if (sp == value || strncmp(sp, "cuda=", 5) != 0)
 		return 0;
-	int cuda = cuda_parse(sp + 5, false);
+	int cuda = cuda_version_parse(sp + 5, false);
 	if (cuda <= 0)
 		return -1;
 	sp[-1] = '\0';
@@ -407,10 +407,10 @@ void settings_load_config(struct settings *s, char *const *envp, const char *sel
 	const char *etc = "/etc/cudaload.conf";
 	char small[256];	/* most paths: no allocation on the way to the driver */
 	const char *root = s->secure ? NULL : s->root;
-	char *path = path_join(small, sizeof small, root, etc) == 0 ? small : rooted_path(root, etc);
+	char *path = root_join(small, sizeof small, root, etc) == 0 ? small : root_path(root, etc);
 	bool found = path && read_config(s, path, false);
 	if (path != small)
-		rooted_path_free(path, etc);
+		root_path_free(path, etc);
 	const char *slash = self_path ? strrchr(self_path, '/') : NULL;
 	if (found || s->secure || !slash)
 		return;

@@ -123,7 +123,7 @@ int prepared_path(char *out, size_t cap, const char *root, const char *dir, int 
 		*--n = (char)('0' + m % 10);
 	while ((m /= 10) && n > num);
 	size_t nl = (size_t)(num + sizeof num - 1 - n);
-	if (path_join(out, cap, root, dir) < 0)
+	if (root_join(out, cap, root, dir) < 0)
 		return -1;
 	size_t at = strlen(out);
 	if (at + sizeof name - 1 + nl >= cap)
@@ -334,9 +334,9 @@ static const char *module_node(const char *root, const char *module)
 	struct stat st;
 	if (strcmp(module, module_nvidia) != 0)
 		return modules;
-	char *full = rooted_path(root, module);
+	char *full = root_path(root, module);
 	bool loaded = full && stat(full, &st) == 0;
-	rooted_path_free(full, module);
+	root_path_free(full, module);
 	return loaded ? module : modules;
 }
 
@@ -347,14 +347,14 @@ static bool starts(const char *s, const char *prefix)
 
 static uint64_t modules_identity(const char *root)
 {
-	char *a = rooted_path(root, modules), *b = rooted_path(root, module_nvidia);
+	char *a = root_path(root, modules), *b = root_path(root, module_nvidia);
 	uint64_t h = FNV_BASIS;
 	if (a && b) {
 		h = stamp_input(h, 'n', a, NULL, NULL);
 		h = stamp_input(h, 'n', b, NULL, NULL);
 	}
-	rooted_path_free(a, modules);
-	rooted_path_free(b, module_nvidia);
+	root_path_free(a, modules);
+	root_path_free(b, module_nvidia);
 	return h;
 }
 
@@ -457,11 +457,11 @@ static int inputs_add(struct inputs *in, char kind, const char *root, const char
 static int add_path(struct inputs *in, const char *root, const char *path, const char *keep_dir)
 {
 	struct stat st;
-	char *full = rooted_path(root, path);
+	char *full = root_path(root, path);
 	if (!full)
 		return -1;
 	int there = stat(full, &st) == 0 || errno != ENOENT;
-	rooted_path_free(full, path);
+	root_path_free(full, path);
 	if (there)
 		return inputs_add(in, 'f', root, path);
 	char *up = strdup(path);
@@ -474,7 +474,7 @@ static int add_path(struct inputs *in, const char *root, const char *path, const
 		if (strncmp(keep_dir, up, ul) == 0 && (keep_dir[ul] == '\0' ||
 		    (keep_dir[ul] == '/' && !strchr(keep_dir + ul + 1, '/'))))
 			break;
-		char *f = rooted_path(root, up);
+		char *f = root_path(root, up);
 		if (!f) {
 			rc = -1;
 			break;
@@ -483,7 +483,7 @@ static int add_path(struct inputs *in, const char *root, const char *path, const
 			rc = inputs_add(in, 'f', root, up);
 		else if (lstat(f, &st) == 0 && S_ISLNK(st.st_mode))
 			rc = -2;	/* a dangling link: what it names may be made anywhere */
-		rooted_path_free(f, up);
+		root_path_free(f, up);
 	}
 	free(up);
 	return rc == 1 ? inputs_add(in, 'f', root, path) : rc;

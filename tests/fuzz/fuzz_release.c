@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bool pci;
 	if (!s)
 		return 0;
-	l4t_parse(s, &r);
+	l4t_release_parse(s, &r);
 	probe_soc_from_compatible((const char *)data, size, soc, sizeof soc);
 	probe_gpu_information(s, model, sizeof model, &pci, uuid, sizeof uuid);
 	if (!memchr(model, '\0', sizeof model) || !memchr(uuid, '\0', sizeof uuid))

@@ -11,10 +11,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char buf[16];
 	if (!s)
 		return 0;
-	cuda_format(cuda_parse(s, false), buf, sizeof buf);
-	cuda_parse(s, true);
-	driver_parse(s, &v);
-	nvrm_parse(s, &v);
+	cuda_version_format(cuda_version_parse(s, false), buf, sizeof buf);
+	cuda_version_parse(s, true);
+	driver_version_parse(s, &v);
+	nvrm_version_parse(s, &v);
 	ldso_minor_from_name(s);
 	free(s);
 	return 0;

@@ -187,15 +187,15 @@ static int write_decision_with(const char *root, const char *path, uint64_t key,
 	if (move_on)
 		r.began.tv_sec += 2 * PREPARED_RACY_S + 1;
 	/* what a probe would look at */
-	char *f = rooted_path(root, "/etc/nv_tegra_release");
-	rooted_path_free(f, "/etc/nv_tegra_release");
+	char *f = root_path(root, "/etc/nv_tegra_release");
+	root_path_free(f, "/etc/nv_tegra_release");
 	struct stat st;
-	rooted_stat(root, "/usr/lib/aarch64-linux-gnu/tegra", &st);
-	rooted_stat(root, "/run/opengl-driver/lib", &st);
-	rooted_stat(root, "/usr/local/cuda-12.2/compat_orin", &st);
-	rooted_stat(root, "/proc/device-tree/compatible", &st);
-	rooted_stat(root, "/proc/driver/nvidia/gpus", &st);
-	rooted_stat(root, "/dev/nvhost-ctrl-gpu", &st);
+	root_stat(root, "/usr/lib/aarch64-linux-gnu/tegra", &st);
+	root_stat(root, "/run/opengl-driver/lib", &st);
+	root_stat(root, "/usr/local/cuda-12.2/compat_orin", &st);
+	root_stat(root, "/proc/device-tree/compatible", &st);
+	root_stat(root, "/proc/driver/nvidia/gpus", &st);
+	root_stat(root, "/dev/nvhost-ctrl-gpu", &st);
 	struct candidates c = { 0 };
 	struct candidate cand = { .dir = (char *)"/usr/local/cuda-12.2/compat", .dev = 1, .ino = 2 };
 	c.v = &cand;

@@ -9,11 +9,11 @@
 Test(sys_happy, join_and_read)
 {
 	char out[64];
-	cr_assert_eq(path_join(out, sizeof out, "/r/", "/etc/x"), 0);
+	cr_assert_eq(root_join(out, sizeof out, "/r/", "/etc/x"), 0);
 	cr_assert_str_eq(out, "/r/etc/x");
-	cr_assert_eq(path_join(out, sizeof out, "/", "/etc/x"), 0);
+	cr_assert_eq(root_join(out, sizeof out, "/", "/etc/x"), 0);
 	cr_assert_str_eq(out, "/etc/x");
-	cr_assert_eq(path_join(out, sizeof out, NULL, "/etc/x"), 0);
+	cr_assert_eq(root_join(out, sizeof out, NULL, "/etc/x"), 0);
 	cr_assert_str_eq(out, "/etc/x");
 
 	char *root = scratch_dir();
@@ -23,8 +23,8 @@ Test(sys_happy, join_and_read)
 	cr_assert_str_eq(buf, "hello\n");
 	cr_assert_eq(read_small(root, "/etc/f", buf, 4), 3, "bounded by cap");
 	cr_assert_str_eq(buf, "hel");
-	cr_assert(rooted_is_dir(root, "/etc"));
-	cr_assert(!rooted_is_dir(root, "/etc/f"));
+	cr_assert(root_is_dir(root, "/etc"));
+	cr_assert(!root_is_dir(root, "/etc/f"));
 	rm_rf(root);
 	free(root);
 }
@@ -32,7 +32,7 @@ Test(sys_happy, join_and_read)
 Test(sys_sad, odd_files)
 {
 	char buf[64], out[8];
-	cr_assert_eq(path_join(out, sizeof out, "/root", "/etc/x"), -1);
+	cr_assert_eq(root_join(out, sizeof out, "/root", "/etc/x"), -1);
 	cr_assert_eq(read_small(NULL, "/nonexistent", buf, sizeof buf), -ENOENT);
 	cr_assert_eq(read_small(NULL, "/tmp", buf, sizeof buf), -EISDIR);
 	cr_assert_eq(read_small(NULL, "/dev/zero", buf, sizeof buf), 63, "endless file is cut");

@@ -811,9 +811,14 @@ static bool own_package(const char *by_name, bool real_root, const char *exe, ch
 static bool brings_package(struct start *st, const struct prepared_view *v)
 {
 	char full[1024], *exe = st->exe;	/* one buffer: start-up counts its stack pages */
-	const char *vals[3];
-	env_get_each(st->envp, "CONDA_PREFIX\0CUDA_HOME\0CUDA_PATH", vals, 3);
-	const char *conda = vals[0], *home = vals[1] ? vals[1] : vals[2];
+#define VARS(X) X(CONDA, "CONDA_PREFIX") X(HOME, "CUDA_HOME") X(PATH, "CUDA_PATH")
+	enum { VARS(ENV_ID) N_NAMES };
+	static const char names[] = VARS(ENV_NAME);
+	static const unsigned char lens[] = { VARS(ENV_LEN) };
+#undef VARS
+	const char *vals[N_NAMES];
+	env_get_each(st->envp, names, lens, vals, N_NAMES);
+	const char *conda = vals[CONDA], *home = vals[HOME] ? vals[HOME] : vals[PATH];
 	size_t rl = root_len(st->s.root);
 	/* By the name the program was run by where that finds the same (under
 	 * a root the full path takes the name too, reach_more); else

@@ -3,7 +3,6 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <string.h>
 
 /* Is entry "name=..."?  Compared here, not by a call: a start looks a
  * dozen names up in an environment of dozens, and most differ in their
@@ -16,10 +15,10 @@ static inline __attribute__((always_inline)) bool env_is(const char *entry, cons
 	return i == n && entry[n] == '=';
 }
 
-void env_get_each(char *const *envp, const char *names, const char **values, size_t n)
+void env_get_each(char *const *envp, const char *names, const unsigned char *lens,
+		  const char **values, size_t n)
 {
 	const char *name[ENV_EACH_MAX];
-	size_t len[ENV_EACH_MAX];
 	uint64_t firsts[4] = { 0 };	/* the names' first bytes: most entries start otherwise */
 	for (size_t i = 0; i < n; i++)
 		values[i] = NULL;
@@ -28,8 +27,7 @@ void env_get_each(char *const *envp, const char *names, const char **values, siz
 		unsigned char c = (unsigned char)names[0];
 		firsts[c / 64] |= 1ull << (c % 64);
 		name[i] = names;
-		len[i] = strlen(names);
-		names += len[i] + 1;
+		names += lens[i] + 1;
 	}
 	size_t left = n;
 	for (; envp && *envp && left; envp++) {
@@ -37,27 +35,27 @@ void env_get_each(char *const *envp, const char *names, const char **values, siz
 		if (!(firsts[c / 64] >> (c % 64) & 1))
 			continue;
 		for (size_t i = 0; i < n; i++)
-			if (!values[i] && env_is(*envp, name[i], len[i])) {
-				values[i] = *envp + len[i] + 1;
+			if (!values[i] && env_is(*envp, name[i], lens[i])) {
+				values[i] = *envp + lens[i] + 1;
 				left--;
 				break;
 			}
 	}
 }
 
-const char *env_get(char *const *envp, const char *name)
+const char *env_find(char *const *envp, const char *name, size_t len)
 {
-	const char *v;
-	env_get_each(envp, name, &v, 1);
-	return v;
+	for (; envp && *envp; envp++)
+		if ((*envp)[0] == name[0] && env_is(*envp, name, len))
+			return *envp + len + 1;
+	return NULL;
 }
 
-const char *env_get_last(char *const *envp, const char *name)
+const char *env_find_last(char *const *envp, const char *name, size_t len)
 {
-	size_t n = strlen(name);
 	const char *v = NULL;
 	for (; envp && *envp; envp++)
-		if (env_is(*envp, name, n))
-			v = *envp + n + 1;
+		if ((*envp)[0] == name[0] && env_is(*envp, name, len))
+			v = *envp + len + 1;
 	return v;
 }

@@ -137,13 +137,16 @@ void settings_from_env(struct settings *s, char *const *envp, bool secure)
 
 	/* one pass over the environment for every name (a start's own
 	 * variables are read before anything else) */
-	enum { DEBUG, POLICY, MODE, FIRST_USE, ROOT, LDSO, COMPAT_PATH, VISIBLE, ORDER, N_NAMES };
-	static const char names[] = "CUDALOAD_DEBUG\0CUDALOAD_POLICY\0CUDALOAD_MODE\0"
-				    "CUDALOAD_FIRST_USE\0CUDALOAD_ROOT\0CUDALOAD_LDSO\0"
-				    "CUDALOAD_COMPAT_PATH\0CUDA_VISIBLE_DEVICES\0CUDA_DEVICE_ORDER";
+#define VARS(X) X(DEBUG, "CUDALOAD_DEBUG") X(POLICY, "CUDALOAD_POLICY") X(MODE, "CUDALOAD_MODE") \
+	X(FIRST_USE, "CUDALOAD_FIRST_USE") X(ROOT, "CUDALOAD_ROOT") X(LDSO, "CUDALOAD_LDSO") \
+	X(COMPAT_PATH, "CUDALOAD_COMPAT_PATH") X(VISIBLE, "CUDA_VISIBLE_DEVICES") X(ORDER, "CUDA_DEVICE_ORDER")
+	enum { VARS(ENV_ID) N_NAMES };
+	static const char names[] = VARS(ENV_NAME);
+	static const unsigned char lens[] = { VARS(ENV_LEN) };
+#undef VARS
 	_Static_assert(N_NAMES <= ENV_EACH_MAX, "env_get_each looks up no more names");
 	const char *vals[N_NAMES], *v;
-	env_get_each(envp, names, vals, N_NAMES);
+	env_get_each(envp, names, lens, vals, N_NAMES);
 	if ((v = vals[DEBUG]) && *v && strcmp(v, "0") != 0)
 		s->debug = true;
 	diag_on = s->debug;

@@ -337,9 +337,11 @@ Test(config_happy, env_get_each_as_env_get)
 {
 	char *envp[] = { "CUDA_HOMEX=/x", "CUDA_HOME", "CUDA_PATH=/p", "CUDA_HOME=/h", "CONDA_PREFIX=",
 			 "CUDA_HOME=/second", NULL };
-	static const char names[] = "CONDA_PREFIX\0CUDA_HOME\0CUDA_PATH\0CUDA_NONE";
+#define NAMES(X) X(CONDA, "CONDA_PREFIX") X(HOME, "CUDA_HOME") X(PATH, "CUDA_PATH") X(NONE, "CUDA_NONE")
+	static const char names[] = NAMES(ENV_NAME);
+	static const unsigned char lens[] = { NAMES(ENV_LEN) };
 	const char *v[4] = { "junk", "junk", "junk", "junk" };
-	env_get_each(envp, names, v, 4);
+	env_get_each(envp, names, lens, v, 4);
 	const char *one = names;
 	for (int i = 0; i < 4; i++, one += strlen(one) + 1) {
 		const char *want = env_get(envp, one);
@@ -348,6 +350,6 @@ Test(config_happy, env_get_each_as_env_get)
 	cr_assert_str_eq(v[1], "/h");
 	cr_assert_str_eq(v[0], "");
 	cr_assert_null(v[3]);
-	env_get_each(NULL, names, v, 4);
+	env_get_each(NULL, names, lens, v, 4);
 	cr_assert(!v[0] && !v[1] && !v[2] && !v[3], "no environment: none");
 }

@@ -111,15 +111,17 @@ $(BUILD)/aarch64/musl/%.o: %.S Makefile
 # under 1 MiB, so ADR can always stand in for such an ADRP instead.
 A53_ADR := -Wl,--fix-cortex-a53-843419=adr
 
-$(BUILD)/cudaload: $(HOST_OBJ) loader/data.ld loader/hot.ld
-	$(QUIET) $(call loader_link,$(CC),$(MUSL_LIB),$(filter-out %.ld,$^)) $(if $(filter aarch64,$(ARCH)),$(A53_ADR)) -o $@
+$(BUILD)/cudaload: $(HOST_OBJ) loader/data.ld loader/hot.ld scripts/hot-check.sh
+	$(QUIET) $(call loader_link,$(CC),$(MUSL_LIB),$(filter-out %.ld %.sh,$^)) $(if $(filter aarch64,$(ARCH)),$(A53_ADR)) -Wl,-Map,$@.map -o $@
+	@sh scripts/hot-check.sh $@.map || { rm -f $@; exit 1; }
 
 $(BUILD)/aarch64/musl/%.o: %.c $(COMMON_HDR) $(LOADER_HDR) Makefile
 	@mkdir -p $(dir $@)
 	$(QUIET) $(AARCH64_CC) $(call loader_cflags,$(AARCH64_CC),$(AARCH64_MUSL_INC)) $(NO_SSP) $(FRAME_MAX) -c $< -o $@
 
-$(BUILD)/aarch64/cudaload: $(A64_OBJ) loader/data.ld loader/hot.ld
-	$(QUIET) $(call loader_link,$(AARCH64_CC),$(AARCH64_MUSL_LIB),$(filter-out %.ld,$^)) $(A53_ADR) -o $@
+$(BUILD)/aarch64/cudaload: $(A64_OBJ) loader/data.ld loader/hot.ld scripts/hot-check.sh
+	$(QUIET) $(call loader_link,$(AARCH64_CC),$(AARCH64_MUSL_LIB),$(filter-out %.ld %.sh,$^)) $(A53_ADR) -Wl,-Map,$@.map -o $@
+	@sh scripts/hot-check.sh $@.map || { rm -f $@; exit 1; }
 
 # ---- cudaload-patch: a host tool on elfutils' libelf ----
 ELFPATCH_SRC := $(wildcard tools/elfpatch/*.c)

@@ -237,4 +237,22 @@ done
 [ -z "$strays" ] && ok "common/: every folder a floor of docs/source-tree.md" || bad "common/: folders on no floor:$strays"
 [ -z "$up" ] && ok "common/: every include of another folder is of a floor below" || bad "common/: includes of the same floor or one above, or of no file" "$up"
 
+# What the start keeps together (loader/hot.ld) is checked at each link of
+# the loader: this build's map passes, and a line naming a function this
+# link lacks fails it, as a rename would.
+map=$B/cudaload.map
+if [ -f "$map" ]; then
+	stale=$(mktemp)
+	awk '{ print } /^\.text\.hot[ \t]/ && !done { print " *common/base/env.o(.text.env_renamed .text.env_renamed.*)"; done = 1 }' \
+		"$map" >"$stale"
+	sh scripts/hot-check.sh "$map" 2>/dev/null && ok "loader/hot.ld: every line places code in this build's link" ||
+		bad "loader/hot.ld names code this build lacks" "$(sh scripts/hot-check.sh "$map" 2>&1)"
+	out=$(sh scripts/hot-check.sh "$stale" 2>&1) && bad "hot-check.sh passes a map with a stale line" ||
+		{ printf '%s\n' "$out" | grep -q 'env_renamed' && ok "hot-check.sh fails a stale line, naming it" ||
+			bad "hot-check.sh failed without naming the stale line" "$out"; }
+	rm -f "$stale"
+else
+	bad "no link map $map (the Makefile's loader link writes it)"
+fi
+
 finish

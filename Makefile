@@ -226,14 +226,14 @@ E2E_ALONE := secure deb
 E2E_JOBS ?= 3
 # What the suites share, made once before they start.
 e2e-ready: all $(BUILD)/asan/cudaload-patch
-	@sh tests/e2e/shared.sh $(BUILD)
+	@sh tests/e2e/lib/shared.sh $(BUILD)
 	@$(MAKE) --no-print-directory deb
 
 e2e: e2e-ready
 	@$(MAKE) --no-print-directory -j$(E2E_JOBS) -O $(addprefix e2e-,$(E2E_SUITES))
 	@$(MAKE) --no-print-directory -j1 -O $(addprefix e2e-,$(E2E_ALONE))
 
-# e2e-SUITE[.ARCH[.MODE]]: tests/e2e/SUITE.sh BUILD [ARCH [MODE]]; the
+# e2e-SUITE[.ARCH[.MODE]]: tests/e2e/suites/SUITE.sh BUILD [ARCH [MODE]]; the
 # suites that also check the patcher under ASan run a second time so.
 ASAN_PATCHER = PATCHER=$(BUILD)/asan/cudaload-patch ASAN_OPTIONS=detect_leaks=1
 E2E_TWICE := patch patchrace image record
@@ -243,9 +243,9 @@ e2e-%:
 	case $$suite in \
 	real-driver) sh tests/device/real-driver.sh $(BUILD) ;; \
 	nix) sh tests/nix/run.sh $(BUILD) ;; \
-	deb|repro|distro) sh tests/e2e/$$suite.sh $(BUILD) $(VERSION) ;; \
-	*) sh tests/e2e/$$suite.sh $(BUILD) $$args; \
-		case " $(E2E_TWICE) " in *" $$suite "*) $(ASAN_PATCHER) sh tests/e2e/$$suite.sh $(BUILD) ;; esac ;; \
+	deb|repro|distro) sh tests/e2e/suites/$$suite.sh $(BUILD) $(VERSION) ;; \
+	*) sh tests/e2e/suites/$$suite.sh $(BUILD) $$args; \
+		case " $(E2E_TWICE) " in *" $$suite "*) $(ASAN_PATCHER) sh tests/e2e/suites/$$suite.sh $(BUILD) ;; esac ;; \
 	esac; \
 	echo "suite $$n: $$(( $$(date +%s) - start )) s"
 
@@ -306,7 +306,7 @@ check:
 demo:
 	@sh scripts/deps.sh demo
 	@$(MAKE) -s --no-print-directory $(BUILD)/cudaload $(BUILD)/cudaload-patch
-	@sh tests/e2e/demo.sh $(BUILD)
+	@sh tests/e2e/suites/demo.sh $(BUILD)
 
 # ---- install: the layout the Debian packages use (PREFIX=/usr) ----
 # What goes in: the binaries of this machine by default; the arm64 package

@@ -14,9 +14,9 @@ let
     buildPhase = ''
       runHook preBuild
       mkdir -p $out/bin $out/lib
-      $CC -shared -fPIC -Wl,-soname,libcudart.so.12 -o $out/lib/libcudart.so.12 ${../tests/e2e/fakecudart.c}
-      $CC -o $out/bin/cudaprobe ${../tests/e2e/cudaprobe.c} -Wl,--no-as-needed $out/lib/libcudart.so.12 -Wl,-rpath,$out/lib -ldl
-      $CC -o $out/bin/plain ${../tests/e2e/mknote.c}
+      $CC -shared -fPIC -Wl,-soname,libcudart.so.12 -o $out/lib/libcudart.so.12 ${../tests/e2e/helpers/fakecudart.c}
+      $CC -o $out/bin/cudaprobe ${../tests/e2e/helpers/cudaprobe.c} -Wl,--no-as-needed $out/lib/libcudart.so.12 -Wl,-rpath,$out/lib -ldl
+      $CC -o $out/bin/plain ${../tests/e2e/helpers/mknote.c}
       runHook postBuild
     '';
     dontInstall = true;

@@ -42,8 +42,8 @@ unset CUDALOAD_ROOT CUDALOAD_CONFIG CUDALOAD_MODE CUDALOAD_DEBUG CUDALOAD_POLICY
 	CUDALOAD_COMPAT_PATH CUDALOAD_LDSO LD_LIBRARY_PATH CUDA_HOME CUDA_PATH CONDA_PREFIX
 
 # The Jetson fixture.
-$CC -O1 -o "$O/libs/mknote" "$E/mknote.c"
-sh "$E/mkroot.sh" "$top/tests/fixtures/orin-jp5-compat122.profile" "$O/root" "$O/libs"
+$CC -O1 -o "$O/libs/mknote" "$E/helpers/mknote.c"
+sh "$E/lib/mkroot.sh" "$top/tests/fixtures/orin-jp5-compat122.profile" "$O/root" "$O/libs"
 J="CUDALOAD_ROOT=$O/root"
 
 # One cudaload per mode, so no wrapper stands in front of what is measured.
@@ -99,13 +99,13 @@ chmod +x "$O/bin/trivial-wrapper"
 # it refuses, so the system driver is pinned first in the list (the driver's
 # own tegra/ directory).  Its twin is the same tree with that package's
 # libcuda built for another machine: examined the same way, nothing to pin.
-sh "$E/mkroot.sh" "$top/tests/fixtures/orin-jp5-compat124.profile" "$O/pinned" "$O/libs"
+sh "$E/lib/mkroot.sh" "$top/tests/fixtures/orin-jp5-compat124.profile" "$O/pinned" "$O/libs"
 rm -rf "$O/unpinned"
 cp -a "$O/pinned" "$O/unpinned"
 other=aarch64-linux-gnu-gcc
 [ "$(uname -m)" != aarch64 ] || other=x86_64-linux-gnu-gcc
 $other -shared -fPIC -Wl,-soname,libcuda.so.1 -DFAKE_CUDA_VERSION=12040 \
-	-o "$O/unpinned/usr/local/cuda-12.4/compat/libcuda.so.1.1" "$E/fakecuda.c"
+	-o "$O/unpinned/usr/local/cuda-12.4/compat/libcuda.so.1.1" "$E/helpers/fakecuda.c"
 PN="CUDALOAD_ROOT=$O/pinned" UN="CUDALOAD_ROOT=$O/unpinned"
 PIN=$(env "$PN" "$B/cudaload" --explain --json "$O/bin/trivial" |
 	sed -n 's/.*"pin": *"\([^"]*\)".*/\1/p')

@@ -4,7 +4,7 @@
 # driver against compat directories named elsewhere (common/decision/pin.h): for each
 # directory D the NVIDIA driver is installed in, PINBASE/D holds one link per driver file, into D, and nothing else.
 # PINBASE is BINDIR/../lib/cudaload/pin of the cudaload they serve.  The
-# names are pin_names[] of common/decision/pin.c (tests/e2e/hold.sh checks both agree).
+# names are pin_names[] of common/decision/pin.c (tests/e2e/suites/hold.sh checks both agree).
 # INSTALLED is where PINBASE will be on the target (default PINBASE): the
 # links are relative and as short as can be (Debian policy 10.5).
 set -eu

@@ -11,7 +11,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 B=$(cd "${1:-$top/build}" && pwd)
-. "$top/tests/e2e/lib.sh"
+. "$top/tests/e2e/lib/lib.sh"
 echo "== a real NVIDIA driver judges cudaload's decisions"
 
 if [ ! -r /sys/module/nvidia/version ]; then

@@ -61,7 +61,7 @@ let
   cuda_compat = mk "cuda_compat-12.2.34086978" ''
     mkdir -p $out/compat
     cc -shared -fPIC -Wl,-soname,libcuda.so.1 -DFAKE_CUDA_VERSION=12020 \
-      -o $out/compat/libcuda.so.1.1 ${src}/tests/e2e/fakecuda.c
+      -o $out/compat/libcuda.so.1.1 ${src}/tests/e2e/helpers/fakecuda.c
     ln -s libcuda.so.1.1 $out/compat/libcuda.so.1
     ln -s libcuda.so.1 $out/compat/libcuda.so
     # the rest of the package, as stubs: the PTX JIT compiler and NVVM
@@ -81,14 +81,14 @@ let
     setupHooks = "${if hookFirst then cudaloadHookAtSource else cudaloadHook} ${src}/tests/nix/rpath-hook.sh";
     buildScript = ''
       mkdir -p $out/bin $out/lib
-      cc -shared -fPIC -Wl,-soname,libcudart.so.12 -o $out/lib/libcudart.so.12 ${src}/tests/e2e/fakecudart.c
-      cc -g -o $out/bin/cudaprobe ${src}/tests/e2e/cudaprobe.c -Wl,--no-as-needed $out/lib/libcudart.so.12 -ldl
-      cc -g -o $out/bin/plain ${src}/tests/e2e/mknote.c
+      cc -shared -fPIC -Wl,-soname,libcudart.so.12 -o $out/lib/libcudart.so.12 ${src}/tests/e2e/helpers/fakecudart.c
+      cc -g -o $out/bin/cudaprobe ${src}/tests/e2e/helpers/cudaprobe.c -Wl,--no-as-needed $out/lib/libcudart.so.12 -ldl
+      cc -g -o $out/bin/plain ${src}/tests/e2e/helpers/mknote.c
       cp $out/bin/plain $out/bin/named
       # static cudart: device code in .nv_fatbin, no CUDA library in DT_NEEDED
-      cc -g -o $out/bin/static-cudart ${src}/tests/e2e/mknote.c ${src}/tests/nix/fatbin.c
+      cc -g -o $out/bin/static-cudart ${src}/tests/e2e/helpers/mknote.c ${src}/tests/nix/fatbin.c
       # a program that only dlopens the driver
-      cc -g -o $out/bin/dlopen-only ${src}/tests/e2e/cudaprobe.c -ldl
+      cc -g -o $out/bin/dlopen-only ${src}/tests/e2e/helpers/cudaprobe.c -ldl
     '';
     # a program no walk can tell from a plain one, named to the hook
     cudaloadPrograms = "bin/named";
@@ -106,7 +106,7 @@ let
     # store is reached through the tree's /nix.
     sed '/^compat=/d; /^expect_/d' ${src}/tests/fixtures/orin-jp5-compat122.profile >profile
     mkdir libs
-    sh ${src}/tests/e2e/mkroot.sh $PWD/profile $PWD/root $PWD/libs >/dev/null
+    sh ${src}/tests/e2e/lib/mkroot.sh $PWD/profile $PWD/root $PWD/libs >/dev/null
     ln -s /nix root/nix
     export CUDALOAD_ROOT=$PWD/root
     mkdir -p $out

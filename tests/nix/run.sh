@@ -18,8 +18,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 mkdir -p "${1:-$top/build}"
 B=$(cd "${1:-$top/build}" && pwd)
-# shellcheck source=tests/e2e/lib.sh
-. "$top/tests/e2e/lib.sh"
+# shellcheck source=tests/e2e/lib/lib.sh
+. "$top/tests/e2e/lib/lib.sh"
 echo "== Nix (nix/)"
 
 skip "package.nix and overlay.nix under real nixpkgs" "nixpkgs cannot be fetched or evaluated here (no network; it needs Nix >= 2.18, Debian has 2.8); see docs/nix.md"

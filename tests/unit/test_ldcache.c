@@ -123,7 +123,7 @@ Test(ldcache_sad, damaged)
 	cr_assert_eq(ldcache_find("/nonexistent-root", "libcuda.so.1", EM_X86_64, collect, &s), -1);
 }
 
-/* Caches glibc 2.36's ldconfig made for tests/e2e/reach.sh's vLLM-style
+/* Caches glibc 2.36's ldconfig made for tests/e2e/suites/reach.sh's vLLM-style
  * host (tests/fixtures/ldcache): the new layout, the old one carrying the new one
  * (ldconfig -c compat, glibc 2.31's default), and aarch64's. */
 Test(ldcache_happy, made_by_ldconfig)

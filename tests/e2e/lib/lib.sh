@@ -1,0 +1,143 @@
+# SPDX-License-Identifier: MIT
+# Shared helpers for the end-to-end scripts (sourced).  Counts results and
+# prints the closing line "N passed, N failed, N skipped".
+
+pass=0 fail=0 skip=0
+
+# The fixtures' expectations are the tables' and the stored verdicts': a
+# start that asked the driver itself (first use, loader/firstuse.h) would
+# write verdicts into a fixture between two checks.  firstuse.sh turns it on.
+CUDALOAD_FIRST_USE=off
+export CUDALOAD_FIRST_USE
+
+ok() { pass=$((pass + 1)); printf 'ok   %s\n' "$1"; }
+skip() { skip=$((skip + 1)); printf 'SKIP %s: %s\n' "$1" "$2"; }
+bad() {
+	fail=$((fail + 1))
+	printf 'FAIL %s\n' "$1"
+	[ -z "${2:-}" ] || printf '%s\n' "$2" | sed 's/^/     | /'
+}
+
+# has NAME TEXT LINE: TEXT contains LINE as a whole line
+has() {
+	if printf '%s\n' "$2" | grep -Fqx -- "$3"; then ok "$1"; else bad "$1: no line '$3'" "$2"; fi
+}
+# contains NAME TEXT PART: TEXT contains PART somewhere
+contains() {
+	if printf '%s\n' "$2" | grep -Fq -- "$3"; then ok "$1"; else bad "$1: no '$3'" "$2"; fi
+}
+lacks() {
+	if printf '%s\n' "$2" | grep -Fq -- "$3"; then bad "$1: unexpected '$3'" "$2"; else ok "$1"; fi
+}
+# status NAME WANT GOT OUTPUT
+status() {
+	if [ "$2" = "$3" ]; then ok "$1"; else bad "$1: got $3, want $2" "${4:-}"; fi
+}
+
+# man_words PAGE: the rendered man page, one word a line, for lookups
+man_words() { mandoc -T utf8 "$1" 2>/dev/null | col -b | tr -s ' \t,.;:()[]|' '\n\n\n\n\n\n\n\n\n'; }
+
+# json_keys: every key of the JSON on standard input, nested ones too, sorted
+json_keys() {
+	python3 -c '
+import json, sys
+def walk(v):
+    if isinstance(v, dict):
+        for k, x in v.items():
+            print(k)
+            walk(x)
+    elif isinstance(v, list):
+        for x in v:
+            walk(x)
+walk(json.load(sys.stdin))' | sort -u
+}
+
+finish() {
+	printf '%d passed, %d failed, %d skipped\n' "$pass" "$fail" "$skip"
+	[ "$fail" -eq 0 ]
+}
+
+# build_cudart OUT: NVIDIA's runtime test program ($top/tests/e2e/helpers/cudart.c, built with
+# nvcc -cudart shared) at OUT.  0: built; 1: this machine cannot build it,
+# the reason in $cudart_why (a skip); 2: nvcc failed, its log in OUT.log.
+build_cudart() {
+	cuda=${CUDA_HOME:-/usr/local/cuda}
+	nvcc=$cuda/bin/nvcc
+	[ -x "$nvcc" ] || nvcc=$(command -v nvcc 2>/dev/null || true)
+	if [ "$(uname -m)" != x86_64 ]; then
+		cudart_why="the toolkit here is for x86_64; this is $(uname -m)"
+		return 1
+	fi
+	if [ -z "$nvcc" ] || [ ! -x "$nvcc" ]; then
+		cudart_why="no nvcc (looked in $cuda/bin and PATH)"
+		return 1
+	fi
+	rtlib=$(dirname "$(find "$cuda/lib" "$cuda/lib64" "$cuda/targets/x86_64-linux/lib" -maxdepth 1 \
+		-name 'libcudart.so.1[0-9]*' 2>/dev/null | head -n1)")
+	if [ ! -e "$rtlib/libcudart.so.13" ]; then
+		cudart_why="no libcudart.so.13 beside $nvcc (the fake driver answers CUDA 13's runtime)"
+		return 1
+	fi
+	"$nvcc" -cudart shared -Xlinker -rpath="$rtlib" -o "$1" "$top/tests/e2e/helpers/cudart.c" >"$1.log" 2>&1 ||
+		"$nvcc" -x cu -cudart shared -Xlinker -rpath="$rtlib" -o "$1" "$top/tests/e2e/helpers/cudart.c" >>"$1.log" 2>&1 ||
+		return 2
+}
+
+# at_once N OUT CMD...: N runs of CMD at the same moment, the output of the
+# i-th in OUT.i (starts that race: first use, a decision prepared)
+at_once() {
+	ao_n=$1 ao_out=$2 ao_i=0
+	shift 2
+	while [ $ao_i -lt "$ao_n" ]; do
+		"$@" >"$ao_out.$ao_i" &
+		ao_i=$((ao_i + 1))
+	done
+	wait
+}
+
+# for_arch ARCH: CL (that machine's cudaload under $B), TCC and OBJCOPY for
+# ARCH's programs; 1, the reason in foreign_why, when they cannot run here
+# (needs $B and $here).
+for_arch() {
+	if [ "$1" = "$(uname -m)" ]; then
+		CL=$B/cudaload TCC=${CC:-cc} OBJCOPY=objcopy
+		return 0
+	fi
+	CL=$B/$1/cudaload TCC=$1-linux-gnu-gcc OBJCOPY=$1-linux-gnu-objcopy
+	. "$top/tests/e2e/lib/foreign.sh"
+	foreign_ready "$1" "$CL" "$TCC"
+}
+
+# root_only DIR: are DIR and every directory above it root's and writable by
+# root alone (one above may be writable by others when sticky, as /tmp)?
+# Root's --verify loads no package under a tree others can change.
+root_only() {
+	ro=$(cd "$1" && pwd -P) || return 1
+	ro_above=
+	while :; do
+		ro_stat=$(stat -c '%u %a' "$ro") || return 1
+		ro_mode=0${ro_stat#* }
+		[ "${ro_stat%% *}" = 0 ] || return 1
+		if [ $((ro_mode & 022)) -ne 0 ]; then
+			[ -n "$ro_above" ] && [ $((ro_mode & 01000)) -ne 0 ] || return 1
+		fi
+		[ "$ro" = / ] && return 0
+		ro=$(dirname "$ro")
+		ro_above=1
+	done
+}
+
+# verifier_suite ARCH NAME: ready to run the verifier's suite NAME for ARCH
+# (for_arch; a build tree root's --verify may load from; cudaload-verify
+# beside CL); 1 having said SKIP or FAIL with the reason.
+verifier_suite() {
+	if ! for_arch "$1"; then
+		skip "$1 $2" "$foreign_why"
+		return 1
+	fi
+	if [ "$(id -u)" -eq 0 ] && ! root_only "$B"; then
+		skip "$1 $2" "$B or a directory above it can be changed by others than root: root's --verify rightly loads no package there (build in a tree only root can write)"
+		return 1
+	fi
+	[ -x "$(dirname "$CL")/cudaload-verify" ] || { bad "no cudaload-verify beside $CL"; return 1; }
+}

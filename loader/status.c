@@ -178,7 +178,7 @@ static int reach_recorded(void *ctx, struct host *h, struct candidates *c)
 }
 
 /* The program as --explain would judge it, run through its cudaload. */
-static void judge_program(struct host_status *m, const struct patchlist_entry *e, struct prog *p)
+static void status_program(struct host_status *m, const struct patchlist_entry *e, struct prog *p)
 {
 	char why[192];
 	struct target t;
@@ -305,7 +305,7 @@ static int read_record(struct host_status *m, struct patchlist *pl)
 }
 
 /* Every program of the record (or the walk) judged once. */
-static void judge_programs(struct host_status *m)
+static void status_programs(struct host_status *m)
 {
 	struct patchlist pl = { 0 };
 	if (read_record(m, &pl) < 0)
@@ -317,7 +317,7 @@ static void judge_programs(struct host_status *m)
 	}
 	m->n_progs = pl.n;
 	for (size_t i = 0; i < pl.n; i++) {
-		judge_program(m, &pl.v[i], &m->progs[i]);
+		status_program(m, &pl.v[i], &m->progs[i]);
 		m->counts[m->progs[i].state]++;
 	}
 }
@@ -349,7 +349,7 @@ static const char *stale_reason(const struct host_status *m, const struct candid
 /* This cudaload's own machine, judged for a program that brings nothing
  * (judge.h): the host, its packages and their verdicts, the decision and
  * the pin as shown. */
-static void judge_machine(struct host_status *m)
+static void status_host(struct host_status *m)
 {
 	m->in = (struct judge_in){
 		.s = m->s, .cls = m->cls, .machine = m->elf_machine, .self = m->self, .full = true,
@@ -863,9 +863,9 @@ int status_run(struct settings *s, const char *self, const struct status_options
 	m->now = (long long)time(NULL);
 	m->cls = __ehdr_start.e_ident[EI_CLASS];
 	m->elf_machine = __ehdr_start.e_machine;
-	judge_machine(m);
+	status_host(m);
 	if (!m->oom)
-		judge_programs(m);
+		status_programs(m);
 	if (m->oom) {
 		fputs("cudaload: --status: out of memory\n", stderr);
 		return STATUS_UNREADABLE;

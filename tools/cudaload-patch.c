@@ -18,7 +18,8 @@
  * skipped unless --break-links (then only the named link is patched).
  *
  * Run as root on this system, what is patched and restored is also kept in
- * a record (patchlist.h) that --reapply and --restore-recorded work from.
+ * a record (common/stores/patchlist.h) that --reapply and --restore-recorded
+ * work from.
  *
  * With --root, every path in the image (the walk, each program, its
  * replacement, a record kept there, and what --install writes) is resolved
@@ -52,7 +53,7 @@
 #include "closure.h"
 #include "elfpatch.h"
 #include "../common/base/inroot.h"
-#include "patchlist.h"
+#include "../common/stores/patchlist.h"
 #include "pysite.h"
 #include "replace.h"
 #include "elfpatch/usescuda.h"
@@ -1289,19 +1290,24 @@ static const struct option_def options[] = {
 static int finish(void);
 
 /* The record, read and written; in the image when it lies there (the
- * programs' paths in it are the image's, as this machine names them). */
+ * programs' paths in it are the image's, as this machine names them).
+ * A missing record is empty; lines that do not parse are said, and left. */
 static int record_load(char *why, size_t cap)
 {
-	if (!opt.record_img)
-		return patchlist_load(&opt.record, opt.record_file, why, cap);
-	int fd = inroot_open(opt.rootfd, opt.record_img, O_RDONLY);
-	if (fd == -ENOENT)
-		return 0;
-	if (fd < 0) {
-		snprintf(why, cap, "%s: %s", opt.record_file, strerror(-fd));
+	int fd = opt.record_img ? inroot_open(opt.rootfd, opt.record_img, O_RDONLY)
+				: open(opt.record_file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && !opt.record_img)
+		fd = -errno;
+	char reason[160];
+	int skipped;
+	if (patchlist_read_fd(fd, &opt.record, &skipped, reason, sizeof reason) < 0) {
+		snprintf(why, cap, "%s: %s", opt.record_file, reason);
 		return -1;
 	}
-	return patchlist_load_fd(&opt.record, fd, opt.record_file, why, cap);
+	if (skipped)
+		fprintf(stderr, "cudaload-patch: %s: %d line%s skipped (%s)\n", opt.record_file, skipped,
+			skipped == 1 ? "" : "s", reason);
+	return 0;
 }
 
 static int record_save(char *why, size_t cap)

@@ -1361,6 +1361,7 @@ static int from_recorded(bool reapply)
 		}
 	opt.recording = true;
 	opt.progress = false;
+	batch.max = batch_max();	/* bounded as a walk's: BATCH_MAX slots, 3 descriptors each */
 	for (size_t k = 0; k < todo.n; k++) {
 		const char *path = todo.v[k].path;
 		struct stat st;

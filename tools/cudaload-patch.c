@@ -1972,7 +1972,6 @@ static int open_record(const struct command_line *cl, struct options *opt,
  * the record is kept for it. */
 static int choose_interpreter(const struct command_line *cl, struct options *opt)
 {
-	char *self_interp = opt->self_interp;
 	/* an image's programs get the image's cudaload, never this machine's */
 	if (!opt->interp && opt->root && !(opt->interp = image_cudaload(opt))) {
 		fprintf(stderr, "cudaload-patch: --root %s: no cudaload in the image (usr/bin or "
@@ -1981,14 +1980,15 @@ static int choose_interpreter(const struct command_line *cl, struct options *opt
 		return EXIT_USAGE;
 	}
 	if (!opt->interp) {
-		ssize_t n = readlink("/proc/self/exe", self_interp, sizeof opt->self_interp - 1);
-		char *slash = n > 0 ? (self_interp[n] = '\0', strrchr(self_interp, '/')) : NULL;
-		if (!slash || (size_t)(slash - self_interp) + sizeof "/cudaload" > sizeof self_interp) {
+		ssize_t n = readlink("/proc/self/exe", opt->self_interp, sizeof opt->self_interp - 1);
+		char *slash = n > 0 ? (opt->self_interp[n] = '\0', strrchr(opt->self_interp, '/')) : NULL;
+		if (!slash ||
+		    (size_t)(slash - opt->self_interp) + sizeof "/cudaload" > sizeof opt->self_interp) {
 			fprintf(stderr, "cudaload-patch: cannot find cudaload beside me: give --interp\n");
 			return EXIT_USAGE;
 		}
 		strcpy(slash, "/cudaload");
-		opt->interp = self_interp;
+		opt->interp = opt->self_interp;
 	}
 	if (opt->interp[0] != '/') {
 		fprintf(stderr, "cudaload-patch: --interp %s: must be an absolute path\n", opt->interp);

@@ -125,7 +125,7 @@ $(BUILD)/aarch64/cudaload: $(A64_OBJ) loader/data.ld loader/hot.ld scripts/hot-c
 
 # ---- cudaload-patch: a host tool on elfutils' libelf ----
 ELFPATCH_SRC := $(wildcard tools/elfpatch/*.c)
-TOOL_SRC := tools/cudaload-patch.c $(ELFPATCH_SRC) tools/patchlist.c common/stores/patchlist.c tools/closure.c tools/pysite.c tools/replace.c common/base/inroot.c common/base/array.c common/elf/elfread.c common/base/sys.c
+TOOL_SRC := tools/cudaload-patch.c $(ELFPATCH_SRC) common/stores/patchlist.c tools/closure.c tools/pysite.c tools/replace.c common/base/inroot.c common/base/array.c common/elf/elfread.c common/base/sys.c
 TOOL_HDR := $(wildcard tools/*.h tools/elfpatch/*.h) $(COMMON_HDR)
 # Debian's hardening defaults for a program that runs as root.
 TOOL_HARDEN := -D_FORTIFY_SOURCE=2 -fstack-protector-strong -Wl,-z,relro,-z,now
@@ -186,7 +186,7 @@ UNIT_SRC  := $(wildcard tests/unit/*.c)
 HOST_CFLAGS := $(BASEFLAGS) -g -O1
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-UNIT_TOOL := $(ELFPATCH_SRC) tools/patchlist.c tools/closure.c tools/pysite.c tools/replace.c \
+UNIT_TOOL := $(ELFPATCH_SRC) tools/closure.c tools/pysite.c tools/replace.c \
 	tools/ptx.c loader/firstuse.c
 UNIT_DEPS := $(UNIT_SRC) $(COMMON_SRC) $(UNIT_TOOL) $(TOOL_HDR) $(wildcard tests/unit/*.h)
 UNIT_CFLAGS := $(HOST_CFLAGS) -Wno-missing-prototypes -Wno-write-strings
@@ -266,7 +266,7 @@ bench-smoke: all
 
 # ---- fuzzing: libFuzzer targets (clang) for every parser of outside data ----
 FUZZ_TARGETS := release versions notejson config elf patch verdict patchlist utf8 ldcache inroot prepared visible
-FUZZ_LIBSRC := $(COMMON_SRC) $(ELFPATCH_SRC) tools/patchlist.c
+FUZZ_LIBSRC := $(COMMON_SRC) $(ELFPATCH_SRC)
 FUZZ_SECONDS ?= 60
 
 $(BUILD)/fuzz/%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIBSRC) $(TOOL_HDR)

@@ -18,7 +18,8 @@
  * skipped unless --break-links (then only the named link is patched).
  *
  * Run as root on this system, what is patched and restored is also kept in
- * a record (patchlist.h) that --reapply and --restore-recorded work from.
+ * a record (common/stores/patchlist.h) that --reapply and --restore-recorded
+ * work from.
  *
  * With --root, every path in the image (the walk, each program, its
  * replacement, a record kept there, and what --install writes) is resolved
@@ -52,7 +53,7 @@
 #include "closure.h"
 #include "elfpatch.h"
 #include "../common/base/inroot.h"
-#include "patchlist.h"
+#include "../common/stores/patchlist.h"
 #include "pysite.h"
 #include "replace.h"
 #include "elfpatch/usescuda.h"
@@ -87,45 +88,51 @@ static const char *outcome_name(enum outcome o)
 	return o < N_OUTCOMES ? outcome_names[o] : "?";
 }
 
-/* The run, as main's steps plan it (a field's comment names the step that sets it;
- * read_command_line sets the options) and as the files' steps count it. */
-static struct {
+/* The run's options, as main's steps plan it (a field's comment names the
+ * step that sets it; read_command_line sets the options): main's to fill,
+ * every other step's to read (const). */
+struct options {
 	enum action action;
 	const char *interp;		/* --interp, else choose_interpreter's */
 	int machine;			/* choose_interpreter */
-	bool all, dry_run, break_links, force, verbose;
+	bool all, dry_run, break_links, force, verbose, quiet;
 	const char *root;		/* --root: the image the programs run in */
 	int rootfd;			/* ... open (O_PATH), -1 without (open_image) */
 	char root_abs[CL_PATH_MAX];	/* ... absolute, cleaned (inroot_absolute) */
 	char root_real[CL_PATH_MAX];	/* ... its links resolved here (realpath) */
 	bool sweep;			/* remove the temporaries of a killed run (main) */
-	struct closure *closure;	/* what a program loads, judged once per run */
-	struct pysite *pysite;		/* ... and a Python's packages (walk_and_process) */
-	bool progress, quiet;
+	bool progress;			/* a running count on a terminal (main) */
 	bool recording;			/* keep the record of patched programs (open_record) */
 	const char *record_file;	/* ... where (open_record) */
 	const char *record_img;		/* the record's path in the image, when it is there */
-	struct patchlist record;
-	unsigned long count[N_OUTCOMES];	/* what became of the files (count) */
+	char record_abs[CL_PATH_MAX];	/* ... what record_img points into (open_record) */
+	char self_interp[CL_PATH_MAX];	/* the cudaload beside this program (choose_interpreter) */
+	int install_mode;		/* --install: --mode, -1: the source's (check_combination) */
+	bool no_clobber;		/* --install: --no-clobber */
+};
+
+/* What became of the files, for the summary and the exit status (count). */
+struct tally {
+	unsigned long count[N_OUTCOMES];
 	unsigned long seen;
 	unsigned long named_skipped;	/* exit status 2 */
 	unsigned long check_unpatched;	/* --check: programs not patched */
-} opt;
+};
 
-static void progress_clear(void)
+static void progress_clear(const struct options *opt)
 {
-	if (opt.progress)
+	if (opt->progress)
 		fputs("\r\033[K", stderr);
 }
 
 /* A result for one file, on stdout. */
-__attribute__((format(printf, 2, 3)))
-static void say(const char *path, const char *fmt, ...)
+__attribute__((format(printf, 3, 4)))
+static void say(const struct options *opt, const char *path, const char *fmt, ...)
 {
 	va_list ap;
-	if (opt.quiet)
+	if (opt->quiet)
 		return;
-	progress_clear();
+	progress_clear(opt);
 	printf("%s: ", path);
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
@@ -135,11 +142,11 @@ static void say(const char *path, const char *fmt, ...)
 
 /* An error or warning about one file, on stderr (stdout flushed first so
  * that both keep their order on a terminal). */
-__attribute__((format(printf, 2, 3)))
-static void complain(const char *path, const char *fmt, ...)
+__attribute__((format(printf, 3, 4)))
+static void complain(const struct options *opt, const char *path, const char *fmt, ...)
 {
 	va_list ap;
-	progress_clear();
+	progress_clear(opt);
 	fflush(stdout);
 	fprintf(stderr, "%s: ", path);
 	va_start(ap, fmt);
@@ -177,6 +184,37 @@ static int copy_xattrs(int src, int dst, char *why, size_t cap)
 	return r;
 }
 
+/* One file on its way through process_file: what each of its steps found.
+ * open_and_read, what_it_is, then one of leave_own_program, check_file or
+ * change_file (plan_restore or plan_patch, then replace_file or
+ * say_unchanged); release_file gives back what it holds. */
+struct file_job {
+	/* what is asked (process_file's arguments) */
+	const char *path, *img;		/* as said, and in the image (--root) */
+	bool named;			/* named on the command line, not walked */
+	const char *interp;		/* patched for it, a cudaload for machine */
+	int machine;
+
+	/* the file, open and read (open_and_read) */
+	int dfd;			/* its directory, dir_of's (lent) */
+	char name[NAME_MAX + 1];	/* its name there */
+	int fd;				/* the file: -1 once closed, or the queue's */
+	struct stat st;
+	unsigned char *bytes;		/* all of it, len bytes */
+	size_t len;
+
+	/* what it is (what_it_is) */
+	struct elf_facts f;
+	const char *cuda_why;		/* why it is a CUDA program, or NULL */
+	char reach[640];		/* ... when what it loads says so */
+
+	/* what is done to it (plan_restore, plan_patch) */
+	struct patch_plan plan;
+	bool forced;			/* a restore that is not byte-identical */
+
+	char why[512];			/* what went wrong, for any step */
+};
+
 /*
  * Replacing files, in batches.  Each new file is written in full beside its
  * original, the running user's and locked (replace.h); then each gets the
@@ -193,11 +231,11 @@ static int copy_xattrs(int src, int dst, char *why, size_t cap)
 
 /* The directory of the files in hand (dir_of): files in a row share one,
  * so the last one stays open. */
-static struct {
+struct dir_cache {
 	char *key;		/* "i" (in the image) or "h" (here), then the directory as named */
-	int fd;
+	int fd;			/* -1: none */
 	struct stat st;		/* its fstat */
-} dir_cache = { NULL, -1, { 0 } };
+};
 
 struct pending {
 	char *tmp, *path, *name;	/* tmp and name in dirfd; path as said */
@@ -211,48 +249,76 @@ struct pending {
 	char line[CL_PATH_MAX + 768];	/* what to report once it is in place */
 };
 
-static struct {
-	struct pending v[BATCH_MAX];
+/* The replacements queued (queue_replacement) until flush_batch puts them
+ * in place. */
+struct batch {
+	struct pending *v;	/* max slots (batch_new) */
 	size_t n, max;
-} batch;
+};
 
-static void count(int o, const char *path);
+/* The directories whose temporaries of a killed run were swept: each
+ * looked at once (sweep_dir_of). */
+struct swept {
+	struct { dev_t dev; ino_t ino; } *v;
+	size_t n, cap;
+};
+
+/* What a program loads, judged once per run: its libraries (closure.h)
+ * and a Python's packages (pysite.h); both NULL when not followed. */
+struct loads {
+	struct closure *closure;
+	struct pysite *pysite;
+};
+
+/* What the files' steps change as they go, from the listing to the
+ * summary. */
+struct run {
+	struct tally tally;
+	struct patchlist record;	/* kept in step with each file (record_done) */
+	struct batch batch;
+	struct dir_cache dirs;		/* the directory in hand (dir_of) */
+	struct swept swept;		/* the directories swept (sweep_dir_of) */
+	struct loads loads;		/* (walk_and_process) */
+};
+
+static void count(const struct options *opt, struct tally *tally, int outcome, const char *path);
 
 /* A path in the image as this machine names it: the root joined. */
-static bool host_path(const char *img, char *out, size_t cap)
+static bool host_path(const struct options *opt, const char *img, char *out, size_t cap)
 {
-	return root_join(out, cap, opt.root_abs, img) == 0;
+	return root_join(out, cap, opt->root_abs, img) == 0;
 }
 
 /* Keep the record in step with a file just patched for interp, or
  * restored: its name with every link resolved (inside the image, with
  * --root). */
-static void record_done(const char *path, const char *img, const char *interp)
+static void record_done(const struct options *opt, struct patchlist *record, const char *path,
+			const char *img, const char *interp)
 {
-	if (!opt.recording)
+	if (!opt->recording)
 		return;
 	char resolved[CL_PATH_MAX], joined[CL_PATH_MAX];
 	char *abs = NULL;
 	if (!img)
 		abs = realpath(path, NULL);
-	else if (closure_resolve(opt.root_abs, img, resolved, sizeof resolved) == 0 &&
-		 host_path(resolved, joined, sizeof joined))
+	else if (closure_resolve(opt->root_abs, img, resolved, sizeof resolved) == 0 &&
+		 host_path(opt, resolved, joined, sizeof joined))
 		abs = strdup(joined);
 	if (!abs)
 		return;
-	if (opt.action == RESTORE)
-		patchlist_remove(&opt.record, abs);
-	else if (patchlist_add(&opt.record, interp, abs) < 0)
-		complain(abs, "cannot be recorded (a newline in its name?)");
+	if (opt->action == RESTORE)
+		patchlist_remove(record, abs);
+	else if (patchlist_add(record, interp, abs) < 0)
+		complain(opt, abs, "cannot be recorded (a newline in its name?)");
 	free(abs);
 }
 
 /* A temporary that could not be removed is said, never left in silence. */
-static void discard_temp(const char *path, int dirfd, const char *tmp)
+static void discard_temp(const struct options *opt, const char *path, int dirfd, const char *tmp)
 {
 	char why[128];
 	if (replace_discard(dirfd, tmp, why, sizeof why) < 0)
-		complain(path, "error: its temporary copy %s could not be removed: %s", tmp, why);
+		complain(opt, path, "error: its temporary copy %s could not be removed: %s", tmp, why);
 }
 
 /* The original's owner, mode and extended attributes on its replacement:
@@ -269,31 +335,32 @@ static int keep_metadata(const struct pending *p, char *why, size_t cap)
 	return copy_xattrs(p->held.fd, p->lockfd, why, cap);
 }
 
-static int flush_batch(void)
+static int flush_batch(const struct options *opt, struct batch *batch, struct tally *tally,
+		       struct patchlist *record)
 {
 	int failed = 0;
-	if (batch.n == 0)
+	if (batch->n == 0)
 		return 0;
 	/* what went wrong with each, "" for nothing */
-	char (*whys)[160] = calloc(batch.n, sizeof *whys);
-	for (size_t i = 0; i < batch.n && whys; i++)
-		keep_metadata(&batch.v[i], whys[i], sizeof whys[i]);
+	char (*whys)[160] = calloc(batch->n, sizeof *whys);
+	for (size_t i = 0; i < batch->n && whys; i++)
+		keep_metadata(&batch->v[i], whys[i], sizeof whys[i]);
 	/* the temporaries are all beside their originals: one filesystem flush
 	 * per file system; syncfs on the first one's directory covers the rest
 	 * when they share it, and fsync covers any that do not */
-	int sfd = batch.v[0].held.fd;
+	int sfd = batch->v[0].held.fd;
 	bool synced = syncfs(sfd) == 0;
 	dev_t last_dev = 0;
 	ino_t last_ino = 0;
-	for (size_t i = 0; i < batch.n; i++) {
-		struct pending *p = &batch.v[i];
+	for (size_t i = 0; i < batch->n; i++) {
+		struct pending *p = &batch->v[i];
 		int r = 0;
 		char why[160];
 		if (!whys || whys[i][0]) {
 			snprintf(why, sizeof why, "%s", whys ? whys[i] : "out of memory");
 			r = -1;
 		}
-		if (r == 0 && (!synced || p->held.st.st_dev != batch.v[0].held.st.st_dev) &&
+		if (r == 0 && (!synced || p->held.st.st_dev != batch->v[0].held.st.st_dev) &&
 		    fsync(p->lockfd) < 0) {
 			snprintf(why, sizeof why, "cannot make the new file durable: %s", strerror(errno));
 			r = -1;
@@ -303,20 +370,20 @@ static int flush_batch(void)
 		if (r == 0 && (r = replace_commit(p->dirfd, p->tmp, p->name)) < 0)
 			snprintf(why, sizeof why, "cannot replace it: %s", strerror(errno));
 		if (r == 0) {
-			progress_clear();
-			if (!opt.quiet)
+			progress_clear(opt);
+			if (!opt->quiet)
 				puts(p->line);
-			count(DONE, p->path);
-			record_done(p->path, p->img, p->interp);
+			count(opt, tally, DONE, p->path);
+			record_done(opt, record, p->path, p->img, p->interp);
 			if (p->dir_dev != last_dev || p->dir_ino != last_ino) {
 				fsync(p->dirfd);	/* make the renames durable */
 				last_dev = p->dir_dev;
 				last_ino = p->dir_ino;
 			}
 		} else {
-			complain(p->path, "error: %s; left as it was", why);
-			discard_temp(p->path, p->dirfd, p->tmp);
-			count(FAILED, p->path);
+			complain(opt, p->path, "error: %s; left as it was", why);
+			discard_temp(opt, p->path, p->dirfd, p->tmp);
+			count(opt, tally, FAILED, p->path);
 			failed++;
 		}
 		close(p->lockfd);	/* and with it the temporary's lock */
@@ -328,35 +395,37 @@ static int flush_batch(void)
 		free(p->img);
 	}
 	free(whys);
-	batch.n = 0;
+	batch->n = 0;
 	return failed;
 }
 
-static bool batch_holds(dev_t dev, ino_t ino)
+static bool batch_holds(const struct batch *batch, dev_t dev, ino_t ino)
 {
-	for (size_t i = 0; i < batch.n; i++)
-		if (batch.v[i].held.st.st_dev == dev && batch.v[i].held.st.st_ino == ino)
+	for (size_t i = 0; i < batch->n; i++)
+		if (batch->v[i].held.st.st_dev == dev && batch->v[i].held.st.st_ino == ino)
 			return true;
 	return false;
 }
 
-/* Hold the original (name in dirfd, open at srcfd, st as read), write the
- * planned file beside it, and queue it to replace the original.  The queue
- * owns srcfd from then. */
-static int queue_replacement(const char *path, const char *img, int dirfd, const char *name,
-			     int srcfd, const struct stat *st, const unsigned char *bytes,
-			     const struct patch_plan *plan, const char *interp, const char *line,
-			     char *why, size_t cap)
+/* Hold the job's original (j->name in j->dfd, whose fstat is dir_st; open
+ * at j->fd, j->st as read), write its planned file beside it, and queue it
+ * to replace the original, line to be said once it is in place.  The queue
+ * owns j->fd from then; why not into j->why. */
+static int queue_replacement(const struct options *opt, struct batch *batch,
+			     const struct stat *dir_st, struct file_job *j, const char *line)
 {
+	const char *path = j->path, *img = j->img, *name = j->name, *interp = j->interp;
+	int dirfd = j->dfd;
+	char *why = j->why;
+	size_t cap = sizeof j->why;
 	char tmp[NAME_MAX + 1];
-	struct pending *p = &batch.v[batch.n];
+	struct pending *p = &batch->v[batch->n];
 	memset(p, 0, sizeof *p - sizeof p->line);
 	p->lockfd = -1;
-	/* dirfd is dir_of's: its fstat is kept there */
-	if (replace_hold(&p->held, srcfd, st, dirfd, &dir_cache.st, why, cap) < 0)
+	if (replace_hold(&p->held, j->fd, &j->st, dirfd, dir_st, why, cap) < 0)
 		return -1;
-	p->dir_dev = dir_cache.st.st_dev;
-	p->dir_ino = dir_cache.st.st_ino;
+	p->dir_dev = dir_st->st_dev;
+	p->dir_ino = dir_st->st_ino;
 	p->dirfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
 	int fd = p->dirfd < 0 ? (snprintf(why, cap, "%s", strerror(errno)), -1)
 			      : replace_make_temp(p->dirfd, name, tmp, sizeof tmp, why, cap);
@@ -366,7 +435,7 @@ static int queue_replacement(const char *path, const char *img, int dirfd, const
 			close(p->dirfd);
 		return -1;
 	}
-	int r = patch_plan_write(fd, bytes, plan);
+	int r = patch_plan_write(fd, j->bytes, &j->plan);
 	if (r < 0)
 		snprintf(why, cap, "cannot write: %s", strerror(-r));
 	/* its lock, on a descriptor that does not write (an exec of the
@@ -385,7 +454,7 @@ static int queue_replacement(const char *path, const char *img, int dirfd, const
 		free(p->name);
 		free(p->img);
 		replace_release(&p->held);
-		discard_temp(path, p->dirfd, tmp);
+		discard_temp(opt, path, p->dirfd, tmp);
 		if (p->lockfd >= 0)
 			close(p->lockfd);
 		close(p->dirfd);
@@ -393,8 +462,7 @@ static int queue_replacement(const char *path, const char *img, int dirfd, const
 	}
 	snprintf(p->line, sizeof p->line, "%s", line);
 	p->interp = interp;
-	if (++batch.n == batch.max)
-		flush_batch();
+	batch->n++;
 	return 0;
 }
 
@@ -453,44 +521,48 @@ static bool absolute(const char *path, char *out, size_t cap)
  * reaches it, absolute, for the closure and the Python packages: in an
  * image, its links resolved inside it first, so that what they read is
  * the image's. */
-static bool program_path(const char *path, const char *img, char *out, size_t cap)
+static bool program_path(const struct options *opt, const char *path, const char *img, char *out,
+			 size_t cap)
 {
 	char real[CL_PATH_MAX];
 	if (!img)
 		return absolute(path, out, cap);
-	return closure_resolve(opt.root_abs, img, real, sizeof real) == 0 && host_path(real, out, cap);
+	return closure_resolve(opt->root_abs, img, real, sizeof real) == 0 &&
+	       host_path(opt, real, out, cap);
 }
 
 /* Is a program with no sign of CUDA of its own a CUDA program through the
  * libraries it loads, or, a Python interpreter, through its packages
  * (closure.h, pysite.h)?  The way into why. */
-static bool reaches_cuda(const char *path, const char *img, char *why, size_t cap)
+static bool reaches_cuda(const struct options *opt, const struct loads *loads, const char *path,
+			 const char *img, char *why, size_t cap)
 {
 	char abs[CL_PATH_MAX];
-	if (!opt.closure || !opt.pysite || !program_path(path, img, abs, sizeof abs))
+	if (!loads->closure || !loads->pysite || !program_path(opt, path, img, abs, sizeof abs))
 		return false;
-	int r = closure_uses_cuda(opt.closure, abs, why, cap);
+	int r = closure_uses_cuda(loads->closure, abs, why, cap);
 	if (r == 0)
-		r = pysite_uses_cuda(opt.pysite, abs, why, cap);
+		r = pysite_uses_cuda(loads->pysite, abs, why, cap);
 	if (r < 0)
-		complain(path, "warning: out of memory while following what it loads");
+		complain(opt, path, "warning: out of memory while following what it loads");
 	return r > 0;
 }
 
-static void dir_cache_drop(void)
+static void dir_cache_drop(struct dir_cache *dirs)
 {
-	if (dir_cache.fd >= 0)
-		close(dir_cache.fd);
-	free(dir_cache.key);
-	dir_cache.key = NULL;
-	dir_cache.fd = -1;
+	if (dirs->fd >= 0)
+		close(dirs->fd);
+	free(dirs->key);
+	dirs->key = NULL;
+	dirs->fd = -1;
 }
 
 /* The directory that holds a file, open, and the file's name in it: with
  * --root, img resolved inside the image (inroot.h); else path's directory
  * as this machine resolves it.  The descriptor is lent until the next call
- * (dir_cache); -errno when it cannot be opened. */
-static int dir_of(const char *path, const char *img, char *name, size_t cap)
+ * (dirs); -errno when it cannot be opened. */
+static int dir_of(const struct options *opt, struct dir_cache *dirs, const char *path,
+		  const char *img, char *name, size_t cap)
 {
 	const char *p = img ? img : path, *slash = strrchr(p, '/');
 	const char *base = slash ? slash + 1 : p;
@@ -511,83 +583,53 @@ static int dir_of(const char *path, const char *img, char *name, size_t cap)
 		strcpy(key + 1, ".");
 	else
 		snprintf(key + 1, dl + 2, "%.*s", (int)dl, p);
-	if (dir_cache.key && strcmp(dir_cache.key, key) == 0) {
+	if (dirs->key && strcmp(dirs->key, key) == 0) {
 		free(key);
-		return dir_cache.fd;
+		return dirs->fd;
 	}
-	dir_cache_drop();
-	int fd = img ? inroot_open(opt.rootfd, key + 1, O_RDONLY | O_DIRECTORY)
+	dir_cache_drop(dirs);
+	int fd = img ? inroot_open(opt->rootfd, key + 1, O_RDONLY | O_DIRECTORY)
 		     : open(key + 1, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		fd = img ? fd : -errno;
 		free(key);
 		return fd;
 	}
-	if (fstat(fd, &dir_cache.st) < 0) {
+	if (fstat(fd, &dirs->st) < 0) {
 		int e = errno;
 		close(fd);
 		free(key);
 		return -e;
 	}
-	dir_cache.key = key;
-	dir_cache.fd = fd;
+	dirs->key = key;
+	dirs->fd = fd;
 	return fd;
 }
 
-/* One file on its way through process_file: what each of its steps found.
- * open_and_read, what_it_is, then one of leave_own_program, check_file or
- * change_file (plan_restore or plan_patch, then replace_file or
- * say_unchanged); release_file gives back what it holds. */
-struct file_job {
-	/* what is asked (process_file's arguments) */
-	const char *path, *img;		/* as said, and in the image (--root) */
-	bool named;			/* named on the command line, not walked */
-	const char *interp;		/* patched for it, a cudaload for machine */
-	int machine;
-
-	/* the file, open and read (open_and_read) */
-	int dfd;			/* its directory, dir_of's (lent) */
-	char name[NAME_MAX + 1];	/* its name there */
-	int fd;				/* the file: -1 once closed, or the queue's */
-	struct stat st;
-	unsigned char *bytes;		/* all of it, len bytes */
-	size_t len;
-
-	/* what it is (what_it_is) */
-	struct elf_facts f;
-	const char *cuda_why;		/* why it is a CUDA program, or NULL */
-	char reach[640];		/* ... when what it loads says so */
-
-	/* what is done to it (plan_restore, plan_patch) */
-	struct patch_plan plan;
-	bool forced;			/* a restore that is not byte-identical */
-
-	char why[512];			/* what went wrong, for any step */
-};
-
 /* The file opened in its directory, a regular file, and read whole:
  * DONE, else FAILED (said) or SKIP_SPECIAL (said when it was named). */
-static enum outcome open_and_read(struct file_job *j)
+static enum outcome open_and_read(const struct options *opt, struct dir_cache *dirs,
+				  struct tally *tally, struct file_job *j)
 {
-	j->dfd = dir_of(j->path, j->img, j->name, sizeof j->name);
+	j->dfd = dir_of(opt, dirs, j->path, j->img, j->name, sizeof j->name);
 	j->fd = j->dfd < 0 ? (errno = -j->dfd, -1)
 			   : openat(j->dfd, j->name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (j->fd < 0) {
-		complain(j->path, "error: %s", strerror(errno));
+		complain(opt, j->path, "error: %s", strerror(errno));
 		return FAILED;
 	}
 	if (fstat(j->fd, &j->st) < 0 || !S_ISREG(j->st.st_mode)) {
 		close(j->fd);
 		j->fd = -1;
 		if (j->named) {
-			say(j->path, "skipped: not a regular file");
-			opt.named_skipped++;
+			say(opt, j->path, "skipped: not a regular file");
+			tally->named_skipped++;
 		}
 		return SKIP_SPECIAL;
 	}
 	j->bytes = replace_read(j->fd, &j->st, &j->len, j->why, sizeof j->why);
 	if (!j->bytes) {
-		complain(j->path, "error: %s", j->why);
+		complain(opt, j->path, "error: %s", j->why);
 		return FAILED;
 	}
 	return DONE;
@@ -596,17 +638,18 @@ static enum outcome open_and_read(struct file_job *j)
 /* What the file is (elfpatch_inspect), and why it is a CUDA program: its
  * own sign, else what it loads, asked where that decides (a walk,
  * --check) or is said (-v, --dry-run).  DONE, or FAILED (said). */
-static enum outcome what_it_is(struct file_job *j)
+static enum outcome what_it_is(const struct options *opt, const struct loads *loads,
+			       struct file_job *j)
 {
 	struct elf_facts *f = &j->f;
 	if (elfpatch_inspect(j->bytes, j->len, f, j->why, sizeof j->why) < 0) {
-		complain(j->path, "error: %s", j->why);
+		complain(opt, j->path, "error: %s", j->why);
 		return FAILED;
 	}
 	j->cuda_why = f->uses_cuda ? f->cuda_lib : NULL;
-	if (f->kind == FOUND_DYNAMIC && !f->uses_cuda && !f->recorded[0] && opt.action != RESTORE &&
-	    ((!j->named && !opt.all) || opt.action == CHECK || opt.dry_run || opt.verbose) &&
-	    reaches_cuda(j->path, j->img, j->reach, sizeof j->reach)) {
+	if (f->kind == FOUND_DYNAMIC && !f->uses_cuda && !f->recorded[0] && opt->action != RESTORE &&
+	    ((!j->named && !opt->all) || opt->action == CHECK || opt->dry_run || opt->verbose) &&
+	    reaches_cuda(opt, loads, j->path, j->img, j->reach, sizeof j->reach)) {
 		f->uses_cuda = true;
 		j->cuda_why = j->reach;
 	}
@@ -615,33 +658,35 @@ static enum outcome what_it_is(struct file_job *j)
 
 /* One of cudaload's own programs (its identity note) is never patched,
  * so never counted as unpatched: SKIP_CUDALOAD, said when named or -v. */
-static enum outcome leave_own_program(const struct file_job *j)
+static enum outcome leave_own_program(const struct options *opt, struct tally *tally,
+				      const struct file_job *j)
 {
-	if (j->named || opt.verbose)
-		say(j->path, "skipped: one of cudaload's own programs (its identity note): "
+	if (j->named || opt->verbose)
+		say(opt, j->path, "skipped: one of cudaload's own programs (its identity note): "
 		    "the verifier must judge each driver with that driver");
-	opt.named_skipped += j->named;
+	tally->named_skipped += j->named;
 	return SKIP_CUDALOAD;
 }
 
 /* --check: is it patched?  DONE when it is, SKIP_NOT_PATCHED for a named
  * or CUDA program that is not, else why it is no program to patch. */
-static enum outcome check_file(const struct file_job *j)
+static enum outcome check_file(const struct options *opt, struct tally *tally,
+			       const struct file_job *j)
 {
 	const struct elf_facts *f = &j->f;
 	enum outcome o = skip_for_kind(f);
 	if (o != DONE) {
 		if (j->named) {
-			say(j->path, "%s", outcome_name(o));
-			opt.named_skipped++;
+			say(opt, j->path, "%s", outcome_name(o));
+			tally->named_skipped++;
 		}
 	} else if (f->recorded[0]) {
-		say(j->path, "patched, interpreter %s, original %s%s", f->interp, f->recorded,
+		say(opt, j->path, "patched, interpreter %s, original %s%s", f->interp, f->recorded,
 		    f->patched ? "" : " (rewritten since: --restore needs --force)");
 	} else if (j->named || f->uses_cuda) {
-		say(j->path, "not patched, interpreter %s%s%s", f->interp,
+		say(opt, j->path, "not patched, interpreter %s%s%s", f->interp,
 		    f->uses_cuda ? ", uses CUDA: " : "", j->cuda_why ? j->cuda_why : "");
-		opt.check_unpatched++;
+		tally->check_unpatched++;
 		o = SKIP_NOT_PATCHED;
 	} else {
 		o = SKIP_NO_CUDA;
@@ -652,19 +697,19 @@ static enum outcome check_file(const struct file_job *j)
 /* --restore: the plan that gives a patched program back its original
  * (with --force, after a rewrite, its original interpreter).  DONE, else
  * why not (FAILED said). */
-static enum outcome plan_restore(struct file_job *j)
+static enum outcome plan_restore(const struct options *opt, struct file_job *j)
 {
 	const struct elf_facts *f = &j->f;
 	if (f->kind != FOUND_DYNAMIC || !f->recorded[0])
 		return f->kind != FOUND_DYNAMIC ? skip_for_kind(f) : SKIP_NOT_PATCHED;
 	if (elfpatch_plan_restore(j->bytes, j->len, &j->plan, j->why, sizeof j->why) == 0)
 		return DONE;
-	if (!opt.force) {
-		complain(j->path, "error: %s", j->why);
+	if (!opt->force) {
+		complain(opt, j->path, "error: %s", j->why);
 		return FAILED;
 	}
 	if (elfpatch_plan_force_restore(j->bytes, j->len, &j->plan, j->why, sizeof j->why) < 0) {
-		complain(j->path, "error: %s", j->why);
+		complain(opt, j->path, "error: %s", j->why);
 		return FAILED;
 	}
 	j->forced = true;
@@ -674,7 +719,7 @@ static enum outcome plan_restore(struct file_job *j)
 /* The plan that patches a dynamic program for j->interp: DONE, else why
  * not (already patched, another machine, no CUDA in a walk, already this
  * interpreter; FAILED said). */
-static enum outcome plan_patch(struct file_job *j)
+static enum outcome plan_patch(const struct options *opt, struct file_job *j)
 {
 	const struct elf_facts *f = &j->f;
 	enum outcome o = skip_for_kind(f);
@@ -682,13 +727,13 @@ static enum outcome plan_patch(struct file_job *j)
 		o = SKIP_PATCHED;
 	else if (o == DONE && f->machine != j->machine)
 		o = SKIP_MACHINE;
-	else if (o == DONE && !j->named && !opt.all && !f->uses_cuda)
+	else if (o == DONE && !j->named && !opt->all && !f->uses_cuda)
 		o = SKIP_NO_CUDA;
 	else if (o == DONE && strcmp(f->interp, j->interp) == 0)
 		o = SKIP_SAME;
 	else if (o == DONE && elfpatch_plan_patch(j->bytes, j->len, j->interp, &j->plan, j->why,
 						  sizeof j->why) < 0) {
-		complain(j->path, "error: %s", j->why);
+		complain(opt, j->path, "error: %s", j->why);
 		o = FAILED;
 	}
 	return o;
@@ -696,72 +741,74 @@ static enum outcome plan_patch(struct file_job *j)
 
 /* The planned file: said (--dry-run, DONE), or written beside it and
  * queued to replace it (QUEUED: counted once in place), else FAILED (said). */
-static enum outcome replace_file(struct file_job *j)
+static enum outcome replace_file(const struct options *opt, struct run *run, struct file_job *j)
 {
 	const struct elf_facts *f = &j->f;
 	char line[CL_PATH_MAX + 128];
-	if (opt.action == RESTORE)
+	if (opt->action == RESTORE)
 		snprintf(line, sizeof line, "%s: %srestored, interpreter %s%s", j->path,
-			 opt.dry_run ? "would be " : "", f->recorded,
+			 opt->dry_run ? "would be " : "", f->recorded,
 			 j->forced ? " (not byte-identical: the file was rewritten after patching)" : "");
 	else
 		snprintf(line, sizeof line, "%s: %spatched, interpreter %s (was %s)%s%s%s", j->path,
-			 opt.dry_run ? "would be " : "", j->interp, f->interp,
+			 opt->dry_run ? "would be " : "", j->interp, f->interp,
 			 j->plan.grew ? ", grown" : "",
-			 !opt.dry_run && !opt.verbose ? ""
+			 !opt->dry_run && !opt->verbose ? ""
 			 : j->cuda_why ? "; uses CUDA: " : "; named, no sign of CUDA",
-			 (opt.dry_run || opt.verbose) && j->cuda_why ? j->cuda_why : "");
-	if (opt.dry_run) {
-		progress_clear();
+			 (opt->dry_run || opt->verbose) && j->cuda_why ? j->cuda_why : "");
+	if (opt->dry_run) {
+		progress_clear(opt);
 		puts(line);
 		return DONE;
 	}
-	if (queue_replacement(j->path, j->img, j->dfd, j->name, j->fd, &j->st, j->bytes, &j->plan,
-			      j->interp, line, j->why, sizeof j->why) < 0) {
-		complain(j->path, "error: %s; left as it was", j->why);
+	if (queue_replacement(opt, &run->batch, &run->dirs.st, j, line) < 0) {
+		complain(opt, j->path, "error: %s; left as it was", j->why);
 		return FAILED;
 	}
 	j->fd = -1;	/* the queue's now */
+	if (run->batch.n == run->batch.max)
+		flush_batch(opt, &run->batch, &run->tally, &run->record);
 	return QUEUED;
 }
 
 /* Why a file is left as it is (o), said for a named file, and in a walk
  * for an already patched one and for CUDA programs it had to leave out. */
-static void say_unchanged(const struct file_job *j, enum outcome o)
+static void say_unchanged(const struct options *opt, struct tally *tally, const struct file_job *j,
+			  enum outcome o)
 {
 	if (o == SKIP_PATCHED) {
-		say(j->path, "already patched, original interpreter %s", j->f.recorded);
-	} else if (o == SKIP_SAME || (o == SKIP_NOT_PATCHED && opt.action == RESTORE)) {
+		say(opt, j->path, "already patched, original interpreter %s", j->f.recorded);
+	} else if (o == SKIP_SAME || (o == SKIP_NOT_PATCHED && opt->action == RESTORE)) {
 		if (j->named)
-			say(j->path, "skipped: %s", outcome_name(o));	/* already as asked */
+			say(opt, j->path, "skipped: %s", outcome_name(o));	/* already as asked */
 	} else if (o != FAILED && (j->named || (j->f.uses_cuda && (o == SKIP_MACHINE || o == SKIP_LINKS)))) {
 		/* named files, and CUDA programs a walk had to leave out */
 		if (o == SKIP_MACHINE) {
 			char a[24], b[24];
-			say(j->path, "skipped: for %s, cudaload is for %s",
+			say(opt, j->path, "skipped: for %s, cudaload is for %s",
 			    elfread_machine_label(j->f.machine, a, sizeof a),
 			    elfread_machine_label(j->machine, b, sizeof b));
 		} else if (o == SKIP_LINKS) {
-			say(j->path, "skipped: %lu hard links (--break-links patches this name only)",
+			say(opt, j->path, "skipped: %lu hard links (--break-links patches this name only)",
 			    (unsigned long)j->st.st_nlink);
 		} else {
-			say(j->path, "skipped: %s", outcome_name(o));
+			say(opt, j->path, "skipped: %s", outcome_name(o));
 		}
 		if (j->named)
-			opt.named_skipped++;
+			tally->named_skipped++;
 	}
 }
 
-/* Restored or patched as opt.action says, when it should be and its links
+/* Restored or patched as opt->action says, when it should be and its links
  * allow (--break-links); else why not said. */
-static enum outcome change_file(struct file_job *j)
+static enum outcome change_file(const struct options *opt, struct run *run, struct file_job *j)
 {
-	enum outcome o = opt.action == RESTORE ? plan_restore(j) : plan_patch(j);
-	if (o == DONE && j->st.st_nlink > 1 && !opt.break_links)
+	enum outcome o = opt->action == RESTORE ? plan_restore(opt, j) : plan_patch(opt, j);
+	if (o == DONE && j->st.st_nlink > 1 && !opt->break_links)
 		o = SKIP_LINKS;
 	if (o == DONE)
-		return replace_file(j);
-	say_unchanged(j, o);
+		return replace_file(opt, run, j);
+	say_unchanged(opt, &run->tally, j, o);
 	return o;
 }
 
@@ -775,35 +822,35 @@ static void release_file(struct file_job *j)
 }
 
 /* One file: patched for interp (a cudaload for machine), restored or
- * checked as opt.action says.  The interpreter is the caller's: --reapply
+ * checked as opt->action says.  The interpreter is the caller's: --reapply
  * gives each recorded program its own.  img: the file's path in the image
  * (--root), where it is looked up.  What became of it. */
-static enum outcome process_file(const char *path, const char *img, bool named, const char *interp,
-				 int machine)
+static enum outcome process_file(const struct options *opt, struct run *run, const char *path,
+				 const char *img, bool named, const char *interp, int machine)
 {
 	struct file_job j = { .path = path, .img = img, .named = named, .interp = interp,
 			      .machine = machine, .fd = -1 };
-	enum outcome o = open_and_read(&j);
+	enum outcome o = open_and_read(opt, &run->dirs, &run->tally, &j);
 	if (o == DONE)
-		o = what_it_is(&j);
+		o = what_it_is(opt, &run->loads, &j);
 	if (o == DONE)
-		o = j.f.own_program && opt.action != RESTORE ? leave_own_program(&j)
-		    : opt.action == CHECK ? check_file(&j)
-		    : change_file(&j);
+		o = j.f.own_program && opt->action != RESTORE ? leave_own_program(opt, &run->tally, &j)
+		    : opt->action == CHECK ? check_file(opt, &run->tally, &j)
+		    : change_file(opt, run, &j);
 	release_file(&j);
 	return o;
 }
 
-static void count(int o, const char *path)
+static void count(const struct options *opt, struct tally *tally, int outcome, const char *path)
 {
-	if (o == QUEUED || o == SKIP_CUDALOAD)
+	if (outcome == QUEUED || outcome == SKIP_CUDALOAD)
 		return;	/* counted once in place; cudaload itself is no skip */
-	opt.count[o]++;
-	opt.seen++;
-	if (opt.progress && opt.seen % 64 == 0)
-		fprintf(stderr, "\r\033[K%lu files, %lu %s, %lu failed: %.60s", opt.seen,
-			opt.count[DONE], opt.action == RESTORE ? "restored" : "patched",
-			opt.count[FAILED], path);
+	tally->count[outcome]++;
+	tally->seen++;
+	if (opt->progress && tally->seen % 64 == 0)
+		fprintf(stderr, "\r\033[K%lu files, %lu %s, %lu failed: %.60s", tally->seen,
+			tally->count[DONE], opt->action == RESTORE ? "restored" : "patched",
+			tally->count[FAILED], path);
 }
 
 /* Every argument is listed first, then the files are patched: renaming
@@ -819,71 +866,66 @@ struct listed_file {
 	nlink_t nlink;
 };
 
-static struct {
+struct listing {
 	struct listed_file *v;
 	size_t n, cap;
 	bool oom;
-} listed;
+};
 
-static int list_file(const char *path, const char *img, bool named, const struct stat *st)
+static int list_file(struct listing *listed, const char *path, const char *img, bool named,
+		     const struct stat *st)
 {
-	if (array_room(&listed.v, listed.n, &listed.cap, sizeof *listed.v, 256) < 0 ||
-	    !(listed.v[listed.n].path = strdup(path))) {
-		listed.oom = true;
+	if (array_room(&listed->v, listed->n, &listed->cap, sizeof *listed->v, 256) < 0 ||
+	    !(listed->v[listed->n].path = strdup(path))) {
+		listed->oom = true;
 		return -1;
 	}
-	listed.v[listed.n].img = img ? strdup(img) : NULL;
-	if (img && !listed.v[listed.n].img) {
-		free(listed.v[listed.n].path);
-		listed.oom = true;
+	listed->v[listed->n].img = img ? strdup(img) : NULL;
+	if (img && !listed->v[listed->n].img) {
+		free(listed->v[listed->n].path);
+		listed->oom = true;
 		return -1;
 	}
-	listed.v[listed.n].named = named;
-	listed.v[listed.n].dev = st->st_dev;
-	listed.v[listed.n].ino = st->st_ino;
-	listed.v[listed.n].nlink = st->st_nlink;
-	listed.n++;
+	listed->v[listed->n].named = named;
+	listed->v[listed->n].dev = st->st_dev;
+	listed->v[listed->n].ino = st->st_ino;
+	listed->v[listed->n].nlink = st->st_nlink;
+	listed->n++;
 	return 0;
 }
 
 /* A temporary of ours met in a directory (dirfd) at path: never patched;
  * removed, and said, when a run that was killed left it (replace.h). */
-static void sweep_one(int dirfd, const char *name, const char *path)
+static void sweep_one(const struct options *opt, int dirfd, const char *name, const char *path)
 {
 	char why[128];
-	if (!opt.sweep)
+	if (!opt->sweep)
 		return;
 	int r = replace_remove_stale(dirfd, name, why, sizeof why);
 	if (r > 0)
-		say(path, "removed: a temporary copy left by a run that was killed");
+		say(opt, path, "removed: a temporary copy left by a run that was killed");
 	else if (r < 0)
-		complain(path, "warning: a temporary copy left by a run that was killed could not be "
+		complain(opt, path, "warning: a temporary copy left by a run that was killed could not be "
 			 "removed: %s", why);
-	else if (opt.verbose)
-		say(path, "left: a temporary copy another run is writing, or another user's");
+	else if (opt->verbose)
+		say(opt, path, "left: a temporary copy another run is writing, or another user's");
 }
 
-/* The temporaries a killed run left beside the files named: each directory
- * looked at once. */
-static struct {
-	struct { dev_t dev; ino_t ino; } *v;
-	size_t n, cap;
-} swept;
-
-static void sweep_dir_of(const char *path, const char *img)
+static void sweep_dir_of(const struct options *opt, struct dir_cache *dirs, struct swept *swept,
+			 const char *path, const char *img)
 {
 	char name[NAME_MAX + 1];
 	struct stat st;
-	int dfd = opt.sweep ? dir_of(path, img, name, sizeof name) : -1;
+	int dfd = opt->sweep ? dir_of(opt, dirs, path, img, name, sizeof name) : -1;
 	if (dfd < 0 || fstat(dfd, &st) < 0)
 		return;
-	for (size_t i = 0; i < swept.n; i++)
-		if (swept.v[i].dev == st.st_dev && swept.v[i].ino == st.st_ino)
+	for (size_t i = 0; i < swept->n; i++)
+		if (swept->v[i].dev == st.st_dev && swept->v[i].ino == st.st_ino)
 			return;
-	if (array_room(&swept.v, swept.n, &swept.cap, sizeof *swept.v, 16) < 0)
+	if (array_room(&swept->v, swept->n, &swept->cap, sizeof *swept->v, 16) < 0)
 		return;
-	swept.v[swept.n].dev = st.st_dev;
-	swept.v[swept.n++].ino = st.st_ino;
+	swept->v[swept->n].dev = st.st_dev;
+	swept->v[swept->n++].ino = st.st_ino;
 	int own = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
 	DIR *d = own >= 0 ? fdopendir(own) : NULL;
 	if (!d) {
@@ -898,7 +940,7 @@ static void sweep_dir_of(const char *path, const char *img)
 			continue;
 		char shown[CL_PATH_MAX];
 		snprintf(shown, sizeof shown, "%.*s%s%s", dl, path, slash ? "/" : "", e->d_name);
-		sweep_one(dirfd(d), e->d_name, shown);
+		sweep_one(opt, dirfd(d), e->d_name, shown);
 	}
 	closedir(d);
 }
@@ -929,13 +971,14 @@ static bool walk_push(struct walk_at *w, const char *name)
 }
 
 /* The directory open at dfd (taken), walked without following a link:
- * every regular file listed, every temporary of a killed run swept. */
-static void walk_dir(int dfd, struct walk_at *w, int depth)
+ * every regular file listed, every temporary of a killed run swept-> */
+static void walk_dir(const struct options *opt, struct tally *tally, struct listing *listed,
+		     int dfd, struct walk_at *w, int depth)
 {
 	DIR *d = fdopendir(dfd);
 	if (!d) {
-		complain(w->path, "error: cannot read: %s", strerror(errno));
-		count(FAILED, w->path);
+		complain(opt, w->path, "error: cannot read: %s", strerror(errno));
+		count(opt, tally, FAILED, w->path);
 		close(dfd);
 		return;
 	}
@@ -945,8 +988,8 @@ static void walk_dir(int dfd, struct walk_at *w, int depth)
 		struct dirent *e = readdir(d);
 		if (!e) {
 			if (errno) {
-				complain(w->path, "error: cannot read: %s", strerror(errno));
-				count(FAILED, w->path);
+				complain(opt, w->path, "error: cannot read: %s", strerror(errno));
+				count(opt, tally, FAILED, w->path);
 			}
 			break;
 		}
@@ -956,27 +999,27 @@ static void walk_dir(int dfd, struct walk_at *w, int depth)
 		if (e->d_type != DT_UNKNOWN && e->d_type != DT_REG && e->d_type != DT_DIR)
 			continue;	/* links are skipped: their targets are walked or named */
 		if (!walk_push(w, n)) {
-			complain(w->path, "error: %s/%s: %s", w->path, n, strerror(ENAMETOOLONG));
-			count(FAILED, w->path);
+			complain(opt, w->path, "error: %s/%s: %s", w->path, n, strerror(ENAMETOOLONG));
+			count(opt, tally, FAILED, w->path);
 			continue;
 		}
 		struct stat st;
 		if (fstatat(dirfd(d), n, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			complain(w->path, "error: cannot read: %s", strerror(errno));
-			count(FAILED, w->path);
+			complain(opt, w->path, "error: cannot read: %s", strerror(errno));
+			count(opt, tally, FAILED, w->path);
 		} else if (S_ISDIR(st.st_mode)) {
 			int sub = depth < 4096 ? openat(dirfd(d), n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 					       : (errno = ELOOP, -1);
 			if (sub < 0) {
-				complain(w->path, "error: cannot read: %s", strerror(errno));
-				count(FAILED, w->path);
+				complain(opt, w->path, "error: cannot read: %s", strerror(errno));
+				count(opt, tally, FAILED, w->path);
 			} else {
-				walk_dir(sub, w, depth + 1);
+				walk_dir(opt, tally, listed, sub, w, depth + 1);
 			}
 		} else if (S_ISREG(st.st_mode)) {
 			if (replace_is_temp(n))
-				sweep_one(dirfd(d), n, w->path);
-			else if (list_file(w->path, w->in_image ? w->img : NULL, false, &st) < 0)
+				sweep_one(opt, dirfd(d), n, w->path);
+			else if (list_file(listed, w->path, w->in_image ? w->img : NULL, false, &st) < 0)
 				break;
 		}
 		w->pl = pl;
@@ -988,14 +1031,15 @@ static void walk_dir(int dfd, struct walk_at *w, int depth)
 }
 
 /* The directory path (img in the image), walked. */
-static void list_dir(const char *path, const char *img)
+static void list_dir(const struct options *opt, struct tally *tally, struct listing *listed,
+		     const char *path, const char *img)
 {
-	int dfd = img ? inroot_open(opt.rootfd, img, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
+	int dfd = img ? inroot_open(opt->rootfd, img, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
 		      : open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct walk_at *w = dfd >= 0 ? malloc(sizeof *w) : NULL;
 	if (!w) {
-		complain(path, "error: %s", dfd < 0 ? strerror(img ? -dfd : errno) : "out of memory");
-		count(FAILED, path);
+		complain(opt, path, "error: %s", dfd < 0 ? strerror(img ? -dfd : errno) : "out of memory");
+		count(opt, tally, FAILED, path);
 		if (dfd >= 0)
 			close(dfd);
 		return;
@@ -1007,20 +1051,21 @@ static void list_dir(const char *path, const char *img)
 	w->il = strlen(w->img);
 	while (w->pl > 1 && w->path[w->pl - 1] == '/')
 		w->path[--w->pl] = '\0';	/* "dir/" walks as dir */
-	walk_dir(dfd, w, 0);
+	walk_dir(opt, tally, listed, dfd, w, 0);
 	free(w);
-	if (listed.oom) {
-		complain(path, "error: out of memory");
-		count(FAILED, path);
+	if (listed->oom) {
+		complain(opt, path, "error: out of memory");
+		count(opt, tally, FAILED, path);
 	}
 }
 
 /* lstat of path (img in the image): 0, or -errno. */
-static int stat_named(const char *path, const char *img, struct stat *st, bool follow)
+static int stat_named(const struct options *opt, const char *path, const char *img, struct stat *st,
+		      bool follow)
 {
 	if (!img)
 		return (follow ? stat(path, st) : lstat(path, st)) == 0 ? 0 : -errno;
-	int fd = inroot_open(opt.rootfd, img, O_PATH | (follow ? 0 : O_NOFOLLOW));
+	int fd = inroot_open(opt->rootfd, img, O_PATH | (follow ? 0 : O_NOFOLLOW));
 	if (fd < 0)
 		return fd;
 	int r = fstat(fd, st) == 0 ? 0 : -errno;
@@ -1028,7 +1073,10 @@ static int stat_named(const char *path, const char *img, struct stat *st, bool f
 	return r;
 }
 
-static void list_argument(const char *arg)
+/* One argument listed: a file, or a directory walked (a link named: what
+ * it points to); the temporaries a killed run left beside a file swept. */
+static void list_argument(const struct options *opt, struct run *run, struct listing *listed,
+			  const char *arg)
 {
 	const char *path = arg;
 	struct stat st;
@@ -1037,39 +1085,39 @@ static void list_argument(const char *arg)
 	char *real = NULL;
 	/* in the image: below the root as given, or as this machine resolves
 	 * it (the image's own links are never followed to get there) */
-	if (opt.rootfd >= 0 &&
+	if (opt->rootfd >= 0 &&
 	    (inroot_absolute(path, abs, sizeof abs) < 0 ||
-	     (!(img = inroot_below(opt.root_abs, abs)) && !(img = inroot_below(opt.root_real, abs))))) {
-		complain(path, "error: not in the image (--root %s): name its files there", opt.root_abs);
-		count(FAILED, path);
+	     (!(img = inroot_below(opt->root_abs, abs)) && !(img = inroot_below(opt->root_real, abs))))) {
+		complain(opt, path, "error: not in the image (--root %s): name its files there", opt->root_abs);
+		count(opt, &run->tally, FAILED, path);
 		return;
 	}
-	int r = stat_named(path, img, &st, false);
+	int r = stat_named(opt, path, img, &st, false);
 	if (r == 0 && S_ISLNK(st.st_mode)) {
 		/* A named link: what it points to (in the image: where the
 		 * image's link leads there), never the link itself. */
 		if (!img) {
 			real = realpath(path, NULL);
 			r = real ? 0 : -errno;
-		} else if ((r = closure_resolve(opt.root_abs, img, resolved, sizeof resolved)) == 0) {
-			real = host_path(resolved, shown, sizeof shown) ? strdup(shown) : NULL;
+		} else if ((r = closure_resolve(opt->root_abs, img, resolved, sizeof resolved)) == 0) {
+			real = host_path(opt, resolved, shown, sizeof shown) ? strdup(shown) : NULL;
 			r = real ? 0 : -ENAMETOOLONG;
 			img = resolved;
 		}
 		if (r == 0) {
 			path = real;
-			r = stat_named(path, img, &st, true);
+			r = stat_named(opt, path, img, &st, true);
 		}
 	}
 	if (r < 0) {
-		complain(arg, "error: %s", strerror(-r));
-		count(FAILED, arg);
+		complain(opt, arg, "error: %s", strerror(-r));
+		count(opt, &run->tally, FAILED, arg);
 	} else if (S_ISDIR(st.st_mode)) {
-		list_dir(path, img);
-	} else if (list_file(path, img, true, &st) < 0) {
-		complain(path, "error: out of memory");
+		list_dir(opt, &run->tally, listed, path, img);
+	} else if (list_file(listed, path, img, true, &st) < 0) {
+		complain(opt, path, "error: out of memory");
 	} else {
-		sweep_dir_of(path, img);
+		sweep_dir_of(opt, &run->dirs, &run->swept, path, img);
 	}
 	free(real);
 }
@@ -1088,18 +1136,19 @@ static int by_file(const void *a, const void *b)
 
 /* A listed file's name, every link resolved (inside the image for one
  * there), malloc'd, or NULL. */
-static char *resolved_name(const struct listed_file *f)
+static char *resolved_name(const struct options *opt, const struct listed_file *f)
 {
 	char out[CL_PATH_MAX];
 	if (!f->img)
 		return realpath(f->path, NULL);
-	return closure_resolve(opt.root_abs, f->img, out, sizeof out) == 0 ? strdup(out) : NULL;
+	return closure_resolve(opt->root_abs, f->img, out, sizeof out) == 0 ? strdup(out) : NULL;
 }
 
 /* Two paths of one name? */
-static bool same_name(const struct listed_file *a, const struct listed_file *b)
+static bool same_name(const struct options *opt, const struct listed_file *a,
+		      const struct listed_file *b)
 {
-	char *ra = resolved_name(a), *rb = resolved_name(b);
+	char *ra = resolved_name(opt, a), *rb = resolved_name(opt, b);
 	bool same = ra && rb && strcmp(ra, rb) == 0;
 	free(ra);
 	free(rb);
@@ -1110,21 +1159,21 @@ static bool same_name(const struct listed_file *a, const struct listed_file *b)
  * that overlap) is done once, as named if it was, else as first listed: its
  * second copy would find the first renamed over it.  Its other names (hard
  * links) stay: each is said, or patched alone with --break-links. */
-static void drop_duplicates(void)
+static void drop_duplicates(const struct options *opt, struct listing *listed)
 {
-	struct listed_file **order = malloc(listed.n * sizeof *order + 1);
+	struct listed_file **order = malloc(listed->n * sizeof *order + 1);
 	if (!order)
 		return;
-	for (size_t i = 0; i < listed.n; i++)
-		order[i] = &listed.v[i];
-	qsort(order, listed.n, sizeof *order, by_file);
-	for (size_t i = 1, group = 0; i < listed.n; i++) {
+	for (size_t i = 0; i < listed->n; i++)
+		order[i] = &listed->v[i];
+	qsort(order, listed->n, sizeof *order, by_file);
+	for (size_t i = 1, group = 0; i < listed->n; i++) {
 		if (order[i]->dev != order[group]->dev || order[i]->ino != order[group]->ino) {
 			group = i;
 			continue;
 		}
 		for (size_t j = group; j < i && order[i]->path; j++)
-			if (order[j]->path && (order[i]->nlink == 1 || same_name(order[i], order[j]))) {
+			if (order[j]->path && (order[i]->nlink == 1 || same_name(opt, order[i], order[j]))) {
 				free(order[i]->path);
 				free(order[i]->img);
 				order[i]->path = NULL;
@@ -1134,30 +1183,32 @@ static void drop_duplicates(void)
 	free(order);
 }
 
-static void process_listed(void)
+static void process_listed(const struct options *opt, struct run *run, struct listing *listed)
 {
-	drop_duplicates();
+	drop_duplicates(opt, listed);
 	/* virtual environments first: they say which interpreter they run */
-	for (size_t i = 0; i < listed.n && opt.pysite; i++) {
-		const char *p = listed.v[i].path, *base = p ? strrchr(p, '/') : NULL;
+	for (size_t i = 0; i < listed->n && run->loads.pysite; i++) {
+		const char *p = listed->v[i].path, *base = p ? strrchr(p, '/') : NULL;
 		char abs[CL_PATH_MAX];
 		if (base && strcmp(base + 1, "pyvenv.cfg") == 0 &&
-		    program_path(p, listed.v[i].img, abs, sizeof abs) && pysite_add_venv(opt.pysite, abs) < 0)
-			complain(p, "warning: out of memory");
+		    program_path(opt, p, listed->v[i].img, abs, sizeof abs) &&
+		    pysite_add_venv(run->loads.pysite, abs) < 0)
+			complain(opt, p, "warning: out of memory");
 	}
-	for (size_t i = 0; i < listed.n; i++) {
-		const char *p = listed.v[i].path;
+	for (size_t i = 0; i < listed->n; i++) {
+		const char *p = listed->v[i].path;
 		/* another name of a file queued (--break-links): its rename first,
 		 * which changes this one's link count and ctime */
-		if (p && listed.v[i].nlink > 1 && batch_holds(listed.v[i].dev, listed.v[i].ino))
-			flush_batch();
+		if (p && listed->v[i].nlink > 1 && batch_holds(&run->batch, listed->v[i].dev, listed->v[i].ino))
+			flush_batch(opt, &run->batch, &run->tally, &run->record);
 		if (p)
-			count(process_file(p, listed.v[i].img, listed.v[i].named, opt.interp, opt.machine), p);
-		free(listed.v[i].path);
-		free(listed.v[i].img);
+			count(opt, &run->tally, process_file(opt, run, p, listed->v[i].img, listed->v[i].named,
+							    opt->interp, opt->machine), p);
+		free(listed->v[i].path);
+		free(listed->v[i].img);
 	}
-	free(listed.v);
-	memset(&listed, 0, sizeof listed);
+	free(listed->v);
+	memset(listed, 0, sizeof *listed);
 }
 
 /* The machine of the ELF file open at fd (taken), or -1. */
@@ -1180,16 +1231,16 @@ static int interp_machine(const char *path)
 
 /* A file the programs will name (an interpreter), opened where they will
  * see it: in the image with --root.  fd, or -errno. */
-static int open_as_seen(const char *path, int flags)
+static int open_as_seen(const struct options *opt, const char *path, int flags)
 {
-	if (opt.rootfd >= 0)
-		return inroot_open(opt.rootfd, path, flags);
+	if (opt->rootfd >= 0)
+		return inroot_open(opt->rootfd, path, flags);
 	int fd = open(path, flags | O_CLOEXEC);
 	return fd >= 0 ? fd : -errno;
 }
 
 /* The cudaload installed in the image root, as the image names it, or NULL. */
-static const char *image_cudaload(void)
+static const char *image_cudaload(const struct options *opt)
 {
 	static const char *const places[] = { "/usr/bin/cudaload", "/usr/local/bin/cudaload" };
 	for (size_t i = 0; i < sizeof places / sizeof places[0]; i++) {
@@ -1197,7 +1248,7 @@ static const char *image_cudaload(void)
 		struct stat st;
 		struct elf_facts f;
 		size_t len;
-		int fd = open_as_seen(places[i], O_RDONLY);
+		int fd = open_as_seen(opt, places[i], O_RDONLY);
 		unsigned char *img = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)
 					     ? replace_read(fd, &st, &len, why, sizeof why) : NULL;
 		bool found = img && elfpatch_inspect(img, len, &f, why, sizeof why) == 0 &&
@@ -1286,35 +1337,41 @@ static const struct option_def options[] = {
 };
 #define N_OPTIONS (sizeof options / sizeof options[0])
 
-static int finish(void);
+static int finish(const struct options *opt, struct run *run);
 
 /* The record, read and written; in the image when it lies there (the
- * programs' paths in it are the image's, as this machine names them). */
-static int record_load(char *why, size_t cap)
+ * programs' paths in it are the image's, as this machine names them).
+ * A missing record is empty; lines that do not parse are said, and left. */
+static int record_load(const struct options *opt, struct patchlist *record, char *why, size_t cap)
 {
-	if (!opt.record_img)
-		return patchlist_load(&opt.record, opt.record_file, why, cap);
-	int fd = inroot_open(opt.rootfd, opt.record_img, O_RDONLY);
-	if (fd == -ENOENT)
-		return 0;
-	if (fd < 0) {
-		snprintf(why, cap, "%s: %s", opt.record_file, strerror(-fd));
+	int fd = opt->record_img ? inroot_open(opt->rootfd, opt->record_img, O_RDONLY)
+				: open(opt->record_file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 && !opt->record_img)
+		fd = -errno;
+	char reason[160];
+	int skipped;
+	if (patchlist_read_fd(fd, record, &skipped, reason, sizeof reason) < 0) {
+		snprintf(why, cap, "%s: %s", opt->record_file, reason);
 		return -1;
 	}
-	return patchlist_load_fd(&opt.record, fd, opt.record_file, why, cap);
+	if (skipped)
+		fprintf(stderr, "cudaload-patch: %s: %d line%s skipped (%s)\n", opt->record_file, skipped,
+			skipped == 1 ? "" : "s", reason);
+	return 0;
 }
 
-static int record_save(char *why, size_t cap)
+static int record_save(const struct options *opt, const struct patchlist *record, char *why,
+		       size_t cap)
 {
-	if (!opt.record_img)
-		return patchlist_save(&opt.record, opt.record_file, why, cap);
+	if (!opt->record_img)
+		return patchlist_save(record, opt->record_file, why, cap);
 	char name[NAME_MAX + 1];
-	int dfd = inroot_parent(opt.rootfd, opt.record_img, true, name, sizeof name);
+	int dfd = inroot_parent(opt->rootfd, opt->record_img, true, name, sizeof name);
 	if (dfd < 0) {
-		snprintf(why, cap, "%s: %s", opt.record_file, strerror(-dfd));
+		snprintf(why, cap, "%s: %s", opt->record_file, strerror(-dfd));
 		return -1;
 	}
-	int r = patchlist_save_at(&opt.record, dfd, name, opt.record_file, why, cap);
+	int r = patchlist_save_at(record, dfd, name, opt->record_file, why, cap);
 	close(dfd);
 	return r;
 }
@@ -1337,53 +1394,65 @@ static size_t batch_max(void)
 	return room < BATCH_MAX ? room : BATCH_MAX;
 }
 
+/* An empty batch of batch_max() slots: 0, or -1 out of memory. */
+static int batch_new(struct batch *batch)
+{
+	batch->n = 0;
+	batch->max = batch_max();
+	batch->v = calloc(batch->max, sizeof *batch->v);
+	return batch->v ? 0 : -1;
+}
+
 __attribute__((format(printf, 1, 2)))
 static int usage_error(const char *fmt, ...);
 
 /* --reapply: patch again each recorded program that is no longer patched
  * (a package upgrade put an unpatched copy in its place); --restore-recorded:
  * restore each one.  Programs that are gone leave the record. */
-static int from_recorded(bool reapply)
+static int from_recorded(const struct options *opt, struct run *run, bool reapply)
 {
 	/* Work from a copy: finished files change the record as we go. */
-	struct patchlist todo = { 0 };
-	for (size_t k = 0; k < opt.record.n; k++)
-		if (patchlist_add(&todo, opt.record.v[k].interp, opt.record.v[k].path) < 0) {
+	struct patchlist *record = &run->record, todo = { 0 };
+	for (size_t k = 0; k < record->n; k++)
+		if (patchlist_add(&todo, record->v[k].interp, record->v[k].path) < 0) {
 			fprintf(stderr, "cudaload-patch: out of memory\n");
 			patchlist_free(&todo);
 			return 1;
 		}
-	opt.recording = true;
-	opt.progress = false;
+	if (batch_new(&run->batch) < 0) {
+		fprintf(stderr, "cudaload-patch: out of memory\n");
+		patchlist_free(&todo);
+		return 1;
+	}
 	for (size_t k = 0; k < todo.n; k++) {
 		const char *path = todo.v[k].path;
 		struct stat st;
 		enum outcome o;
 		if (lstat(path, &st) < 0 && errno == ENOENT) {
-			say(path, "no longer exists; left the record");
-			patchlist_remove(&opt.record, path);
+			say(opt, path, "no longer exists; left the record");
+			patchlist_remove(record, path);
 			continue;
 		}
-		sweep_dir_of(path, NULL);
+		sweep_dir_of(opt, &run->dirs, &run->swept, path, NULL);
 		const char *interp = todo.v[k].interp;
 		if (reapply) {
 			int machine = interp_machine(interp);
 			if (machine < 0) {
-				complain(path, "error: its interpreter %s cannot be read here", interp);
+				complain(opt, path, "error: its interpreter %s cannot be read here", interp);
 				o = FAILED;
 			} else {
-				o = process_file(path, NULL, true, interp, machine);
+				o = process_file(opt, run, path, NULL, true, interp, machine);
 			}
 		} else {
-			o = process_file(path, NULL, true, interp, opt.machine);
+			o = process_file(opt, run, path, NULL, true, interp, opt->machine);
 			if (o != DONE && o != QUEUED && o != FAILED)
-				patchlist_remove(&opt.record, path);	/* nothing to restore */
+				patchlist_remove(record, path);	/* nothing to restore */
 		}
-		count(o, path);
+		count(opt, &run->tally, o, path);
 	}
-	flush_batch();
-	opt.named_skipped = 0;	/* already patched, or gone: nothing to report as 2 */
-	int r = finish();
+	flush_batch(opt, &run->batch, &run->tally, record);
+	run->tally.named_skipped = 0;	/* already patched, or gone: nothing to report as 2 */
+	int r = finish(opt, run);
 	patchlist_free(&todo);
 	return r;
 }
@@ -1393,56 +1462,61 @@ static int from_recorded(bool reapply)
  * resolved there (inroot.h), so a link of the image that points out of it
  * (usr -> /usr) leads no write out.  Files are written as patched programs
  * are (a locked temporary beside them, made durable, renamed into place);
- * links and directories made as they are. */
+ * links and directories made as they are.  Each step takes what it counts
+ * (struct install_tally) and, where it writes a file, the run's directory
+ * cache and sweep (a killed run's temporaries there are removed). */
 
-static struct {
-	int mode;		/* --mode, -1: the source's */
-	bool no_clobber;
+/* What --install did: the summary's counts. */
+struct install_tally {
 	unsigned long files, links, dirs, kept;
 	bool failed;
-} inst = { -1, false, 0, 0, 0, 0, false };
+};
 
 /* dest (in the image) as this machine names it, for messages. */
-static const char *shown_dest(const char *dest, char *buf, size_t cap)
+static const char *shown_dest(const struct options *opt, const char *dest, char *buf, size_t cap)
 {
-	if (!host_path(dest, buf, cap))
+	if (!host_path(opt, dest, buf, cap))
 		snprintf(buf, cap, "%s", dest);
 	return buf;
 }
 
-static void install_error(const char *dest, const char *what, int err)
+static void install_error(const struct options *opt, struct install_tally *inst, const char *dest,
+			  const char *what, int err)
 {
 	char shown[CL_PATH_MAX];
-	complain(shown_dest(dest, shown, sizeof shown), "error: cannot %s: %s%s", what, strerror(err),
+	complain(opt, shown_dest(opt, dest, shown, sizeof shown), "error: cannot %s: %s%s", what,
+		 strerror(err),
 		 err == ENOENT || err == ELOOP || err == ENOTDIR
 		 ? " (in the image: its links are followed inside it, never out of it)" : "");
-	inst.failed = true;
+	inst->failed = true;
 }
 
 /* --no-clobber and something at name: kept, said with -v. */
-static bool kept(int dfd, const char *name, const char *dest)
+static bool kept(const struct options *opt, struct install_tally *inst, int dfd, const char *name,
+		 const char *dest)
 {
 	struct stat st;
 	char shown[CL_PATH_MAX];
-	if (!inst.no_clobber || fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+	if (!opt->no_clobber || fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return false;
-	inst.kept++;
-	if (opt.verbose)
-		say(shown_dest(dest, shown, sizeof shown), "kept: the image has one");
+	inst->kept++;
+	if (opt->verbose)
+		say(opt, shown_dest(opt, dest, shown, sizeof shown), "kept: the image has one");
 	return true;
 }
 
-static void install_file(const char *src, const struct stat *sst, const char *dest)
+static void install_file(const struct options *opt, struct run *run, struct install_tally *inst,
+			 const char *src, const struct stat *sst, const char *dest)
 {
 	char name[NAME_MAX + 1], tmp[NAME_MAX + 1], why[160], shown[CL_PATH_MAX];
-	int dfd = inroot_parent(opt.rootfd, dest, true, name, sizeof name);
+	int dfd = inroot_parent(opt->rootfd, dest, true, name, sizeof name);
 	if (dfd < 0) {
-		install_error(dest, "make its directory", -dfd);
+		install_error(opt, inst, dest, "make its directory", -dfd);
 		return;
 	}
-	shown_dest(dest, shown, sizeof shown);
-	sweep_dir_of(shown, dest);	/* a killed run's temporaries there */
-	if (kept(dfd, name, dest)) {
+	shown_dest(opt, dest, shown, sizeof shown);
+	sweep_dir_of(opt, &run->dirs, &run->swept, shown, dest);	/* a killed run's temporaries there */
+	if (kept(opt, inst, dfd, name, dest)) {
 		close(dfd);
 		return;
 	}
@@ -1474,7 +1548,7 @@ static void install_file(const char *src, const struct stat *sst, const char *de
 			r = -1;
 		}
 	}
-	mode_t mode = inst.mode >= 0 ? (mode_t)inst.mode : sst->st_mode & 07777;
+	mode_t mode = opt->install_mode >= 0 ? (mode_t)opt->install_mode : sst->st_mode & 07777;
 	if (r == 0 && fchmod(fd, mode) < 0)
 		snprintf(why, sizeof why, "cannot set its mode: %s", strerror(errno)), r = -1;
 	if (r == 0 && fsync(fd) < 0)
@@ -1487,14 +1561,14 @@ static void install_file(const char *src, const struct stat *sst, const char *de
 		snprintf(why, sizeof why, "cannot put it in place: %s", strerror(errno)), r = -1;
 	if (r == 0) {
 		fsync(dfd);	/* the rename, durable */
-		inst.files++;
-		if (opt.verbose)
-			say(shown, "installed from %s", src);
+		inst->files++;
+		if (opt->verbose)
+			say(opt, shown, "installed from %s", src);
 	} else {
-		complain(shown, "error: %s", why);
-		inst.failed = true;
+		complain(opt, shown, "error: %s", why);
+		inst->failed = true;
 		if (fd >= 0)
-			discard_temp(shown, dfd, tmp);
+			discard_temp(opt, shown, dfd, tmp);
 	}
 	if (lock >= 0)
 		close(lock);
@@ -1503,16 +1577,17 @@ static void install_file(const char *src, const struct stat *sst, const char *de
 	close(dfd);
 }
 
-static void install_link(const char *target, const char *dest)
+static void install_link(const struct options *opt, struct install_tally *inst, const char *target,
+			 const char *dest)
 {
 	char name[NAME_MAX + 1], shown[CL_PATH_MAX], *now = malloc(CL_PATH_MAX);
-	int dfd = now ? inroot_parent(opt.rootfd, dest, true, name, sizeof name) : -ENOMEM;
+	int dfd = now ? inroot_parent(opt->rootfd, dest, true, name, sizeof name) : -ENOMEM;
 	if (dfd < 0) {
-		install_error(dest, "make its directory", -dfd);
+		install_error(opt, inst, dest, "make its directory", -dfd);
 		free(now);
 		return;
 	}
-	if (kept(dfd, name, dest)) {
+	if (kept(opt, inst, dfd, name, dest)) {
 		close(dfd);
 		free(now);
 		return;
@@ -1521,28 +1596,28 @@ static void install_link(const char *target, const char *dest)
 	int e = errno;
 	struct stat st;
 	if (n >= 0 && (size_t)n == strlen(target) && memcmp(now, target, (size_t)n) == 0) {
-		inst.links++;	/* there already, as it should be */
+		inst->links++;	/* there already, as it should be */
 	} else if (n < 0 && e == EINVAL && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-		install_error(dest, "make a link: something else is there", EEXIST);
+		install_error(opt, inst, dest, "make a link: something else is there", EEXIST);
 	} else if ((n >= 0 && unlinkat(dfd, name, 0) < 0) || symlinkat(target, dfd, name) < 0) {
-		install_error(dest, "make a link", errno);
+		install_error(opt, inst, dest, "make a link", errno);
 	} else {
-		inst.links++;
-		if (opt.verbose)
-			say(shown_dest(dest, shown, sizeof shown), "linked to %s", target);
+		inst->links++;
+		if (opt->verbose)
+			say(opt, shown_dest(opt, dest, shown, sizeof shown), "linked to %s", target);
 	}
 	close(dfd);
 	free(now);
 }
 
-static bool install_dir(const char *dest)
+static bool install_dir(const struct options *opt, struct install_tally *inst, const char *dest)
 {
 	char name[NAME_MAX + 1];
 	if (strcmp(dest, "/") == 0)
 		return true;
-	int dfd = inroot_parent(opt.rootfd, dest, true, name, sizeof name);
+	int dfd = inroot_parent(opt->rootfd, dest, true, name, sizeof name);
 	if (dfd < 0) {
-		install_error(dest, "make its directory", -dfd);
+		install_error(opt, inst, dest, "make its directory", -dfd);
 		return false;
 	}
 	if (mkdirat(dfd, name, 0755) == 0) {
@@ -1551,30 +1626,32 @@ static bool install_dir(const char *dest)
 			(void)fchmod(nd, 0755);	/* whatever the umask */
 			close(nd);
 		}
-		inst.dirs++;
+		inst->dirs++;
 	}
 	close(dfd);
 	/* made, or there already: a directory (or a link to one in the image) */
-	int fd = inroot_open(opt.rootfd, dest, O_RDONLY | O_DIRECTORY);
+	int fd = inroot_open(opt->rootfd, dest, O_RDONLY | O_DIRECTORY);
 	if (fd < 0) {
-		install_error(dest, "make the directory", -fd);
+		install_error(opt, inst, dest, "make the directory", -fd);
 		return false;
 	}
 	close(fd);
 	return true;
 }
 
-static void install_path(const char *src, const char *dest, int depth);
+static void install_path(const struct options *opt, struct run *run, struct install_tally *inst,
+			 const char *src, const char *dest, int depth);
 
 /* A directory of this machine, its files, links and directories, into dest. */
-static void install_tree(const char *src, const char *dest, int depth)
+static void install_tree(const struct options *opt, struct run *run, struct install_tally *inst,
+			 const char *src, const char *dest, int depth)
 {
-	if (!install_dir(dest))
+	if (!install_dir(opt, inst, dest))
 		return;
 	DIR *d = opendir(src);
 	if (!d) {
-		complain(src, "error: cannot read: %s", strerror(errno));
-		inst.failed = true;
+		complain(opt, src, "error: cannot read: %s", strerror(errno));
+		inst->failed = true;
 		return;
 	}
 	for (struct dirent *e; (e = readdir(d));) {
@@ -1584,10 +1661,10 @@ static void install_tree(const char *src, const char *dest, int depth)
 		if (!s2 || !d2 || snprintf(s2, CL_PATH_MAX, "%s/%s", src, e->d_name) >= CL_PATH_MAX ||
 		    snprintf(d2, CL_PATH_MAX, "%s%s%s", dest, strcmp(dest, "/") ? "/" : "", e->d_name) >=
 			    CL_PATH_MAX) {
-			complain(src, "error: %s/%s: %s", src, e->d_name, strerror(ENAMETOOLONG));
-			inst.failed = true;
+			complain(opt, src, "error: %s/%s: %s", src, e->d_name, strerror(ENAMETOOLONG));
+			inst->failed = true;
 		} else {
-			install_path(s2, d2, depth + 1);
+			install_path(opt, run, inst, s2, d2, depth + 1);
 		}
 		free(s2);
 		free(d2);
@@ -1595,46 +1672,48 @@ static void install_tree(const char *src, const char *dest, int depth)
 	closedir(d);
 }
 
-static void install_path(const char *src, const char *dest, int depth)
+static void install_path(const struct options *opt, struct run *run, struct install_tally *inst,
+			 const char *src, const char *dest, int depth)
 {
 	struct stat st;
 	if ((depth ? lstat(src, &st) : stat(src, &st)) < 0) {
-		complain(src, "error: %s", strerror(errno));
-		inst.failed = true;
+		complain(opt, src, "error: %s", strerror(errno));
+		inst->failed = true;
 	} else if (S_ISDIR(st.st_mode) && depth < 64) {
-		install_tree(src, dest, depth);
+		install_tree(opt, run, inst, src, dest, depth);
 	} else if (S_ISREG(st.st_mode)) {
-		install_file(src, &st, dest);
+		install_file(opt, run, inst, src, &st, dest);
 	} else if (S_ISLNK(st.st_mode)) {
 		char *t = malloc(CL_PATH_MAX);
 		ssize_t n = t ? readlink(src, t, CL_PATH_MAX - 1) : -1;
 		if (n < 0) {
-			complain(src, "error: %s", t ? strerror(errno) : "out of memory");
-			inst.failed = true;
+			complain(opt, src, "error: %s", t ? strerror(errno) : "out of memory");
+			inst->failed = true;
 		} else {
 			t[n] = '\0';
-			install_link(t, dest);	/* as it is: the image reads it */
+			install_link(opt, inst, t, dest);	/* as it is: the image reads it */
 		}
 		free(t);
 	} else {
-		complain(src, "error: not a file, a directory or a link (or too deep)");
-		inst.failed = true;
+		complain(opt, src, "error: not a file, a directory or a link (or too deep)");
+		inst->failed = true;
 	}
 }
 
-static int install(const char *src, const char *dest)
+static int install(const struct options *opt, struct run *run, const char *src, const char *dest)
 {
 	if (dest[0] != '/')
 		return usage_error("--install %s %s: DEST is a path as the image names it (/usr/bin/...)",
 				   src, dest);
-	install_path(src, dest, 0);
-	if (!opt.quiet) {
+	struct install_tally inst = { 0 };
+	install_path(opt, run, &inst, src, dest, 0);
+	if (!opt->quiet) {
 		printf("cudaload-patch: installed %lu file%s, %lu link%s, %lu new director%s", inst.files,
 		       inst.files == 1 ? "" : "s", inst.links, inst.links == 1 ? "" : "s", inst.dirs,
 		       inst.dirs == 1 ? "y" : "ies");
 		if (inst.kept)
 			printf(" (%lu kept: the image has %s)", inst.kept, inst.kept == 1 ? "it" : "them");
-		printf(" in %s%s\n", opt.root_abs, inst.failed ? "; some failed" : "");
+		printf(" in %s%s\n", opt->root_abs, inst.failed ? "; some failed" : "");
 	}
 	fflush(stdout);
 	return inst.failed ? 1 : 0;
@@ -1716,9 +1795,11 @@ static const struct option_def *find_option(const char *arg, const char **value)
  * Read the command line; plan the walk (the image, the record, the
  * interpreter); list every argument and process each file; report.  Each
  * step answers 0, or the exit status having said why; what the command
- * line asked is in struct command_line, what the plan decided in opt. */
+ * line asked is in struct command_line, what the plan decided in struct
+ * options (main's, filled by these steps and read by all the others), what
+ * the files' steps change as they go in struct run. */
 
-/* What the command line asked, beyond what it sets in opt and inst. */
+/* What the command line asked, beyond what it sets in struct options. */
 struct command_line {
 	const struct option_def *mode;	/* the option that picks what to do, or NULL */
 	const char *machine;		/* --machine */
@@ -1730,10 +1811,10 @@ struct command_line {
 	int npaths;
 };
 
-/* The options into opt, inst and cl, the paths into cl->paths: an
+/* The options into opt and cl, the paths into cl->paths: an
  * unknown option, a value missing or one too many, two modes, are a usage
  * error. */
-static int read_command_line(int argc, char **argv, struct command_line *cl)
+static int read_command_line(int argc, char **argv, struct command_line *cl, struct options *opt)
 {
 	cl->paths = argv + 1;
 	bool options_done = false;
@@ -1767,23 +1848,23 @@ static int read_command_line(int argc, char **argv, struct command_line *cl)
 			cl->mode = o;
 		}
 		switch (o->id) {
-		case O_INTERP: opt.interp = value; cl->interp_given = true; break;
+		case O_INTERP: opt->interp = value; cl->interp_given = true; break;
 		case O_MACHINE: cl->machine = value; break;
-		case O_ALL: opt.all = true; break;
-		case O_DRY_RUN: opt.dry_run = true; break;
-		case O_VERBOSE: opt.verbose = true; break;
-		case O_ROOT: opt.root = value; break;
-		case O_BREAK_LINKS: opt.break_links = true; break;
-		case O_FORCE: opt.force = true; break;
-		case O_RESTORE: opt.action = RESTORE; break;
-		case O_CHECK: opt.action = CHECK; break;
+		case O_ALL: opt->all = true; break;
+		case O_DRY_RUN: opt->dry_run = true; break;
+		case O_VERBOSE: opt->verbose = true; break;
+		case O_ROOT: opt->root = value; break;
+		case O_BREAK_LINKS: opt->break_links = true; break;
+		case O_FORCE: opt->force = true; break;
+		case O_RESTORE: opt->action = RESTORE; break;
+		case O_CHECK: opt->action = CHECK; break;
 		case O_REAPPLY: cl->from_record = REAPPLY; break;
-		case O_RESTORE_RECORDED: cl->from_record = RESTORE_RECORDED; opt.action = RESTORE; break;
-		case O_QUIET: opt.quiet = true; break;
+		case O_RESTORE_RECORDED: cl->from_record = RESTORE_RECORDED; opt->action = RESTORE; break;
+		case O_QUIET: opt->quiet = true; break;
 		case O_NO_RECORD: cl->no_record = true; break;
 		case O_INSTALL: cl->install_given = true; break;
 		case O_MODE: cl->mode_arg = value; break;
-		case O_NO_CLOBBER: inst.no_clobber = true; break;
+		case O_NO_CLOBBER: opt->no_clobber = true; break;
 		case O_HELP: case O_VERSION: break;
 		}
 	}
@@ -1791,23 +1872,23 @@ static int read_command_line(int argc, char **argv, struct command_line *cl)
 }
 
 /* Do the options go together, and with the paths?  --mode's value into
- * inst.mode. */
-static int check_combination(const struct command_line *cl)
+ * opt->install_mode. */
+static int check_combination(const struct command_line *cl, struct options *opt)
 {
-	if (opt.force && opt.action != RESTORE)
+	if (opt->force && opt->action != RESTORE)
 		return usage_error("%s only goes with --restore", "--force");
-	if ((cl->mode_arg || inst.no_clobber) && !cl->install_given)
+	if ((cl->mode_arg || opt->no_clobber) && !cl->install_given)
 		return usage_error("%s only goes with --install", cl->mode_arg ? "--mode" : "--no-clobber");
 	if (cl->mode_arg) {
 		char *end;
 		long m = strtol(cl->mode_arg, &end, 8);
 		if (!*cl->mode_arg || *end || m < 0 || m > 07777)
 			return usage_error("--mode %s: not an octal mode", cl->mode_arg);
-		inst.mode = (int)m;
+		opt->install_mode = (int)m;
 	}
-	if (cl->install_given && (!opt.root || cl->npaths != 2 || opt.dry_run))
-		return usage_error("%s", !opt.root ? "--install writes into an image: give --root DIR"
-				   : opt.dry_run ? "--install has no --dry-run"
+	if (cl->install_given && (!opt->root || cl->npaths != 2 || opt->dry_run))
+		return usage_error("%s", !opt->root ? "--install writes into an image: give --root DIR"
+				   : opt->dry_run ? "--install has no --dry-run"
 				   : "--install takes two paths: SRC (here) and DEST (in the image)");
 	if (cl->from_record != NAMED && cl->npaths)
 		return usage_error("--%s takes no PATH", cl->mode->name);
@@ -1818,34 +1899,35 @@ static int check_combination(const struct command_line *cl)
 
 /* The image (--root), opened: every path in it resolved inside it from
  * here on, by the resolver CUDALOAD_PATCH_RESOLVER picks (the tests'). */
-static int open_image(void)
+static int open_image(struct options *opt)
 {
 	/* Our own resolver where the kernel has openat2 too: the tests'. */
 	const char *resolver = getenv("CUDALOAD_PATCH_RESOLVER");
 	if (resolver && strcmp(resolver, "own") == 0)
 		inroot_use_own(true);
 
-	opt.rootfd = -1;
-	if (opt.root && (inroot_absolute(opt.root, opt.root_abs, sizeof opt.root_abs) < 0 ||
-			 (opt.rootfd = open(opt.root_abs, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)) {
-		fprintf(stderr, "cudaload-patch: --root %s: not a directory\n", opt.root);
+	opt->rootfd = -1;
+	if (opt->root && (inroot_absolute(opt->root, opt->root_abs, sizeof opt->root_abs) < 0 ||
+			 (opt->rootfd = open(opt->root_abs, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)) {
+		fprintf(stderr, "cudaload-patch: --root %s: not a directory\n", opt->root);
 		return EXIT_USAGE;
 	}
-	if (opt.root && !realpath(opt.root_abs, opt.root_real))
-		snprintf(opt.root_real, sizeof opt.root_real, "%s", opt.root_abs);
-	if (opt.root && opt.verbose)
-		printf("cudaload-patch: paths in %s are resolved inside it, by %s\n", opt.root_abs,
+	if (opt->root && !realpath(opt->root_abs, opt->root_real))
+		snprintf(opt->root_real, sizeof opt->root_real, "%s", opt->root_abs);
+	if (opt->root && opt->verbose)
+		printf("cudaload-patch: paths in %s are resolved inside it, by %s\n", opt->root_abs,
 		       inroot_resolver());
 	return 0;
 }
 
 /* --install SRC DEST, the whole run: its exit status. */
-static int install_in_image(const char *src, const char *dest)
+static int install_in_image(const struct options *opt, struct run *run, const char *src,
+			    const char *dest)
 {
-	int r = install(src, dest);
-	dir_cache_drop();
-	free(swept.v);
-	close(opt.rootfd);
+	int r = install(opt, run, src, dest);
+	dir_cache_drop(&run->dirs);
+	free(run->swept.v);
+	close(opt->rootfd);
 	return r;
 }
 
@@ -1854,92 +1936,95 @@ static int install_in_image(const char *src, const char *dest)
  * where CUDALOAD_PATCH_RECORD says; in an image, when it lies there,
  * resolved inside it like the programs.  Read when it is kept or worked
  * from. */
-static int open_record(const struct command_line *cl)
+static int open_record(const struct command_line *cl, struct options *opt,
+		       struct patchlist *record)
 {
 	const char *rf = getenv("CUDALOAD_PATCH_RECORD");
-	opt.record_file = rf && *rf ? rf
+	opt->record_file = rf && *rf ? rf
 			  : geteuid() == 0 && access(PATCHLIST_DIR, F_OK) == 0 ? PATCHLIST_FILE : NULL;
-	opt.recording = opt.record_file && !cl->no_record && !opt.dry_run && opt.action != CHECK;
-	if (cl->from_record != NAMED && !opt.record_file) {
+	opt->recording = opt->record_file && !cl->no_record && !opt->dry_run && opt->action != CHECK;
+	if (cl->from_record != NAMED && !opt->record_file) {
 		fprintf(stderr, "cudaload-patch: no record: run as root, with the package installed (%s)\n",
 			PATCHLIST_DIR);
 		return EXIT_USAGE;
 	}
-	static char record_abs[CL_PATH_MAX];
-	if (opt.record_file && opt.rootfd >= 0 && cl->from_record == NAMED &&
-	    inroot_absolute(opt.record_file, record_abs, sizeof record_abs) == 0)
-		opt.record_img = inroot_below(opt.root_abs, record_abs);
-	if (opt.recording || cl->from_record != NAMED) {
+	if (opt->record_file && opt->rootfd >= 0 && cl->from_record == NAMED &&
+	    inroot_absolute(opt->record_file, opt->record_abs, sizeof opt->record_abs) == 0)
+		opt->record_img = inroot_below(opt->root_abs, opt->record_abs);
+	if (opt->recording || cl->from_record != NAMED) {
 		char why[CL_PATH_MAX + 64];
-		if (record_load(why, sizeof why) < 0) {
+		if (record_load(opt, record, why, sizeof why) < 0) {
 			fprintf(stderr, "cudaload-patch: %s\n", why);
 			if (cl->from_record != NAMED)
 				return 1;
-			opt.recording = false;	/* never overwrite a record we could not read */
+			opt->recording = false;	/* never overwrite a record we could not read */
 		}
 	}
+	/* working from the record keeps it in step, whatever else was asked */
+	if (cl->from_record != NAMED)
+		opt->recording = true;
 	return 0;
 }
 
-/* The cudaload the programs are patched for (opt.interp) and its machine
- * (opt.machine): --interp, the image's own with --root, else the one
+/* The cudaload the programs are patched for (opt->interp) and its machine
+ * (opt->machine): --interp, the image's own with --root, else the one
  * beside this program; one that is not here only with --machine.  Whether
  * the record is kept for it. */
-static int choose_interpreter(const struct command_line *cl)
+static int choose_interpreter(const struct command_line *cl, struct options *opt)
 {
-	static char self_interp[CL_PATH_MAX];
 	/* an image's programs get the image's cudaload, never this machine's */
-	if (!opt.interp && opt.root && !(opt.interp = image_cudaload())) {
+	if (!opt->interp && opt->root && !(opt->interp = image_cudaload(opt))) {
 		fprintf(stderr, "cudaload-patch: --root %s: no cudaload in the image (usr/bin or "
 			"usr/local/bin): install it there, or give --interp PATH as the image "
-			"sees it\n", opt.root);
+			"sees it\n", opt->root);
 		return EXIT_USAGE;
 	}
-	if (!opt.interp) {
-		ssize_t n = readlink("/proc/self/exe", self_interp, sizeof self_interp - 1);
-		char *slash = n > 0 ? (self_interp[n] = '\0', strrchr(self_interp, '/')) : NULL;
-		if (!slash || (size_t)(slash - self_interp) + sizeof "/cudaload" > sizeof self_interp) {
+	if (!opt->interp) {
+		ssize_t n = readlink("/proc/self/exe", opt->self_interp, sizeof opt->self_interp - 1);
+		char *slash = n > 0 ? (opt->self_interp[n] = '\0', strrchr(opt->self_interp, '/')) : NULL;
+		if (!slash ||
+		    (size_t)(slash - opt->self_interp) + sizeof "/cudaload" > sizeof opt->self_interp) {
 			fprintf(stderr, "cudaload-patch: cannot find cudaload beside me: give --interp\n");
 			return EXIT_USAGE;
 		}
 		strcpy(slash, "/cudaload");
-		opt.interp = self_interp;
+		opt->interp = opt->self_interp;
 	}
-	if (opt.interp[0] != '/') {
-		fprintf(stderr, "cudaload-patch: --interp %s: must be an absolute path\n", opt.interp);
+	if (opt->interp[0] != '/') {
+		fprintf(stderr, "cudaload-patch: --interp %s: must be an absolute path\n", opt->interp);
 		return EXIT_USAGE;
 	}
 	/* the interpreter as the programs will see it: inside the image */
-	int ifd = open_as_seen(opt.interp, O_PATH);
+	int ifd = open_as_seen(opt, opt->interp, O_PATH);
 	bool here = ifd >= 0;
 	if (here)
 		close(ifd);
 	if (!here && !cl->interp_given) {
 		fprintf(stderr, "cudaload-patch: no cudaload beside cudaload-patch (%s): "
-			"give --interp PATH\n", opt.interp);
+			"give --interp PATH\n", opt->interp);
 		return EXIT_USAGE;
 	}
 	if (!here && !cl->machine) {
 		fprintf(stderr, "cudaload-patch: --interp %s: %s (give --machine M as well to "
-			"patch for a cudaload that exists only on the target)\n", opt.interp,
+			"patch for a cudaload that exists only on the target)\n", opt->interp,
 			strerror(ENOENT));
 		return EXIT_USAGE;
 	}
 	if (!here)
 		fprintf(stderr, "cudaload-patch: warning: %s does not exist %s; patched "
-			"programs start only where it does\n", opt.interp,
-			opt.root ? "in the image" : "here");
-	int here_machine = here ? machine_of_fd(open_as_seen(opt.interp, O_RDONLY)) : -1;
-	opt.machine = cl->machine ? machine_by_name(cl->machine) : here_machine;
+			"programs start only where it does\n", opt->interp,
+			opt->root ? "in the image" : "here");
+	int here_machine = here ? machine_of_fd(open_as_seen(opt, opt->interp, O_RDONLY)) : -1;
+	opt->machine = cl->machine ? machine_by_name(cl->machine) : here_machine;
 	/* A program is recorded only when it runs through this system's
 	 * cudaload: not one patched for an image, nor for another machine. */
-	if (opt.recording && !getenv("CUDALOAD_PATCH_RECORD") &&
-	    (!here || opt.root || here_machine != opt.machine))
-		opt.recording = false;
-	if (opt.machine < 0) {
+	if (opt->recording && !getenv("CUDALOAD_PATCH_RECORD") &&
+	    (!here || opt->root || here_machine != opt->machine))
+		opt->recording = false;
+	if (opt->machine < 0) {
 		fprintf(stderr, cl->machine ? "cudaload-patch: --machine %s: unknown machine\n"
 					    : "cudaload-patch: cannot read the machine of %s: give --machine\n",
-			cl->machine ? cl->machine : opt.interp);
+			cl->machine ? cl->machine : opt->interp);
 		return EXIT_USAGE;
 	}
 	return 0;
@@ -1947,28 +2032,36 @@ static int choose_interpreter(const struct command_line *cl)
 
 /* Every path listed first (directories walked), then each file processed
  * (process_listed) and the last batch put in place. */
-static void walk_and_process(const struct command_line *cl)
+static void walk_and_process(const struct command_line *cl, const struct options *opt,
+			     struct run *run)
 {
-	opt.progress = isatty(STDERR_FILENO);
-	batch.max = batch_max();
-
-	opt.closure = closure_new(opt.root ? opt.root_abs : "", judge_library, NULL);
-	opt.pysite = pysite_new(opt.root ? opt.root_abs : "", judge_library, NULL);
+	struct loads *loads = &run->loads;
+	struct listing listed = { 0 };
+	if (batch_new(&run->batch) < 0) {
+		fprintf(stderr, "cudaload-patch: out of memory\n");
+		run->tally.count[FAILED]++;
+		return;
+	}
+	loads->closure = closure_new(opt->root ? opt->root_abs : "", judge_library, NULL);
+	loads->pysite = pysite_new(opt->root ? opt->root_abs : "", judge_library, NULL);
 	for (int i = 0; i < cl->npaths; i++)
-		list_argument(cl->paths[i]);
-	process_listed();
-	flush_batch();
-	progress_clear();
-	pysite_free(opt.pysite);
-	closure_free(opt.closure);
+		list_argument(opt, run, &listed, cl->paths[i]);
+	process_listed(opt, run, &listed);
+	flush_batch(opt, &run->batch, &run->tally, &run->record);
+	progress_clear(opt);
+	pysite_free(loads->pysite);
+	closure_free(loads->closure);
+	*loads = (struct loads){ NULL, NULL };
 }
 
 int main(int argc, char **argv)
 {
 	struct command_line cl = { .from_record = NAMED };
+	struct options opt = { .rootfd = -1, .install_mode = -1 };	/* main's to fill */
+	struct run run = { .dirs = { .fd = -1 } };
 	elfpatch_init();
 	replace_install_handlers();
-	int r = read_command_line(argc, argv, &cl);
+	int r = read_command_line(argc, argv, &cl, &opt);
 	if (r)
 		return r;
 	if (cl.mode && cl.mode->id == O_HELP) {
@@ -1979,61 +2072,65 @@ int main(int argc, char **argv)
 		printf("cudaload-patch %s\n", CUDALOAD_VERSION);
 		return 0;
 	}
-	if ((r = check_combination(&cl)) || (r = open_image()))
+	if ((r = check_combination(&cl, &opt)) || (r = open_image(&opt)))
 		return r;
 	opt.sweep = !opt.dry_run && opt.action != CHECK;
 	if (cl.install_given)
-		return install_in_image(cl.paths[0], cl.paths[1]);
+		return install_in_image(&opt, &run, cl.paths[0], cl.paths[1]);
 
-	if ((r = open_record(&cl)))
+	if ((r = open_record(&cl, &opt, &run.record)))
 		return r;
 	if (cl.from_record != NAMED)
-		return from_recorded(cl.from_record == REAPPLY);
-	if (opt.action == PATCH && (r = choose_interpreter(&cl)))
+		return from_recorded(&opt, &run, cl.from_record == REAPPLY);
+	if (opt.action == PATCH && (r = choose_interpreter(&cl, &opt)))
 		return r;
-	walk_and_process(&cl);
-	return finish();
+	opt.progress = isatty(STDERR_FILENO);
+	walk_and_process(&cl, &opt, &run);
+	return finish(&opt, &run);
 }
 
 /* The end of a run: the record saved when it changed, the summary said;
  * the exit status (EXIT_SKIPPED for a named file skipped). */
-static int finish(void)
+static int finish(const struct options *opt, struct run *run)
 {
-	dir_cache_drop();
-	free(swept.v);
-	memset(&swept, 0, sizeof swept);
-	if (opt.recording && opt.record.changed) {
+	struct tally *tally = &run->tally;
+	dir_cache_drop(&run->dirs);
+	free(run->swept.v);
+	memset(&run->swept, 0, sizeof run->swept);
+	free(run->batch.v);
+	memset(&run->batch, 0, sizeof run->batch);
+	if (opt->recording && run->record.changed) {
 		char why[CL_PATH_MAX + 64];
-		if (record_save(why, sizeof why) < 0) {
+		if (record_save(opt, &run->record, why, sizeof why) < 0) {
 			fprintf(stderr, "cudaload-patch: cannot update the record: %s\n", why);
-			opt.count[FAILED]++;
+			tally->count[FAILED]++;
 		}
 	}
-	patchlist_free(&opt.record);
+	patchlist_free(&run->record);
 	unsigned long skipped = 0;
 	for (int o = SKIP_NOT_ELF; o < N_OUTCOMES; o++)
-		skipped += opt.count[o];
-	if (opt.quiet) {
+		skipped += tally->count[o];
+	if (opt->quiet) {
 		/* nothing */
-	} else if (opt.action == CHECK) {
+	} else if (opt->action == CHECK) {
 		printf("cudaload-patch: %lu patched, %lu not patched, %lu skipped, %lu failed\n",
-		       opt.count[DONE], opt.check_unpatched, skipped - opt.count[SKIP_NOT_PATCHED],
-		       opt.count[FAILED]);
+		       tally->count[DONE], tally->check_unpatched, skipped - tally->count[SKIP_NOT_PATCHED],
+		       tally->count[FAILED]);
 	} else {
-		printf("cudaload-patch: %lu %s%s, %lu skipped", opt.count[DONE],
-		       opt.dry_run ? "would be " : "", opt.action == RESTORE ? "restored" : "patched",
+		printf("cudaload-patch: %lu %s%s, %lu skipped", tally->count[DONE],
+		       opt->dry_run ? "would be " : "", opt->action == RESTORE ? "restored" : "patched",
 		       skipped);
 		const char *sep = " (";
 		for (int o = SKIP_NOT_ELF; o < N_OUTCOMES; o++) {
-			if (opt.count[o]) {
-				printf("%s%s %lu", sep, outcome_names[o], opt.count[o]);
+			if (tally->count[o]) {
+				printf("%s%s %lu", sep, outcome_names[o], tally->count[o]);
 				sep = ", ";
 			}
 		}
-		printf("%s, %lu failed\n", skipped ? ")" : "", opt.count[FAILED]);
+		printf("%s, %lu failed\n", skipped ? ")" : "", tally->count[FAILED]);
 	}
 	fflush(stdout);
-	if (opt.count[FAILED] || (opt.action == CHECK && opt.check_unpatched))
+	if (tally->count[FAILED] || (opt->action == CHECK && tally->check_unpatched))
 		return 1;
-	return opt.named_skipped ? EXIT_SKIPPED : 0;
+	return tally->named_skipped ? EXIT_SKIPPED : 0;
 }

@@ -2,9 +2,12 @@
 #include "patchlist.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -113,31 +116,139 @@ int patchlist_parse(struct patchlist *pl, const char *text, size_t len,
 	return skipped;
 }
 
-int patchlist_read(const char *path, struct patchlist *pl, int *skipped, char *why, size_t whycap)
+int patchlist_read_fd(int fd, struct patchlist *pl, int *skipped, char *why, size_t whycap)
 {
-	*skipped = 0;
-	int fd = open_ro(path, 0);
-	if (fd == -ENOENT || fd == -ENOTDIR)
-		return 0;
-	if (fd < 0) {
-		snprintf(why, whycap, "%s", strerror(-fd));
-		return -1;
-	}
 	struct stat st;
 	char *buf = NULL;
-	int r = -1;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size >= PATCHLIST_MAX ||
-	    !(buf = malloc((size_t)st.st_size + 1)))
-		snprintf(why, whycap, "not a regular file, over 64 MiB or out of memory");
+	const char *problem = NULL;
+	*skipped = 0;
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0)
+		problem = strerror(-fd);
+	else if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size >= PATCHLIST_MAX ||
+		 !(buf = malloc((size_t)st.st_size + 1)))
+		problem = "not a regular file, over 64 MiB or out of memory";
 	else if (pread_full(fd, buf, (size_t)st.st_size, 0) != 0)
-		snprintf(why, whycap, "cannot be read");
+		problem = "cannot be read";
+	if (fd >= 0)
+		close(fd);
+	if (problem)
+		snprintf(why, whycap, "%s", problem);
 	else
-		r = 1;
-	close(fd);
-	if (r == 1)
 		*skipped = patchlist_parse(pl, buf, (size_t)st.st_size, why, whycap);
 	free(buf);
+	return problem ? -1 : 1;
+}
+
+/* dir and every directory above it, made when missing (0755). */
+static int mkdir_parents(char *dir)
+{
+	for (char *s = dir + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		int r = mkdir(dir, 0755);
+		*s = '/';
+		if (r < 0 && errno != EEXIST)
+			return -1;
+	}
+	return mkdir(dir, 0755) < 0 && errno != EEXIST ? -1 : 0;
+}
+
+int patchlist_save(const struct patchlist *pl, const char *file, char *why, size_t whycap)
+{
+	const char *slash = strrchr(file, '/');
+	if (!slash || slash - file >= PATH_MAX) {
+		snprintf(why, whycap, "%s: not an absolute path, or too long", file);
+		return -1;
+	}
+	/* malloc'd: the loader links this file, and bounds its stack frames */
+	char *dir = strndup(file, (size_t)(slash - file));
+	if (!dir) {
+		snprintf(why, whycap, "%s: out of memory", file);
+		return -1;
+	}
+	int r = -1;
+	if (pl->n && dir[0] && mkdir_parents(dir) < 0) {
+		snprintf(why, whycap, "%s: %s", dir, strerror(errno));
+	} else {
+		int dfd = open(dir[0] ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd >= 0) {
+			r = patchlist_save_at(pl, dfd, slash + 1, file, why, whycap);
+			close(dfd);
+		} else if (!pl->n && errno == ENOENT) {
+			r = 0;	/* nothing to remove */
+		} else {
+			snprintf(why, whycap, "%s: %s", dir, strerror(errno));
+		}
+	}
+	free(dir);
 	return r;
+}
+
+/* A new file beside name in dirfd ("NAME.XXXXXX"), its name into tmp. */
+static int make_temp(int dirfd, const char *name, char *tmp, size_t cap)
+{
+	static const char letters[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	for (int tries = 0; tries < 100; tries++) {
+		unsigned char r[6];
+		if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+			for (size_t i = 0; i < sizeof r; i++)
+				r[i] = (unsigned char)(rand() ^ getpid() ^ tries);
+		char suffix[7];
+		for (size_t i = 0; i < sizeof r; i++)
+			suffix[i] = letters[r[i] % (sizeof letters - 1)];
+		suffix[6] = '\0';
+		if (snprintf(tmp, cap, "%s.%s", name, suffix) >= (int)cap) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		int fd = openat(dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
+}
+
+int patchlist_save_at(const struct patchlist *pl, int dirfd, const char *name, const char *shown,
+		      char *why, size_t whycap)
+{
+	char tmp[512];
+	if (pl->n == 0) {
+		if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT) {
+			snprintf(why, whycap, "%s: %s", shown, strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	int fd = make_temp(dirfd, name, tmp, sizeof tmp);
+	if (fd < 0) {
+		snprintf(why, whycap, "%s: cannot create a file beside it: %s", shown, strerror(errno));
+		return -1;
+	}
+	FILE *f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlinkat(dirfd, tmp, 0);
+		snprintf(why, whycap, "%s: %s", shown, strerror(errno));
+		return -1;
+	}
+	for (size_t i = 0; i < pl->n; i++)
+		fprintf(f, "%s\t%s\n", pl->v[i].interp, pl->v[i].path);
+	int r = fflush(f) == 0 && fchmod(fd, 0644) == 0 && fsync(fd) == 0 ? 0 : -1;
+	int e = errno;
+	if (fclose(f) != 0 && r == 0)
+		r = -1, e = errno;
+	if (r == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
+		r = -1, e = errno;
+	if (r < 0) {
+		unlinkat(dirfd, tmp, 0);
+		snprintf(why, whycap, "%s: %s", shown, strerror(e));
+		return -1;
+	}
+	fsync(dirfd);	/* make the rename durable */
+	return 0;
 }
 
 void patchlist_free(struct patchlist *pl)

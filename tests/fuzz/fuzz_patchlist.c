@@ -4,7 +4,7 @@
  * same list. */
 #include <stdio.h>
 
-#include "../../tools/patchlist.h"
+#include "../../common/stores/patchlist.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

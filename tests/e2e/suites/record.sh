@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The record of patched programs (tools/patchlist.h): what cudaload-patch
-# patches goes in, what it restores comes out, --reapply patches again a
-# program an upgrade replaced, --restore-recorded restores them all, programs
-# that are gone leave it, and --dry-run, --no-record and patch-image.sh keep
+# The record of patched programs (common/stores/patchlist.h): what
+# cudaload-patch patches goes in, what it restores comes out, --reapply
+# patches again a program an upgrade replaced, --restore-recorded restores
+# them all, programs that are gone leave it, and --dry-run, --no-record and patch-image.sh keep
 # it untouched.  Runs on a record file named by CUDALOAD_PATCH_RECORD, so it
 # needs neither root nor the package.  Usage: record.sh BUILD
 set -u

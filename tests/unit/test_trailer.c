@@ -83,7 +83,7 @@ Test(trailer, read_back_what_was_made)
 
 	/* the restore plan hashes to the original */
 	read.keep = orig;
-	cr_assert_eq(plan_hash(f, &read), read.orig_hash);
+	cr_assert_eq(patch_plan_hash(f, &read), read.orig_hash);
 	patch_plan_free(&read);
 	patch_plan_free(&made);
 	free(f);

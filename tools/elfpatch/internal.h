@@ -103,8 +103,8 @@ void hash_feed(struct hasher *hs, const unsigned char *p, size_t n);
 uint64_t hash_end(struct hasher *hs);
 
 /* Hash of the file a plan produces, without producing it (0 for a plan
- * plan_walk refuses). */
-uint64_t plan_hash(const unsigned char *img, const struct patch_plan *plan);
+ * patch_plan_walk refuses). */
+uint64_t patch_plan_hash(const unsigned char *img, const struct patch_plan *plan);
 
 /* Parse the trailer at the end of img: 0 with the original size (and the
  * trailer's start, when start_out is not NULL), or -1 when there is none or
@@ -128,7 +128,7 @@ struct plan_edit *add_edit(struct patch_plan *plan, uint64_t off, uint32_t len);
  * edits, the edits, the padding (p NULL: n zeros), the tail.  Stops at the
  * first non-zero return of fn and returns it; -EINVAL for overlapping edits
  * or one past the kept bytes. */
-int plan_walk(const unsigned char *img, const struct patch_plan *plan,
+int patch_plan_walk(const unsigned char *img, const struct patch_plan *plan,
 	      int (*fn)(void *ctx, const unsigned char *p, size_t n), void *ctx);
 
 #endif

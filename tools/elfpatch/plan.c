@@ -126,7 +126,7 @@ int elfpatch_plan_restore(unsigned char *img, size_t len, struct patch_plan *pla
 				      "interpreter back");
 	}
 	plan->keep = orig;
-	if (plan_hash(img, plan) != plan->orig_hash) {
+	if (patch_plan_hash(img, plan) != plan->orig_hash) {
 		patch_plan_free(plan);
 		return fail(why, whycap, "cannot restore byte for byte: the file was changed after "
 				      "patching (by strip, objcopy or patchelf?); --restore --force sets "

@@ -79,10 +79,10 @@ static int hash_piece(void *ctx, const unsigned char *p, size_t n)
 	return 0;
 }
 
-uint64_t plan_hash(const unsigned char *img, const struct patch_plan *plan)
+uint64_t patch_plan_hash(const unsigned char *img, const struct patch_plan *plan)
 {
 	struct hasher hs = { FNV_START, { 0 }, 0 };
-	return plan_walk(img, plan, hash_piece, &hs) == 0 ? hash_end(&hs) : 0;
+	return patch_plan_walk(img, plan, hash_piece, &hs) == 0 ? hash_end(&hs) : 0;
 }
 
 int trailer_read(const unsigned char *img, size_t len, uint64_t *orig_size,

@@ -28,7 +28,7 @@ unsigned char *patch_plan_render(const unsigned char *img, const struct patch_pl
 	return out;
 }
 
-int plan_walk(const unsigned char *img, const struct patch_plan *plan,
+int patch_plan_walk(const unsigned char *img, const struct patch_plan *plan,
 	      int (*fn)(void *ctx, const unsigned char *p, size_t n), void *ctx)
 {
 	int order[PLAN_MAX_EDITS], r;
@@ -101,7 +101,7 @@ static int gather_piece(void *ctx, const unsigned char *p, size_t n)
 int patch_plan_write(int fd, const unsigned char *img, const struct patch_plan *plan)
 {
 	struct gather g = { .fd = fd, .n = 0 };
-	int r = plan_walk(img, plan, gather_piece, &g);
+	int r = patch_plan_walk(img, plan, gather_piece, &g);
 	return r ? r : gather_flush(&g);
 }
 

@@ -57,6 +57,19 @@ cmp -s "$prog" "$W/bin/a" && ok "... byte for byte" || bad "a differs from the o
 
 "$P" --interp "$B/cudaload" "$W/bin/a" >/dev/null
 "$P" --restore "$W/bin/a" >/dev/null 2>&1
+
+# More programs to re-patch than descriptors allow open at once (three
+# each while a batch is replaced): --reapply works in batches, as a walk does.
+mkdir -p "$W/many"
+i=0
+while [ $i -lt 120 ]; do cp "$prog" "$W/many/p$i"; i=$((i + 1)); done
+"$P" --interp "$B/cudaload" --quiet "$W"/many/p* >/dev/null 2>&1
+for f in "$W"/many/p*; do cp "$prog" "$f"; done
+out=$( (ulimit -n 200 && "$P" --reapply --quiet) 2>&1)
+status "--reapply of 120 programs with 200 descriptors exits 0" 0 $? "$out"
+n=$("$P" --check "$W"/many/p* 2>&1 | grep -c ': patched, interpreter')
+status "... and patches every one again" 120 "$n" "$out"
+"$P" --restore-recorded --quiet >/dev/null 2>&1
 [ ! -e "$REC" ] && ok "--restore takes a program out of the record" || bad "record after --restore: $(cat "$REC")"
 
 # A damaged record is read as far as it goes and never stops a run.

@@ -38,8 +38,8 @@ COMMON_SRC := $(wildcard common/*/*.c)
 COMMON_HDR := $(wildcard common/*/*.h)
 # loader/libc/: the libc functions the loader replaces (malloc, the printf
 # family), linked before musl's libc.a.
-LOADER_SRC := $(wildcard loader/*.c loader/libc/*.c)
-LOADER_HDR := $(wildcard loader/*.h)
+LOADER_SRC := $(wildcard loader/*.c loader/start/*.c loader/commands/*.c loader/libc/*.c)
+LOADER_HDR := $(wildcard loader/*.h loader/start/*.h loader/commands/*.h)
 
 # The loader: musl only, static-pie (docs/design.md §3).  Debian's musl-gcc specs do
 # not do static-pie, so the crt files are named here.  $(1) is the compiler,
@@ -85,7 +85,7 @@ aarch64-missing:
 
 # start.c runs before libc has set up the stack protector's canary, and
 # chain.c's restore hook after ld.so has replaced musl's thread pointer.
-NO_SSP = $(if $(filter %/loader/start.o %/loader/chain.o,$@),-fno-stack-protector)
+NO_SSP = $(if $(filter %/loader/start/start.o %/loader/start/chain.o,$@),-fno-stack-protector)
 # The start-up stack rule (common/base/alloc.h: no CL_PATH_MAX buffer on the
 # stack, each page touched costs): no frame of the loader's may exceed one
 # such buffer.  main's holds the run's state (settings, host, candidates,
@@ -187,7 +187,7 @@ HOST_CFLAGS := $(BASEFLAGS) -g -O1
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 UNIT_TOOL := $(ELFPATCH_SRC) tools/closure.c tools/pysite.c tools/replace.c \
-	tools/ptx.c loader/firstuse.c
+	tools/ptx.c loader/start/firstuse.c
 UNIT_DEPS := $(UNIT_SRC) $(COMMON_SRC) $(UNIT_TOOL) $(TOOL_HDR) $(wildcard tests/unit/*.h)
 UNIT_CFLAGS := $(HOST_CFLAGS) -Wno-missing-prototypes -Wno-write-strings
 

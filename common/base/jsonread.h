@@ -4,7 +4,7 @@
  *
  * One reader for every JSON cudaload reads: NVIDIA's compat notes and a
  * toolkit's version.json (notejson.h), an OCI runtime's state and a
- * bundle's config.json (loader/ocihook.h).  The caller walks the text: an
+ * bundle's config.json (loader/commands/ocihook.h).  The caller walks the text: an
  * object's members by key, an array's elements by index, through callbacks
  * that read each value or skip it.  Nothing is allocated; depth is bounded
  * (JSONREAD_MAX_DEPTH); every read stays inside [p, end).  The first thing

@@ -47,7 +47,7 @@ struct ldso_info {
 	 * needs to map it next (chain mode); see ldso_release. */
 	bool keep;
 	/* Set with keep before ldso_inspect: the loader mapped here runs as a
-	 * command all the same (a set-id program's start, loader/main.c), so
+	 * command all the same (a set-id program's start, loader/start/handover.c), so
 	 * whether it takes --argv0 is read as for exec mode. */
 	bool command;
 	/* Set before ldso_inspect for a loader a person named (CUDALOAD_LDSO,

@@ -39,7 +39,7 @@ struct report {
 void report_text(FILE *f, const struct report *r);
 void report_json(FILE *f, const struct report *r);
 
-/* Pieces of both, for `cudaload --status` (loader/status.c): one
+/* Pieces of both, for `cudaload --status` (loader/commands/status.c): one
  * candidate's object of "candidates", the system verdict's object, and a
  * verdict's line ("verified 3 min ago: ...") after indent. */
 void report_candidate_json(FILE *f, const struct candidate *c, long long now);

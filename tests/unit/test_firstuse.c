@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "../../common/host/tables.h"
-#include "../../loader/firstuse.h"
+#include "../../loader/start/firstuse.h"
 
 #define V(a, b) ((a) * 1000 + (b) * 10)
 

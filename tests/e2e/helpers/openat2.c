@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* openat2: prints why openat2 is refused here (before Linux 5.6, a seccomp
  * filter, qemu-user), nothing where it works.  Exec mode finds the
- * program's name without /proc by it (loader/main.c, program_by_real_name);
+ * program's name without /proc by it (loader/start/steps.c, program_by_real_name);
  * the tests that expect that ask this first. */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -5,7 +5,7 @@
 pass=0 fail=0 skip=0
 
 # The fixtures' expectations are the tables' and the stored verdicts': a
-# start that asked the driver itself (first use, loader/firstuse.h) would
+# start that asked the driver itself (first use, loader/start/firstuse.h) would
 # write verdicts into a fixture between two checks.  firstuse.sh turns it on.
 CUDALOAD_FIRST_USE=off
 export CUDALOAD_FIRST_USE

@@ -43,7 +43,7 @@ check_program cudaload-patch tools/cudaload-patch.c man/cudaload-patch.1
 
 # Environment variables the loader reads.
 words=$(man_words man/cudaload.1)
-vars=$(grep -ho '"CUDALOAD_[A-Z_]*' common/*/*.c loader/*.c | sed 's/^"//' | sort -u)
+vars=$(grep -ho '"CUDALOAD_[A-Z_]*' common/*/*.c loader/*.c loader/*/*.c | sed 's/^"//' | sort -u)
 missing=
 for v in $vars; do printf '%s\n' "$words" | grep -qx "$v" || missing="$missing $v"; done
 [ -n "$vars" ] && [ -z "$missing" ] && ok "cudaload.1 documents every variable: $(echo $vars)" ||

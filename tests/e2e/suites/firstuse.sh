@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# First use (loader/firstuse.h): on a host whose GPU only the driver can
+# First use (loader/start/firstuse.h): on a host whose GPU only the driver can
 # judge (an unknown device ID, a workstation board), the first start that
 # would take a package asks cudaload-verify --first-use, detached, waits for
 # its word, and the next start reads it and asks nothing.  Both modes, as a

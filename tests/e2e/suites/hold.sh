@@ -218,7 +218,7 @@ explain() {
 
 # by_name HOST: a prepared decision on a real root (no CUDALOAD_ROOT) and
 # the program's own environment (PREFIX/cuda-compat), which a chain start
-# finds by the name the program was run by, without /proc (loader/main.c,
+# finds by the name the program was run by, without /proc (loader/start/steps.c,
 # program_by_name), and an exec start by /proc/self/exe: through a linked
 # directory and a linked name alike, and a package beside it not judged
 # sends the start down the full path.

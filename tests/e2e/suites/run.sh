@@ -375,7 +375,7 @@ if [ "$mode" = chain ]; then
 	has "chain: ... with its arguments" "$out" "arg[1]=x"
 	# What stays of cudaload under a limit of the address space: the page
 	# of its hand-over code and its writable segment, one page
-	# (loader/chain.c, loader/hot.ld), with a list and without one; before,
+	# (loader/start/chain.c, loader/hot.ld), with a list and without one; before,
 	# all of its image and its heap (RLIMIT_AS).  Without
 	# a limit the image stays, a munmap less at every start.
 	image=$(( ($(stat -c %s "$CL") + 4095) / 4096 ))

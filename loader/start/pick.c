@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/base/diag.h"
+#include "../../common/base/diag.h"
 
 /* "PATH (FROM): WHY", malloc'd: only a failure needs it. */
 __attribute__((format(printf, 1, 2)))

@@ -29,7 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../common/settings/settings.h"
+#include "../../common/settings/settings.h"
 
 #define STATUS_HOLDS 0
 #define STATUS_DOES_NOT_HOLD 1

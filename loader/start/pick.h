@@ -10,9 +10,9 @@
 
 #include <stdbool.h>
 
-#include "../common/settings/settings.h"
-#include "../common/elf/ldso.h"
-#include "../common/elf/target.h"
+#include "../../common/settings/settings.h"
+#include "../../common/elf/ldso.h"
+#include "../../common/elf/target.h"
 
 /* execline's exit codes */
 #define EXIT_CANNOT_EXEC 126

@@ -15,7 +15,7 @@
 #ifndef CUDALOAD_IMAGEWALK_H
 #define CUDALOAD_IMAGEWALK_H
 
-#include "../common/stores/patchlist.h"
+#include "../../common/stores/patchlist.h"
 
 #define IMAGEWALK_DEPTH 16
 

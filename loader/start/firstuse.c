@@ -14,9 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../common/base/diag.h"
-#include "../common/packages/secure.h"
-#include "../common/base/sys.h"
+#include "../../common/base/diag.h"
+#include "../../common/packages/secure.h"
+#include "../../common/base/sys.h"
 
 int first_use_exec_verifier(const char *self_dir, char *helper, char **av, char **envp)
 {

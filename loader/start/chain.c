@@ -16,10 +16,10 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "../common/elf/elfread.h"
-#include "../common/elf/ldso.h"
-#include "../common/base/sys.h"
-#include "libc/malloc.h"
+#include "../../common/elf/elfread.h"
+#include "../../common/elf/ldso.h"
+#include "../../common/base/sys.h"
+#include "../libc/malloc.h"
 
 /* arch/<arch>/chain.S: one block of code, on one page, the page that stays. */
 __attribute__((noreturn))

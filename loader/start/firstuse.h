@@ -23,10 +23,10 @@
 
 #include <stdbool.h>
 
-#include "../common/packages/compat.h"
-#include "../common/settings/settings.h"
-#include "../common/decision/decide.h"
-#include "../common/host/probe.h"
+#include "../../common/packages/compat.h"
+#include "../../common/settings/settings.h"
+#include "../../common/decision/decide.h"
+#include "../../common/host/probe.h"
 
 #define FIRST_USE_WAIT_S 10
 #define FIRST_USE_WAIT_STR "10"	/* the verifier's --timeout for each child */

@@ -29,20 +29,20 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../common/packages/compat.h"
-#include "../common/settings/settings.h"
-#include "../common/decision/decide.h"
-#include "../common/base/diag.h"
-#include "../common/elf/elfread.h"
-#include "../common/base/inroot.h"
-#include "../common/base/jsonread.h"
-#include "../common/decision/judge.h"
-#include "../common/elf/ldcache.h"
-#include "../common/host/probe.h"
-#include "../common/packages/reach.h"
-#include "../common/report/report.h"
-#include "../common/base/sys.h"
-#include "../common/host/tables.h"
+#include "../../common/packages/compat.h"
+#include "../../common/settings/settings.h"
+#include "../../common/decision/decide.h"
+#include "../../common/base/diag.h"
+#include "../../common/elf/elfread.h"
+#include "../../common/base/inroot.h"
+#include "../../common/base/jsonread.h"
+#include "../../common/decision/judge.h"
+#include "../../common/elf/ldcache.h"
+#include "../../common/host/probe.h"
+#include "../../common/packages/reach.h"
+#include "../../common/report/report.h"
+#include "../../common/base/sys.h"
+#include "../../common/host/tables.h"
 
 /* Where the host's ldconfig may be: glibc's is static everywhere (a
  * build may name its own, as Nix's does). */

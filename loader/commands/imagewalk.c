@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../common/elf/elfread.h"
-#include "../common/base/sys.h"
+#include "../../common/elf/elfread.h"
+#include "../../common/base/sys.h"
 
 const char imagewalk_dirs[IMAGEWALK_N_DIRS][12] = { "/usr/bin", "/usr/sbin", "/usr/local", "/opt" };
 

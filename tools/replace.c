@@ -11,9 +11,10 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
-#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "../common/base/tempname.h"
 
 /* Enough for "\177ELF" and "#!" */
 #define MAGIC_LEN 4
@@ -185,7 +186,6 @@ static void forget(int dirfd, const char *tmp)
 
 #define TEMP_MARK ".cudaload-"
 #define TEMP_RANDOM 6
-static const char letters[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
 bool replace_is_temp(const char *name)
 {
@@ -193,33 +193,7 @@ bool replace_is_temp(const char *name)
 	if (len < 2 + tail || name[0] != '.' ||
 	    memcmp(name + len - tail, TEMP_MARK, sizeof TEMP_MARK - 1) != 0)
 		return false;
-	for (size_t i = len - TEMP_RANDOM; i < len; i++)
-		if (!strchr(letters, name[i]) || !name[i])
-			return false;
-	return true;
-}
-
-/* TEMP_RANDOM letters that nobody can guess to make the name first (and
- * O_EXCL refuses a name that is there anyway): the kernel's randomness
- * once, then a generator seeded with it. */
-static void random_letters(char *out)
-{
-	static uint64_t state;
-	if (!state) {
-		if (getrandom(&state, sizeof state, GRND_NONBLOCK) != (ssize_t)sizeof state) {
-			struct timespec ts;
-			clock_gettime(CLOCK_REALTIME, &ts);
-			state = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ ((uint64_t)getpid() << 48);
-		}
-		state |= 1;
-	}
-	for (size_t i = 0; i < TEMP_RANDOM; i++) {
-		/* xorshift64* */
-		state ^= state >> 12;
-		state ^= state << 25;
-		state ^= state >> 27;
-		out[i] = letters[((state * 0x2545F4914F6CDD1Dull) >> 40) % (sizeof letters - 1)];
-	}
+	return tempname_is_random(name + len - TEMP_RANDOM, TEMP_RANDOM);
 }
 
 int replace_make_temp(int dirfd, const char *name, char *tmp, size_t cap, char *why, size_t whycap)
@@ -245,14 +219,9 @@ int replace_make_temp(int dirfd, const char *name, char *tmp, size_t cap, char *
 	 * signal at any moment finds the name (or a name no file has). */
 	slots[free_slot].dirfd = dirfd;
 	slots[free_slot].name = reg;
-	int fd = -1, e = EEXIST;
-	for (int tries = 0; tries < 100 && fd < 0 && e == EEXIST; tries++) {
-		random_letters(reg + strlen(reg) - TEMP_RANDOM);
-		fd = openat(dirfd, reg, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		e = errno;
-	}
+	int fd = tempname_create(dirfd, reg, TEMP_RANDOM, O_RDWR, 0600);
 	if (fd < 0) {
-		snprintf(why, whycap, "cannot create a file beside it: %s", strerror(e));
+		snprintf(why, whycap, "cannot create a file beside it: %s", strerror(errno));
 		forget(dirfd, reg);
 		return -1;
 	}

@@ -7,12 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "../base/array.h"
 #include "../base/sys.h"
+#include "../base/tempname.h"
 
 bool patchlist_storable(const char *interp, const char *path)
 {
@@ -187,30 +187,6 @@ int patchlist_save(const struct patchlist *pl, const char *file, char *why, size
 	return r;
 }
 
-/* A new file beside name in dirfd ("NAME.XXXXXX"), its name into tmp. */
-static int make_temp(int dirfd, const char *name, char *tmp, size_t cap)
-{
-	static const char letters[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-	for (int tries = 0; tries < 100; tries++) {
-		unsigned char r[6];
-		if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
-			for (size_t i = 0; i < sizeof r; i++)
-				r[i] = (unsigned char)(rand() ^ getpid() ^ tries);
-		char suffix[7];
-		for (size_t i = 0; i < sizeof r; i++)
-			suffix[i] = letters[r[i] % (sizeof letters - 1)];
-		suffix[6] = '\0';
-		if (snprintf(tmp, cap, "%s.%s", name, suffix) >= (int)cap) {
-			errno = ENAMETOOLONG;
-			return -1;
-		}
-		int fd = openat(dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd >= 0 || errno != EEXIST)
-			return fd;
-	}
-	return -1;
-}
-
 int patchlist_save_at(const struct patchlist *pl, int dirfd, const char *name, const char *shown,
 		      char *why, size_t whycap)
 {
@@ -222,7 +198,10 @@ int patchlist_save_at(const struct patchlist *pl, int dirfd, const char *name, c
 		}
 		return 0;
 	}
-	int fd = make_temp(dirfd, name, tmp, sizeof tmp);
+	int fd = -1;
+	errno = ENAMETOOLONG;
+	if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", name) < (int)sizeof tmp)
+		fd = tempname_create(dirfd, tmp, 6, O_RDWR, 0600);
 	if (fd < 0) {
 		snprintf(why, whycap, "%s: cannot create a file beside it: %s", shown, strerror(errno));
 		return -1;

@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,6 +27,7 @@
 #include "../../common/report/report.h"
 #include "../../common/host/tables.h"
 #include "../../common/elf/target.h"
+#include "../../common/base/tempname.h"
 #include "../../common/base/utf8.h"
 #include "../../common/packages/verdict.h"
 #include "imagewalk.h"
@@ -720,24 +720,11 @@ static void print_prometheus(FILE *f, const struct host_status *m)
 
 /* ---- the textfile ------------------------------------------------------- */
 
-/* The temporary's name: STATUS_TEMP_PREFIX and 16 random hex digits, so
- * that no one can know it in advance and plant something there. */
+/* The temporary's name: STATUS_TEMP_PREFIX and 16 random letters and
+ * digits (tempname.h). */
 #define STATUS_TEMP_PREFIX "." STATUS_TEXTFILE "."
+#define STATUS_TEMP_RANDOM "XXXXXXXXXXXXXXXX"
 #define STATUS_TEMP_TRIES 16
-
-static void temp_name(char *name, size_t cap, int try)
-{
-	unsigned long long r;
-	if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
-		/* no getrandom (before Linux 3.17): a name not known in advance
-		 * is then only harder to plant, and O_EXCL still holds */
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		r = ((unsigned long long)ts.tv_nsec << 20) ^ (unsigned long long)ts.tv_sec ^
-		    ((unsigned long long)getpid() << 40) ^ (unsigned long long)try;
-	}
-	snprintf(name, cap, STATUS_TEMP_PREFIX "%016llx", r);
-}
 
 /* The metrics into fd, a file of this user's that nothing else names (no
  * link: nlink is want_links), with mode 0644 and on disk.  0, or -1. */
@@ -772,8 +759,9 @@ static int write_unnamed(const struct host_status *m, int dfd, char *name, size_
 	if (fd < 0)
 		return -1;
 	int r = fill(m, fd, 0);
+	snprintf(name, cap, STATUS_TEMP_PREFIX STATUS_TEMP_RANDOM);
 	for (int i = 0; r == 0 && i < STATUS_TEMP_TRIES; i++) {
-		temp_name(name, cap, i);
+		tempname_fill(name, sizeof STATUS_TEMP_RANDOM - 1);
 		/* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH (root's); else /proc */
 		r = linkat(fd, "", dfd, name, AT_EMPTY_PATH);
 		if (r < 0 && errno != EEXIST) {
@@ -794,13 +782,8 @@ static int write_unnamed(const struct host_status *m, int dfd, char *name, size_
  * this user's with one link.  0, or -1. */
 static int write_named(const struct host_status *m, int dfd, char *name, size_t cap)
 {
-	int fd = -1;
-	for (int i = 0; fd < 0 && i < STATUS_TEMP_TRIES; i++) {
-		temp_name(name, cap, i);
-		fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
-		if (fd < 0 && errno != EEXIST)
-			return -1;
-	}
+	snprintf(name, cap, STATUS_TEMP_PREFIX STATUS_TEMP_RANDOM);
+	int fd = tempname_create(dfd, name, sizeof STATUS_TEMP_RANDOM - 1, O_WRONLY | O_NONBLOCK, 0644);
 	if (fd < 0)
 		return -1;
 	int r = fill(m, fd, 1);
@@ -824,7 +807,7 @@ static int write_named(const struct host_status *m, int dfd, char *name, size_t 
 static int write_textfile(const struct host_status *m, const char *dir)
 {
 	const char *why = NULL;
-	char name[sizeof STATUS_TEMP_PREFIX + 16];
+	char name[sizeof STATUS_TEMP_PREFIX STATUS_TEMP_RANDOM];
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	struct stat st;
 	if (dfd < 0 || fstat(dfd, &st) < 0) {

@@ -277,7 +277,7 @@ if command -v strace >/dev/null 2>&1 && strace -f -qq -o /dev/null true 2>/dev/n
 		$E --status --textfile "$W/tf" >/dev/null 2>&1
 	status "textfile, no linkat: exit" 0 "$?"
 	status "textfile, no linkat: created by name, exclusively" 1 \
-		"$(grep -c 'openat([0-9]*, "\.cudaload\.prom\.[0-9a-f]*", O_WRONLY|O_CREAT|O_EXCL|.*O_NOFOLLOW' "$W/tf.strace")"
+		"$(grep -c 'openat([0-9]*, "\.cudaload\.prom\.[0-9A-Za-z]\{16\}", O_WRONLY|O_CREAT|O_EXCL|.*O_NOFOLLOW' "$W/tf.strace")"
 	contains "textfile, no linkat: written" "$(cat "$W/tf/cudaload.prom" 2>&1)" "cudaload_holds 1"
 	status "textfile, no linkat: no temporary left" "cudaload.prom" "$(ls -A "$W/tf")"
 else

@@ -10,6 +10,11 @@ pass=0 fail=0 skip=0
 CUDALOAD_FIRST_USE=off
 export CUDALOAD_FIRST_USE
 
+# Debian's python3, with its packages (python3-jsonschema and the rest that
+# scripts/deps.sh installs), wherever another one comes first on PATH (a
+# version manager's shim, which also costs a dozen processes a call).
+[ ! -x /usr/bin/python3 ] || python3() { /usr/bin/python3 "$@"; }
+
 ok() { pass=$((pass + 1)); printf 'ok   %s\n' "$1"; }
 skip() { skip=$((skip + 1)); printf 'SKIP %s: %s\n' "$1" "$2"; }
 bad() {
@@ -18,16 +23,37 @@ bad() {
 	[ -z "${2:-}" ] || printf '%s\n' "$2" | sed 's/^/     | /'
 }
 
+# The checks below match with the shell's own patterns, where a quoted
+# part is literal: a process each would cost a start of grep, and the
+# suites make thousands of checks.  A LINE or PART of several lines is
+# left to grep -F, whose patterns are one a line (any of them matches).
+lib_nl='
+'
+# in_text TEXT PART: TEXT contains PART somewhere
+in_text() {
+	case $2 in *"$lib_nl"*) printf '%s\n' "$1" | grep -Fq -- "$2"; return ;; esac
+	case $1 in *"$2"*) return 0 ;; esac
+	return 1
+}
 # has NAME TEXT LINE: TEXT contains LINE as a whole line
 has() {
-	if printf '%s\n' "$2" | grep -Fqx -- "$3"; then ok "$1"; else bad "$1: no line '$3'" "$2"; fi
+	case $3 in
+	*"$lib_nl"*) printf '%s\n' "$2" | grep -Fqx -- "$3" ;;
+	*) case "$lib_nl$2$lib_nl" in *"$lib_nl$3$lib_nl"*) true ;; *) false ;; esac ;;
+	esac && ok "$1" || bad "$1: no line '$3'" "$2"
 }
 # contains NAME TEXT PART: TEXT contains PART somewhere
 contains() {
-	if printf '%s\n' "$2" | grep -Fq -- "$3"; then ok "$1"; else bad "$1: no '$3'" "$2"; fi
+	if in_text "$2" "$3"; then ok "$1"; else bad "$1: no '$3'" "$2"; fi
 }
 lacks() {
-	if printf '%s\n' "$2" | grep -Fq -- "$3"; then bad "$1: unexpected '$3'" "$2"; else ok "$1"; fi
+	if in_text "$2" "$3"; then bad "$1: unexpected '$3'" "$2"; else ok "$1"; fi
+}
+# copies FILE N FORMAT: N copies of FILE with its mode, named by FORMAT with
+# %g for 1 to N, by one tee (a cp each would cost a process each)
+copies() {
+	seq -f "$3" 1 "$2" | xargs sh -c 'tee -- "$@" <"$0" >/dev/null' "$1"
+	seq -f "$3" 1 "$2" | xargs chmod "$(stat -c %a "$1")"
 }
 # status NAME WANT GOT OUTPUT
 status() {

@@ -381,7 +381,7 @@ mkdir -p "$many/etc" "$many/usr/local"
 cp -a "$R/proc" "$R/sys" "$R/usr" "$many/" 2>/dev/null
 cp "$rel" "$many/etc/"
 i=0
-while [ $i -lt 10000 ]; do mkdir "$many/usr/local/cuda-x$i"; mkdir "$many/usr/local/cuda-x$i/compat"; i=$((i + 1)); done
+while [ $i -lt 10000 ]; do echo "cuda-x$i" "cuda-x$i/compat"; i=$((i + 1)); done | (cd "$many/usr/local" && xargs mkdir)
 start=$(date +%s)
 out=$(timeout 60 env CUDALOAD_ROOT="$many" CUDALOAD_CONFIG="$F/empty.conf" LD_LIBRARY_PATH="$many$DD" "$F/bin/probe" 2>&1)
 status "10,000 candidates: runs" 0 $? "$(printf '%s' "$out" | head -5)"

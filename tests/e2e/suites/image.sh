@@ -287,7 +287,7 @@ has "row 12: ... all of them" "$out" \
 # removes every temporary it left and patches the rest.
 R=$W/realkill
 mkdir -p "$R"
-for i in $(seq 1 1200); do cp "$W/prog" "$R/app-$i"; done
+copies "$W/prog" 1200 "$R/app-%g"
 "$P" --interp /usr/bin/cudaload --machine "$M" --all "$R" >/dev/null 2>&1 &
 kpid=$!
 n=0

@@ -49,7 +49,7 @@ mkdir -p "$W/A" "$W/B"
 cp "$W/prog" "$W/A/prog"
 { cat "$W/prog"; echo new-version; } >"$W/v2"
 chmod 755 "$W/v2"
-for i in $(seq 1 250); do cp "$W/prog" "$W/B/p$i"; done
+copies "$W/prog" 250 "$W/B/p%g"
 (
 	while [ "$(temps "$W/B")" -eq 0 ]; do :; done
 	cp "$W/v2" "$W/A/.up" && mv "$W/A/.up" "$W/A/prog"
@@ -84,7 +84,7 @@ while [ $n -lt "$TRIES" ]; do
 	[ $st -eq 0 ] || [ -s "$W/out" ] || silent=$((silent + 1))
 done
 # a walk over the same directory with the truncation going on
-for i in $(seq 1 20); do cp "$W/prog" "$W/T/w$i"; done
+copies "$W/prog" 20 "$W/T/w%g"
 out=$("$P" --interp "$CL" "$W/T" 2>&1)
 kill $trunc
 wait $trunc 2>/dev/null
@@ -116,7 +116,7 @@ fi
 
 # SIGTERM during a walk: the temporaries written so far are removed.
 mkdir -p "$W/S"
-for i in $(seq 1 100); do cp "$big" "$W/S/p$i"; done
+copies "$big" 100 "$W/S/p%g"
 "$P" --all --interp "$CL" "$W/S" >"$W/out" 2>&1 &
 pp=$!
 i=0

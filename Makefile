@@ -124,9 +124,9 @@ $(BUILD)/aarch64/cudaload: $(A64_OBJ) loader/data.ld loader/hot.ld scripts/hot-c
 	@sh scripts/hot-check.sh $@.map || { rm -f $@; exit 1; }
 
 # ---- cudaload-patch: a host tool on elfutils' libelf ----
-ELFPATCH_SRC := $(wildcard tools/elfpatch/*.c)
-TOOL_SRC := tools/cudaload-patch.c $(ELFPATCH_SRC) common/stores/patchlist.c tools/closure.c tools/pysite.c tools/replace.c common/base/inroot.c common/base/array.c common/base/tempname.c common/elf/elfread.c common/base/sys.c
-TOOL_HDR := $(wildcard tools/*.h tools/elfpatch/*.h) $(COMMON_HDR)
+ELFPATCH_SRC := $(wildcard tools/patch/elfpatch/*.c)
+TOOL_SRC := tools/patch/cudaload-patch.c $(ELFPATCH_SRC) common/stores/patchlist.c tools/patch/closure.c tools/patch/pysite.c tools/patch/replace.c common/base/inroot.c common/base/array.c common/base/tempname.c common/elf/elfread.c common/base/sys.c
+TOOL_HDR := $(wildcard tools/*/*.h tools/patch/elfpatch/*.h) $(COMMON_HDR)
 # Debian's hardening defaults for a program that runs as root.
 TOOL_HARDEN := -D_FORTIFY_SOURCE=2 -fstack-protector-strong -Wl,-z,relro,-z,now
 $(BUILD)/cudaload-patch: $(TOOL_SRC) $(TOOL_HDR) Makefile
@@ -138,13 +138,13 @@ $(BUILD)/asan/cudaload-patch: $(TOOL_SRC) $(TOOL_HDR) Makefile
 	$(QUIET) $(CC) $(BASEFLAGS) -g -O1 $(SAN_FLAGS) $(TOOL_SRC) -lelf -o $@
 
 # ---- cudaload-verify: glibc, dynamic, because it must dlopen libcuda ----
-VERIFY_SRC := tools/cudaload-verify.c tools/ptx.c $(COMMON_SRC)
-$(BUILD)/cudaload-verify: $(VERIFY_SRC) $(COMMON_HDR) tools/ptx.h Makefile
+VERIFY_SRC := tools/verify/cudaload-verify.c tools/verify/ptx.c $(COMMON_SRC)
+$(BUILD)/cudaload-verify: $(VERIFY_SRC) $(COMMON_HDR) tools/verify/ptx.h Makefile
 	@mkdir -p $(dir $@)
 	$(QUIET) $(CC) $(BASEFLAGS) -O2 $(VERIFY_SRC) -ldl -o $@
 
 # The Jetson one for the tests here (under qemu-user); the package's is below.
-$(BUILD)/aarch64/cudaload-verify: $(VERIFY_SRC) $(COMMON_HDR) tools/ptx.h Makefile
+$(BUILD)/aarch64/cudaload-verify: $(VERIFY_SRC) $(COMMON_HDR) tools/verify/ptx.h Makefile
 	@mkdir -p $(dir $@)
 	$(QUIET) $(AARCH64_CC) $(BASEFLAGS) -O2 $(VERIFY_SRC) -ldl -o $@
 
@@ -177,7 +177,7 @@ $(BUILD)/glibc231/%/cudaload-patch: $(TOOL_SRC) $(TOOL_HDR) Makefile $(GLIBC231_
 	@mkdir -p $(dir $@)
 	$(QUIET) $(PKG_CC_$*) $(BASEFLAGS) -O2 $(TOOL_HARDEN) $(call pkg_flags,$*) $(TOOL_SRC) -lelf -o $@
 
-$(BUILD)/glibc231/%/cudaload-verify: $(VERIFY_SRC) $(COMMON_HDR) tools/ptx.h Makefile $(GLIBC231_DIR)/bullseye-%/sysroot/.complete
+$(BUILD)/glibc231/%/cudaload-verify: $(VERIFY_SRC) $(COMMON_HDR) tools/verify/ptx.h Makefile $(GLIBC231_DIR)/bullseye-%/sysroot/.complete
 	@mkdir -p $(dir $@)
 	$(QUIET) $(PKG_CC_$*) $(BASEFLAGS) -O2 $(TOOL_HARDEN) $(call pkg_flags,$*) $(VERIFY_SRC) -ldl -o $@
 
@@ -186,8 +186,8 @@ UNIT_SRC  := $(wildcard tests/unit/*.c)
 HOST_CFLAGS := $(BASEFLAGS) -g -O1
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-UNIT_TOOL := $(ELFPATCH_SRC) tools/closure.c tools/pysite.c tools/replace.c \
-	tools/ptx.c loader/start/firstuse.c
+UNIT_TOOL := $(ELFPATCH_SRC) tools/patch/closure.c tools/patch/pysite.c tools/patch/replace.c \
+	tools/verify/ptx.c loader/start/firstuse.c
 UNIT_DEPS := $(UNIT_SRC) $(COMMON_SRC) $(UNIT_TOOL) $(TOOL_HDR) $(wildcard tests/unit/*.h)
 UNIT_CFLAGS := $(HOST_CFLAGS) -Wno-missing-prototypes -Wno-write-strings
 

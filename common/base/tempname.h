@@ -8,7 +8,7 @@
  * only harder to guess).  What makes the create safe is O_EXCL and
  * O_NOFOLLOW: a name already there, a FIFO or a link, is never opened.
  * Used by every writer that renames a file into place: cudaload-patch's
- * replacements (tools/replace.h), the record of patched programs
+ * replacements (tools/patch/replace.h), the record of patched programs
  * (common/stores/patchlist.h) and --status's textfile.
  */
 #ifndef CUDALOAD_TEMPNAME_H

@@ -4,7 +4,7 @@
  * in the verdict store (docs/design.md §10: what is verified, the store's
  * format, whose store a start reads).
  *
- * `cudaload --verify` (tools/cudaload-verify.c) uses each package in a
+ * `cudaload --verify` (tools/verify/cudaload-verify.c) uses each package in a
  * child as a program would and writes the first step that failed, keyed by
  * the host and by the package's libcuda.so.1; a start reads the record
  * instead of asking (100 ms and more, and a static musl program cannot

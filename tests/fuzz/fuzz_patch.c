@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* cudaload-patch's ELF checks and edits.  Beyond not crashing, one property:
  * whatever it agrees to patch, it restores byte for byte. */
-#include "../../tools/elfpatch.h"
+#include "../../tools/patch/elfpatch.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

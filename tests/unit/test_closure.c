@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* tools/closure.c: paths inside an image root, and the closure of real
+/* tools/patch/closure.c: paths inside an image root, and the closure of real
  * programs of this machine through an image that links to them. */
 #include "helpers.h"
 
 #include <errno.h>
 #include <unistd.h>
 
-#include "../../tools/closure.h"
+#include "../../tools/patch/closure.h"
 
 static void link_at(const char *root, const char *rel, const char *target)
 {

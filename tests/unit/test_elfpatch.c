@@ -5,7 +5,7 @@
 
 #include "../../common/elf/elfread.h"
 #include "../../common/elf/record.h"
-#include "../../tools/elfpatch.h"
+#include "../../tools/patch/elfpatch.h"
 
 #define LDSO "/lib64/ld-linux-x86-64.so.2"
 #define CL "/usr/bin/cudaload"

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The encoders (tools/elfpatch/encode.c) in each class and byte order:
+/* The encoders (tools/patch/elfpatch/encode.c) in each class and byte order:
  * what they write, libelf reads back as it was. */
 #include "helpers.h"
 
-#include "../../tools/elfpatch/internal.h"
+#include "../../tools/patch/elfpatch/internal.h"
 
 struct target {
 	unsigned char img[64];

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* The grow steps (tools/elfpatch/grow.h) one by one, on front_elf.h's
+/* The grow steps (tools/patch/elfpatch/grow.h) one by one, on front_elf.h's
  * linker-shaped executables, and the two layouts through grow_plan. */
 #include "helpers.h"
 
 #include "front_elf.h"
 #include "../../common/elf/record.h"
-#include "../../tools/elfpatch/grow.h"
+#include "../../tools/patch/elfpatch/grow.h"
 
 #define CL "/usr/bin/cudaload"
 

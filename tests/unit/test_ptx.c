@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "helpers.h"
 
-#include "../../tools/ptx.h"
+#include "../../tools/verify/ptx.h"
 
 /* Each device gets its own target and the ISA that introduced it (PTX ISA
  * release notes), so that every JIT that supports the GPU takes it. */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* tools/pysite.c: which Python interpreters import CUDA libraries. */
+/* tools/patch/pysite.c: which Python interpreters import CUDA libraries. */
 #include "helpers.h"
 
-#include "../../tools/pysite.h"
+#include "../../tools/patch/pysite.h"
 
 static int by_name(void *ctx, int fd, const char *path, char *why, size_t cap)
 {

@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <sys/wait.h>
 
-#include "../../tools/replace.h"
+#include "../../tools/patch/replace.h"
 
 /* A file in a scratch directory, open read-only with its stat. */
 struct fixture {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The restore trailer and its hash (tools/elfpatch/trailer.c). */
+/* The restore trailer and its hash (tools/patch/elfpatch/trailer.c). */
 #include "helpers.h"
 
-#include "../../tools/elfpatch/internal.h"
+#include "../../tools/patch/elfpatch/internal.h"
 
 static uint64_t hash_whole(const unsigned char *p, size_t n)
 {

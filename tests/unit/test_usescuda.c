@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* The "uses CUDA" rule (tools/elfpatch/usescuda.h): each sign, the order they are
+/* The "uses CUDA" rule (tools/patch/elfpatch/usescuda.h): each sign, the order they are
  * looked for in, and what inspect makes of them. */
 #include "helpers.h"
 
 #include "front_elf.h"
-#include "../../tools/elfpatch.h"
-#include "../../tools/elfpatch/usescuda.h"
+#include "../../tools/patch/elfpatch.h"
+#include "../../tools/patch/elfpatch/usescuda.h"
 
 static const enum fe_sec with_fatbin[] = { FE_INTERP, FE_NOTE, FE_GNU_HASH, FE_DYNSYM, FE_DYNSTR,
 					   FE_RODATA, FE_FATBIN, FE_END };

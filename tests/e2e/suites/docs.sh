@@ -39,7 +39,7 @@ check_program() { # check_program NAME SOURCE MANPAGE
 	[ "$n" -ge 3 ] && ok "$1: $n options, each in --help and $3" || bad "$1: options found in $2: $n"
 }
 check_program cudaload loader/main.c man/cudaload.1
-check_program cudaload-patch tools/cudaload-patch.c man/cudaload-patch.1
+check_program cudaload-patch tools/patch/cudaload-patch.c man/cudaload-patch.1
 
 # Environment variables the loader reads.
 words=$(man_words man/cudaload.1)
@@ -50,7 +50,7 @@ for v in $vars; do printf '%s\n' "$words" | grep -qx "$v" || missing="$missing $
 	bad "cudaload.1 lacks${missing:- (no variables found in the source)}"
 
 words=$(man_words man/cudaload-patch.1)
-vars=$(grep -ho '"CUDALOAD_[A-Z_]*' tools/*.c tools/elfpatch/*.c | sed 's/^"//' | sort -u)
+vars=$(grep -ho '"CUDALOAD_[A-Z_]*' tools/*/*.c tools/patch/elfpatch/*.c | sed 's/^"//' | sort -u)
 missing=
 for v in $vars; do printf '%s\n' "$words" | grep -qx "$v" || missing="$missing $v"; done
 [ -z "$missing" ] && ok "cudaload-patch.1 documents every variable: $(echo $vars)" || bad "cudaload-patch.1 lacks$missing"

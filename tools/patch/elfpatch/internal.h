@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * What the files of tools/elfpatch/ share, grouped by the file that defines
+ * What the files of tools/patch/elfpatch/ share, grouped by the file that defines
  * it: the file as libelf read it (load.c), the bounds helpers every reader
  * uses, the class and byte-order encoders (encode.c), the restore trailer
  * and its hash (trailer.c), the plan's edits (plan.c) and the walk over a
  * plan (write.c).  The layout strategies have their own header, grow.h.
  *
- * Not an interface for anything outside tools/elfpatch/ but its unit tests:
+ * Not an interface for anything outside tools/patch/elfpatch/ but its unit tests:
  * callers use ../elfpatch.h and ../usescuda.h.
  */
 #ifndef CUDALOAD_ELFPATCH_INTERNAL_H

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../common/base/tempname.h"
+#include "../../common/base/tempname.h"
 
 /* Enough for "\177ELF" and "#!" */
 #define MAGIC_LEN 4

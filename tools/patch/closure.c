@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../common/base/array.h"
-#include "../common/elf/elfread.h"
-#include "../common/base/sys.h"
+#include "../../common/base/array.h"
+#include "../../common/elf/elfread.h"
+#include "../../common/base/sys.h"
 
 #define MAX_LINKS 40		/* symbolic links on one path, as the kernel's */
 #define MAX_DEPTH 64		/* libraries deep: a chain longer is no real program */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../common/elf/record.h"
+#include "../../../common/elf/record.h"
 #include "grow.h"
 
 struct plan_edit *add_edit(struct patch_plan *plan, uint64_t off, uint32_t len)

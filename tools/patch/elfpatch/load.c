@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../common/elf/elfread.h"
-#include "../../common/base/identity.h"
+#include "../../../common/elf/elfread.h"
+#include "../../../common/base/identity.h"
 
 void elfpatch_init(void)
 {

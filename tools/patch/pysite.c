@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../common/base/array.h"
-#include "../common/base/sys.h"
+#include "../../common/base/array.h"
+#include "../../common/base/sys.h"
 
 #define SCAN_DEPTH 6	/* torch/lib/x.so is 3 down; nvidia/cublas/lib/x.so 4 */
 

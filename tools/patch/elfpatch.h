@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * elfpatch: the ELF side of cudaload-patch, on a file image in memory
- * (tools/elfpatch/, one file per concern; internal.h says which).
+ * (tools/patch/elfpatch/, one file per concern; internal.h says which).
  *
  * inspect says what a file is (dynamic executable, static, library, script,
  * not ELF, patched) from libelf's view of it plus our own bounds checks.
@@ -38,7 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/base/sys.h"
+#include "../../common/base/sys.h"
 
 enum elf_kind_found {
 	FOUND_NOT_ELF,		/* includes empty and truncated-before-magic files */

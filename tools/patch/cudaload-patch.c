@@ -47,13 +47,13 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "../common/base/array.h"
-#include "../common/elf/elfread.h"
-#include "../common/base/identity.h"
+#include "../../common/base/array.h"
+#include "../../common/elf/elfread.h"
+#include "../../common/base/identity.h"
 #include "closure.h"
 #include "elfpatch.h"
-#include "../common/base/inroot.h"
-#include "../common/stores/patchlist.h"
+#include "../../common/base/inroot.h"
+#include "../../common/stores/patchlist.h"
 #include "pysite.h"
 #include "replace.h"
 #include "elfpatch/usescuda.h"

@@ -13,15 +13,15 @@ static const char letters[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvw
 
 void tempname_fill(char *name, size_t n)
 {
-	static uint64_t state;
-	if (!state) {
-		if (getrandom(&state, sizeof state, GRND_NONBLOCK) != (ssize_t)sizeof state) {
-			struct timespec ts;
-			clock_gettime(CLOCK_REALTIME, &ts);
-			state = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ ((uint64_t)getpid() << 48);
-		}
-		state |= 1;
+	/* no state kept between calls: the loader links this too, and its
+	 * writable segment must stay one page (docs/design.md §6) */
+	uint64_t state;
+	if (getrandom(&state, sizeof state, GRND_NONBLOCK) != (ssize_t)sizeof state) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		state = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30) ^ ((uint64_t)getpid() << 48);
 	}
+	state |= 1;
 	char *out = name + strlen(name) - n;
 	for (size_t i = 0; i < n; i++) {
 		/* xorshift64* */

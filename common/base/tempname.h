@@ -3,9 +3,9 @@
  * tempname: a temporary file beside another, under a name nobody can know
  * in advance, so that nobody can plant something there first.  The
  * trailing 'X's of a name are replaced by letters and digits from the
- * kernel's randomness (getrandom once, then a generator seeded with it;
- * without getrandom, before Linux 3.17, the clock and the pid: a name then
- * only harder to guess).  What makes the create safe is O_EXCL and
+ * kernel's randomness (getrandom, a generator seeded with it for the
+ * name's letters; without getrandom, before Linux 3.17, the clock and the
+ * pid: a name then only harder to guess).  What makes the create safe is O_EXCL and
  * O_NOFOLLOW: a name already there, a FIFO or a link, is never opened.
  * Used by every writer that renames a file into place: cudaload-patch's
  * replacements (tools/patch/replace.h), the record of patched programs

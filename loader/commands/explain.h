@@ -13,6 +13,8 @@
 #include "../../common/decision/judge.h"
 #include "../start/steps.h"
 
+/* hidden: its address is taken, which a GOT entry would hold (steps.h) */
+__attribute__((visibility("hidden")))
 void explain(struct start *st, const struct judge_in *in, struct judgement *j);
 
 #endif

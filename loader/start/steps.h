@@ -91,12 +91,16 @@ const char *program_by_real_name(char **argv, int argc);
 const char *program_for_ldso(char **argv, int argc);
 const char *program_by_name(char **argv, int argc, const char *root);
 
-/* Why a program with file capabilities gets the system driver. */
-extern const char caps_why[];
+/* Data and functions shared across the loader's objects are hidden: a
+ * default one would be reached through a GOT entry on aarch64, and the
+ * writable segment is one page (run.sh checks).
+ *
+ * Why a program with file capabilities gets the system driver. */
+extern const char caps_why[] __attribute__((visibility("hidden")));
 
 /* What ld.so is handed as a set-id program: the kernel's own reference to
  * the file it checked, opened by ld.so in this process (no exec between),
  * whatever has been renamed over the program's name since. */
-extern const char exe_self[];
+extern const char exe_self[] __attribute__((visibility("hidden")));
 
 #endif

@@ -8,7 +8,7 @@
  * patch and restore compute a plan: the bytes of the original to keep, a few
  * in-place edits, and a tail to append.  Planning reads only the image;
  * patch_plan_write puts the planned file out through a descriptor the
- * caller opened (opening, renaming and syncing are cudaload-patch.c's).
+ * caller opened (opening, renaming and syncing are the patcher's: files.c, batch.c).
  *
  * A patched file's PT_INTERP holds the record of common/elf/record.h
  * ("cudaload\0cudaload-orig:<original>\0"), which the loader reads from

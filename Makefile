@@ -206,9 +206,10 @@ asan: $(BUILD)/asan/test_units
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(BUILD)/asan/test_units --jobs 1
 
 # Every suite a target of its own, run E2E_JOBS at a time, each one's output
-# kept together (-O): most of a suite's time is spent waiting on children,
-# timeouts and downloads, so three side by side on two cores take about the
-# time of two.
+# kept together (-O).  Four side by side on two cores: the verifier's suites
+# spend most of their time waiting (each --verify waits out a second for the
+# store it wrote, prepared.h), and with three, two of them waiting left a
+# core idle.
 # Both matrices in both modes: the host's, and aarch64 (under qemu-user where
 # this is not aarch64), then JetPack 5's glibc 2.31 userland.  A matrix that
 # cannot run here is reported as skipped, never as passed.  The longest come
@@ -223,11 +224,13 @@ E2E_SUITES := distro $(call each_arch,verify) patch faults repro $(call each_arc
 	$(call each_mode,prepared) $(call each_mode,hold) $(call each_arch,firstuse) docs glibc231 \
 	valgrind record real-driver
 E2E_ALONE := secure deb
-E2E_JOBS ?= 3
-# What the suites share, made once before they start.
-e2e-ready: all $(BUILD)/asan/cudaload-patch
+E2E_JOBS ?= 4
+# What the suites share, made once before they start, E2E_JOBS builds at a
+# time (make check's own make runs one).
+e2e-ready:
+	@$(MAKE) --no-print-directory -j$(E2E_JOBS) all $(BUILD)/asan/cudaload-patch
 	@sh tests/e2e/lib/shared.sh $(BUILD)
-	@$(MAKE) --no-print-directory deb
+	@$(MAKE) --no-print-directory -j$(E2E_JOBS) deb
 
 e2e: e2e-ready
 	@$(MAKE) --no-print-directory -j$(E2E_JOBS) -O $(addprefix e2e-,$(E2E_SUITES))
@@ -288,13 +291,13 @@ fuzz-replay: $(addprefix $(BUILD)/fuzz-replay/,$(FUZZ_TARGETS))
 		UBSAN_OPTIONS=halt_on_error=1 $(BUILD)/fuzz-replay/$$t tests/fuzz/corpus/$$t; done
 
 # make check's tests: the unit tests and the corpus in the suites' pool,
-# after the longest suites, so that they fill the time those spend waiting.
+# after the longest suites, so that they fill the time those spend waiting;
+# the bench's few runs last (it reads no state the suites leave).
 TEST_POOL := $(addprefix e2e-,$(wordlist 1,4,$(E2E_SUITES))) unit asan fuzz-replay \
-	$(addprefix e2e-,$(wordlist 5,$(words $(E2E_SUITES)),$(E2E_SUITES)))
+	$(addprefix e2e-,$(wordlist 5,$(words $(E2E_SUITES)),$(E2E_SUITES))) bench-smoke
 test: e2e-ready
 	@$(MAKE) --no-print-directory -j$(E2E_JOBS) -O $(TEST_POOL)
 	@$(MAKE) --no-print-directory -j1 -O $(addprefix e2e-,$(E2E_ALONE))
-	@$(MAKE) --no-print-directory bench-smoke
 
 # Installs what is missing (as root), then builds and runs every test.
 check:

@@ -8,20 +8,11 @@
  * (commands/: --explain, --verify, --status, --oci-hook) is the start's
  * judgement told another way.  Everything that decides lives in common/.
  */
-#include <elf.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
-#include <link.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "../common/base/diag.h"
 #include "../common/base/identity.h"
@@ -34,7 +25,6 @@
 #include "commands/verify.h"
 #include "start/fullpath.h"
 #include "start/handover.h"
-#include "start/pick.h"
 #include "start/reuse.h"
 #include "start/steps.h"
 

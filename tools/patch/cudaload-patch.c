@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cudaload-patch: make programs start through cudaload, and undo it.
  *

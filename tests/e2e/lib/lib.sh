@@ -15,6 +15,15 @@ export CUDALOAD_FIRST_USE
 # version manager's shim, which also costs a dozen processes a call).
 [ ! -x /usr/bin/python3 ] || python3() { /usr/bin/python3 "$@"; }
 
+# The fake libcudas of mkroot.sh, built once for all the suites of a run
+# (each builds them for its machine), under BUILD, kept by their sources'
+# checksum: a changed fakecuda.c or mknote.c builds them anew.
+if [ -n "${B:-}" ] && [ -n "${top:-}" ] && [ -z "${FAKECUDA_CACHE:-}" ]; then
+	fc_sum=$(cat "$top/tests/e2e/helpers/fakecuda.c" "$top/tests/e2e/helpers/mknote.c" | cksum)
+	FAKECUDA_CACHE=$B/fakecuda/${fc_sum%% *}
+	export FAKECUDA_CACHE
+fi
+
 ok() { pass=$((pass + 1)); printf 'ok   %s\n' "$1"; }
 skip() { skip=$((skip + 1)); printf 'SKIP %s: %s\n' "$1" "$2"; }
 bad() {
@@ -34,6 +43,15 @@ in_text() {
 	case $2 in *"$lib_nl"*) printf '%s\n' "$1" | grep -Fq -- "$2"; return ;; esac
 	case $1 in *"$2"*) return 0 ;; esac
 	return 1
+}
+# first_line TEXT PREFIX: the rest of TEXT's first line that starts with
+# PREFIX, in $line; 1 (and $line empty) when no line does
+first_line() {
+	line=
+	case "$lib_nl$1" in *"$lib_nl$2"*) ;; *) return 1 ;; esac
+	line=$lib_nl$1
+	line=${line#*"$lib_nl$2"}
+	line=${line%%"$lib_nl"*}
 }
 # has NAME TEXT LINE: TEXT contains LINE as a whole line
 has() {

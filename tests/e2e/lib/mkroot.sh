@@ -47,9 +47,15 @@ note_align=4 note_shape= driver_active=
 
 rm -rf "$root"
 mkdir -p "$root/run"
+cache=${FAKECUDA_CACHE:-$libdir}
+mkdir -p "$cache"
 
+# Each process costs a fixture about 6 ms on a slow VM: what the shell can
+# do itself (a path's directory, a checksum's first word) it does.
+nl='
+'
 put() { # put PATH CONTENT: a file with exactly CONTENT
-	mkdir -p "$root$(dirname "$1")"
+	mkdir -p "$root${1%/*}"
 	printf '%s' "$2" >"$root$1"
 }
 
@@ -79,34 +85,40 @@ fi
 # back to the device tree (the ioctl itself is unit-tested through the seam).
 [ -z "$gpu_node" ] || put "$gpu_node" ""
 
-# lib_for CUDA NOTE: path of a fake libcuda built for that version and note.
+# lib_for CUDA NOTE: the fake libcuda for that version and note, built once,
+# in $lib.  Built into FAKECUDA_CACHE where a run's suites share one
+# (lib.sh), else into libdir; each under a temporary name of this process,
+# renamed into place, so that suites side by side never see half a file.
 lib_for() {
-	key="$1-$note_align-$(printf '%s %s' "$note_shape" "$2" | cksum | cut -d' ' -f1)"
-	out="$libdir/libcuda-$key.so"
+	sum=$(printf '%s %s' "$note_shape" "$2" | cksum)
+	cc=${CC:-cc}
+	out="$cache/libcuda-${cc##*/}-$1-$note_align-${sum%% *}.so"
 	if [ ! -f "$out" ]; then
-		${CC:-cc} -shared -fPIC -o "$out.tmp" -Wl,-soname,libcuda.so.1 \
+		t=$out.$$
+		$cc -shared -fPIC -o "$t.tmp" -Wl,-soname,libcuda.so.1 \
 			-DFAKE_CUDA_VERSION="$1" "$(dirname "$0")/../helpers/fakecuda.c"
 		if [ "$2" != - ]; then
 			# shellcheck disable=SC2086
-			"$libdir/mknote" "NVIDIA Corporation" "$2" "$note_align" $note_shape >"$out.note"
-			${OBJCOPY:-objcopy} --add-section .note.cuda.fwd_compatibility="$out.note" \
+			"$libdir/mknote" "NVIDIA Corporation" "$2" "$note_align" $note_shape >"$t.note"
+			${OBJCOPY:-objcopy} --add-section .note.cuda.fwd_compatibility="$t.note" \
 				--set-section-flags .note.cuda.fwd_compatibility=readonly \
-				"$out.tmp" "$out.tmp2"
+				"$t.tmp" "$t.tmp2"
 			# a second pass: objcopy (binutils 2.40) leaves a section it
 			# adds aligned to 1, whatever the same call asks
 			${OBJCOPY:-objcopy} --set-section-alignment .note.cuda.fwd_compatibility="$note_align" \
-				"$out.tmp2" "$out.tmp"
-			rm -f "$out.tmp2"
+				"$t.tmp2" "$t.tmp"
+			rm -f "$t.tmp2" "$t.note"
 		fi
-		mv "$out.tmp" "$out"
+		mv "$t.tmp" "$out"
 	fi
-	printf '%s\n' "$out"
+	lib=$out
 }
 
 if [ -n "$driver_dir" ]; then
 	mkdir -p "$root$driver_dir"
 	if [ -n "$host_cuda" ]; then
-		cp "$(lib_for "$host_cuda" -)" "$root$driver_dir/libcuda.so.1.1"
+		lib_for "$host_cuda" -
+		cp "$lib" "$root$driver_dir/libcuda.so.1.1"
 		ln -sf libcuda.so.1.1 "$root$driver_dir/libcuda.so.1"
 		devices "$driver_dir"
 	fi
@@ -122,7 +134,8 @@ printf '%s\n' "$compat" | while read -r dir cuda kind note; do
 	else
 		file=libcuda.so.$kind
 	fi
-	cp "$(lib_for "$cuda" "$note")" "$root$dir/$file"
+	lib_for "$cuda" "$note"
+	cp "$lib" "$root$dir/$file"
 	ln -sf "$file" "$root$dir/libcuda.so.1"
 	devices "$dir"
 	ln -sf libcuda.so.1 "$root$dir/libcuda.so"
@@ -140,7 +153,12 @@ done
 
 printf '%s\n' "$gpus" | while read -r bus bustype gmodel; do
 	[ -n "$bus" ] || continue
-	uuid=$(printf '%s\n' "$uuids" | sed -n "s/^$bus //p")
+	uuid=
+	case "$nl$uuids" in *"$nl$bus "*)
+		uuid=$nl$uuids
+		uuid=${uuid#*"$nl$bus "}
+		uuid=${uuid%%"$nl"*} ;;
+	esac
 	put "/proc/driver/nvidia/gpus/$bus/information" "Model: 		 $gmodel
 IRQ:   		 41
 GPU UUID: 	 ${uuid:-GPU-00000000-0000-0000-0000-000000000000}
@@ -157,7 +175,7 @@ done
 printf '%s\n' "$gpus_unreadable" | while read -r bus kind; do
 	[ -n "$bus" ] || continue
 	info=$root/proc/driver/nvidia/gpus/$bus/information
-	mkdir -p "$(dirname "$info")"
+	mkdir -p "${info%/*}"
 	case $kind in
 	fifo) mkfifo "$info" ;;
 	directory) mkdir "$info" ;;
@@ -178,7 +196,7 @@ done
 
 printf '%s\n' "$links" | while read -r link target; do
 	[ -n "$link" ] || continue
-	mkdir -p "$root$(dirname "$link")"
+	mkdir -p "$root${link%/*}"
 	ln -sfn "$target" "$root$link"
 done
 

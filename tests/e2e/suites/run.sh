@@ -101,10 +101,11 @@ EOF
 			# shellcheck disable=SC2086
 			out=$(run "$root" "$driver_dir" $prog)
 			via=${prog##*/}
-			got=$(printf '%s' "$out" | sed -n 's/^libcuda=\([^ ]*\) version=\([0-9-]*\)$/\2/p' | head -n1)
+			first_line "$out" libcuda=
+			got=${line##* version=}
+			case $line in *" version="*) ;; *) got= ;; esac
 			[ -n "$loaded" ] || loaded=$got
-			has "$name: $via loads CUDA $expect_version" "$out" \
-				"libcuda=$(printf '%s' "$out" | sed -n 's/^libcuda=\([^ ]*\) .*/\1/p' | head -n1) version=$expect_version"
+			has "$name: $via loads CUDA $expect_version" "$out" "libcuda=${line%% *} version=$expect_version"
 			if [ -n "$expect_dir" ]; then
 				contains "$name: $via libcuda from the compat dir" "$out" "libcuda=$root$expect_dir/"
 			fi
@@ -112,7 +113,8 @@ EOF
 			"$CL "*)
 				# `cudaload PROGRAM` hands its choice down to the program's
 				# descendants: the chosen driver's directories, then the user's list
-				llp=$(printf '%s\n' "$out" | sed -n 's/^LD_LIBRARY_PATH=//p')
+				first_line "$out" LD_LIBRARY_PATH=
+				llp=$line
 				case $llp in
 				"$root$driver_dir" | *":$root$driver_dir") ok "$name: $via ends with the user's LD_LIBRARY_PATH" ;;
 				*) bad "$name: $via ends with the user's LD_LIBRARY_PATH" "$out" ;;

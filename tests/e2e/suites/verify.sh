@@ -41,7 +41,12 @@ verify() { # verify ROOT DRIVER_DIR [ARGS]: cudaload --verify, its status in vst
 	out=$(under "$r" "$dd" "$CL" --verify --timeout 3 "$@")
 	vst=$?
 }
-libcuda() { printf '%s\n' "$1" | sed -n 's/^libcuda=.* version=\([0-9]*\)$/\1/p' | head -n1; }
+# libcuda_version TEXT: the version its first libcuda= line says, in $v
+libcuda_version() {
+	first_line "$1" libcuda=
+	v=${line##* version=}
+	case $line in *" version="*) case $v in *[!0-9]* | "") v= ;; esac ;; *) v= ;; esac
+}
 
 # ---- one fixture after another: verify, then what each way of running gets ----
 for profile in "$top"/tests/fixtures/*.profile; do
@@ -66,7 +71,7 @@ for profile in "$top"/tests/fixtures/*.profile; do
 			for prog in "$CL $W/bin/cudaprobe" "$W/bin/probe-patched"; do
 				# shellcheck disable=SC2086
 				o=$(CUDALOAD_MODE=$m under "$root" "$driver_dir" $prog)
-				v=$(libcuda "$o")
+				libcuda_version "$o"
 				[ "$v" = "$want_version" ] && echo "ok   $name: $m ${prog##*/} loads CUDA $want_version" ||
 					echo "FAIL $name: $m ${prog##*/} loads CUDA $v, want $want_version"
 				if [ -n "$want_dir" ] && [ "$want" = compat ]; then

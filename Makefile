@@ -234,7 +234,7 @@ e2e-ready:
 
 e2e: e2e-ready
 	@$(MAKE) --no-print-directory -j$(E2E_JOBS) -O $(addprefix e2e-,$(E2E_SUITES))
-	@$(MAKE) --no-print-directory -j1 -O $(addprefix e2e-,$(E2E_ALONE))
+	@$(MAKE) --no-print-directory e2e-alone
 
 # e2e-SUITE[.ARCH[.MODE]]: tests/e2e/suites/SUITE.sh BUILD [ARCH [MODE]]; the
 # suites that also check the patcher under ASan run a second time so.
@@ -290,13 +290,15 @@ fuzz-replay: $(addprefix $(BUILD)/fuzz-replay/,$(FUZZ_TARGETS))
 	@set -e; for t in $(FUZZ_TARGETS); do printf 'fuzz corpus %-9s ' $$t; \
 		UBSAN_OPTIONS=halt_on_error=1 $(BUILD)/fuzz-replay/$$t tests/fuzz/corpus/$$t; done
 
-# make check's tests: the unit tests and the corpus in the suites' pool,
-# after the longest suites, so that they fill the time those spend waiting;
-# the bench's few runs last (it reads no state the suites leave).
-TEST_POOL := $(addprefix e2e-,$(wordlist 1,4,$(E2E_SUITES))) unit asan fuzz-replay \
-	$(addprefix e2e-,$(wordlist 5,$(words $(E2E_SUITES)),$(E2E_SUITES))) bench-smoke
+# make check's tests: the suites' pool with the bench's few runs last (it
+# reads no state the suites leave); then the suites that change the host,
+# one after the other, beside the unit tests and the fuzz corpus, which
+# read nothing of the host's and keep the other core busy meanwhile.
 test: e2e-ready
-	@$(MAKE) --no-print-directory -j$(E2E_JOBS) -O $(TEST_POOL)
+	@$(MAKE) --no-print-directory -j$(E2E_JOBS) -O $(addprefix e2e-,$(E2E_SUITES)) bench-smoke
+	@$(MAKE) --no-print-directory -j$(E2E_JOBS) -O e2e-alone unit asan fuzz-replay
+
+e2e-alone:
 	@$(MAKE) --no-print-directory -j1 -O $(addprefix e2e-,$(E2E_ALONE))
 
 # Installs what is missing (as root), then builds and runs every test.
@@ -408,4 +410,4 @@ man-lint:
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: device-check all aarch64-missing bench bench-smoke fuzz fuzz-replay unit asan e2e e2e-ready test check demo install uninstall deb man-lint clean
+.PHONY: device-check all aarch64-missing bench bench-smoke fuzz fuzz-replay unit asan e2e e2e-ready e2e-alone test check demo install uninstall deb man-lint clean

@@ -65,8 +65,11 @@ for via in command interp; do
 	done
 done
 # the verifier is no child of the program: it waits on its own children only
+# (this suite's own: the other machine's may be running beside it)
 out=$(run "$W/bin/probe-patched")
-lacks "no verifier left behind" "$(ps -eo comm,args | grep '[c]udaload-verify --first-use' || true)" "cudaload-verify"
+lacks "no verifier left behind" "$(ps -eo comm,args |
+	grep "[c]udaload-verify --first-use --timeout [0-9]* --cudaload-dir $(dirname "$CL") --package" || true)" \
+	"cudaload-verify"
 
 # ---- a workstation board that answers 804: asked once, then the system driver --
 fresh ws804 dgpu-rtx-a6000-535-804

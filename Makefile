@@ -290,13 +290,14 @@ fuzz-replay: $(addprefix $(BUILD)/fuzz-replay/,$(FUZZ_TARGETS))
 	@set -e; for t in $(FUZZ_TARGETS); do printf 'fuzz corpus %-9s ' $$t; \
 		UBSAN_OPTIONS=halt_on_error=1 $(BUILD)/fuzz-replay/$$t tests/fuzz/corpus/$$t; done
 
-# make check's tests: the suites' pool with the bench's few runs last (it
-# reads no state the suites leave); then the suites that change the host,
-# one after the other, beside the unit tests and the fuzz corpus, which
-# read nothing of the host's and keep the other core busy meanwhile.
+# make check's tests: the unit tests and the corpus in the suites' pool,
+# after the longest suites, the bench's few runs last (it reads no state
+# the suites leave); then the suites that change the host.
+TEST_POOL := $(addprefix e2e-,$(wordlist 1,4,$(E2E_SUITES))) unit asan fuzz-replay \
+	$(addprefix e2e-,$(wordlist 5,$(words $(E2E_SUITES)),$(E2E_SUITES))) bench-smoke
 test: e2e-ready
-	@$(MAKE) --no-print-directory -j$(E2E_JOBS) -O $(addprefix e2e-,$(E2E_SUITES)) bench-smoke
-	@$(MAKE) --no-print-directory -j$(E2E_JOBS) -O e2e-alone unit asan fuzz-replay
+	@$(MAKE) --no-print-directory -j$(E2E_JOBS) -O $(TEST_POOL)
+	@$(MAKE) --no-print-directory e2e-alone
 
 e2e-alone:
 	@$(MAKE) --no-print-directory -j1 -O $(addprefix e2e-,$(E2E_ALONE))

@@ -15,22 +15,6 @@
 #include "pick.h"
 #include "start.h"
 
-/* A `cudaload PROGRAM` hands its choice down to the program's descendants
- * (workers that re-run sys.executable: torchrun, multiprocessing's spawn,
- * Ray), which start without cudaload: the chosen driver's own directories
- * first, then the user's list.  The user's list is what follows them; a
- * cudaload below decides for itself on it. */
-#define INHERITED "CUDALOAD_INHERITED_PATH"
-
-const char *user_library_path(const char *llp, char **envp, bool secure)
-{
-	const char *own = secure || !llp ? NULL : env_get(envp, INHERITED);
-	size_t n = own ? strlen(own) : 0;
-	if (!llp || !n || strncmp(llp, own, n) != 0 || (llp[n] != ':' && llp[n] != '\0'))
-		return llp;
-	return llp[n] ? llp + n + 1 : NULL;
-}
-
 static bool is_variable(const char *entry, const char *name)
 {
 	size_t n = strlen(name);

@@ -14,10 +14,6 @@
 
 #include "steps.h"
 
-/* The user's LD_LIBRARY_PATH (llp, as the loader reads it) without what
- * a cudaload above handed down; NULL: the user has none. */
-const char *user_library_path(const char *llp, char **envp, bool secure);
-
 /* Exec path with av, or exit 127 (not found) or 126 (cannot run) saying why. */
 __attribute__((noreturn))
 void exec_or_die(const char *path, char *const *av, char **envp);

@@ -13,9 +13,9 @@
 
 #include "../../common/base/alloc.h"
 #include "../../common/base/diag.h"
+#include "../../common/base/env.h"
 #include "../../common/base/sys.h"
 #include "../../common/packages/reach.h"
-#include "handover.h"
 #include "pick.h"
 #include "start.h"
 
@@ -338,3 +338,11 @@ void find_loader(struct start *st)
 	st->user_llp = user_library_path(llp, st->envp, st->s.secure);
 }
 
+const char *user_library_path(const char *llp, char **envp, bool secure)
+{
+	const char *own = secure || !llp ? NULL : env_get(envp, INHERITED);
+	size_t n = own ? strlen(own) : 0;
+	if (!llp || !n || strncmp(llp, own, n) != 0 || (llp[n] != ':' && llp[n] != '\0'))
+		return llp;
+	return llp[n] ? llp + n + 1 : NULL;
+}

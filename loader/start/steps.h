@@ -83,6 +83,17 @@ void settle_mode(struct start *st);
 void find_loader(struct start *st);
 void pick_loader(struct start *st);
 
+/* A `cudaload PROGRAM` hands its choice down to the program's descendants
+ * (workers that re-run sys.executable: torchrun, multiprocessing's spawn,
+ * Ray), which start without cudaload: the chosen driver's own directories
+ * first, then the user's list.  The user's list is what follows them; a
+ * cudaload below decides for itself on it. */
+#define INHERITED "CUDALOAD_INHERITED_PATH"
+
+/* The user's LD_LIBRARY_PATH (llp, as the loader reads it) without what
+ * a cudaload above handed down; NULL: the user has none. */
+const char *user_library_path(const char *llp, char **envp, bool secure);
+
 /* The program's names and this binary's own (steps.c says how each is
  * found, at what cost). */
 bool exe_name(char *out, size_t cap);

@@ -98,7 +98,7 @@ int flush_batch(const struct options *opt, struct batch *batch, struct tally *ta
 			progress_clear(opt);
 			if (!opt->quiet)
 				puts(p->line);
-			count(opt, tally, DONE, p->path);
+			count_outcome(opt, tally, DONE, p->path);
 			record_done(opt, record, p->path, p->img, p->interp);
 			if (p->dir_dev != last_dev || p->dir_ino != last_ino) {
 				fsync(p->dirfd);	/* make the renames durable */
@@ -108,7 +108,7 @@ int flush_batch(const struct options *opt, struct batch *batch, struct tally *ta
 		} else {
 			complain(opt, p->path, "error: %s; left as it was", why);
 			discard_temp(opt, p->path, p->dirfd, p->tmp);
-			count(opt, tally, FAILED, p->path);
+			count_outcome(opt, tally, FAILED, p->path);
 			failed++;
 		}
 		close(p->lockfd);	/* and with it the temporary's lock */

@@ -219,7 +219,7 @@ static struct lib **slot(struct closure *c, const char *path)
 			return &c->libs[i];
 }
 
-static int grow(struct closure *c)
+static int grow_libs(struct closure *c)
 {
 	size_t cap = c->cap_libs ? c->cap_libs * 2 : 256;
 	struct lib **old = c->libs;
@@ -268,7 +268,7 @@ static bool lib_judge(struct closure *c, struct lib *l, int fd)
  * NULL when out of memory. */
 static struct lib *lib_read(struct closure *c, const char *path, bool judge_now)
 {
-	if (2 * (c->n_libs + 1) > c->cap_libs && grow(c) < 0)
+	if (2 * (c->n_libs + 1) > c->cap_libs && grow_libs(c) < 0)
 		return NULL;
 	struct lib **s = slot(c, path);
 	if (*s)

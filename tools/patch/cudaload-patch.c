@@ -273,7 +273,7 @@ static int from_recorded(const struct options *opt, struct run *run, bool reappl
 			if (o != DONE && o != QUEUED && o != FAILED)
 				patchlist_remove(record, path);	/* nothing to restore */
 		}
-		count(opt, &run->tally, o, path);
+		count_outcome(opt, &run->tally, o, path);
 	}
 	flush_batch(opt, &run->batch, &run->tally, record);
 	run->tally.named_skipped = 0;	/* already patched, or gone: nothing to report as 2 */

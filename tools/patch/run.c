@@ -79,7 +79,7 @@ void record_done(const struct options *opt, struct patchlist *record, const char
 	free(abs);
 }
 
-void count(const struct options *opt, struct tally *tally, int outcome, const char *path)
+void count_outcome(const struct options *opt, struct tally *tally, int outcome, const char *path)
 {
 	if (outcome == QUEUED || outcome == SKIP_CUDALOAD)
 		return;	/* counted once in place; cudaload itself is no skip */

@@ -60,7 +60,7 @@ struct options {
 	bool no_clobber;		/* --install: --no-clobber */
 };
 
-/* What became of the files, for the summary and the exit status (count). */
+/* What became of the files, for the summary and the exit status (count_outcome). */
 struct tally {
 	unsigned long count[N_OUTCOMES];
 	unsigned long seen;
@@ -169,7 +169,7 @@ void complain(const struct options *opt, const char *path, const char *fmt, ...)
 
 /* Count what became of a file (not QUEUED, nor cudaload itself), and
  * show the running count on a terminal. */
-void count(const struct options *opt, struct tally *tally, int outcome, const char *path);
+void count_outcome(const struct options *opt, struct tally *tally, int outcome, const char *path);
 
 /* A path in the image as this machine names it: the root joined. */
 bool host_path(const struct options *opt, const char *img, char *out, size_t cap);

@@ -70,7 +70,7 @@ static void walk_dir(const struct options *opt, struct tally *tally, struct list
 	DIR *d = fdopendir(dfd);
 	if (!d) {
 		complain(opt, w->path, "error: cannot read: %s", strerror(errno));
-		count(opt, tally, FAILED, w->path);
+		count_outcome(opt, tally, FAILED, w->path);
 		close(dfd);
 		return;
 	}
@@ -81,7 +81,7 @@ static void walk_dir(const struct options *opt, struct tally *tally, struct list
 		if (!e) {
 			if (errno) {
 				complain(opt, w->path, "error: cannot read: %s", strerror(errno));
-				count(opt, tally, FAILED, w->path);
+				count_outcome(opt, tally, FAILED, w->path);
 			}
 			break;
 		}
@@ -92,19 +92,19 @@ static void walk_dir(const struct options *opt, struct tally *tally, struct list
 			continue;	/* links are skipped: their targets are walked or named */
 		if (!walk_push(w, n)) {
 			complain(opt, w->path, "error: %s/%s: %s", w->path, n, strerror(ENAMETOOLONG));
-			count(opt, tally, FAILED, w->path);
+			count_outcome(opt, tally, FAILED, w->path);
 			continue;
 		}
 		struct stat st;
 		if (fstatat(dirfd(d), n, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			complain(opt, w->path, "error: cannot read: %s", strerror(errno));
-			count(opt, tally, FAILED, w->path);
+			count_outcome(opt, tally, FAILED, w->path);
 		} else if (S_ISDIR(st.st_mode)) {
 			int sub = depth < 4096 ? openat(dirfd(d), n, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
 					       : (errno = ELOOP, -1);
 			if (sub < 0) {
 				complain(opt, w->path, "error: cannot read: %s", strerror(errno));
-				count(opt, tally, FAILED, w->path);
+				count_outcome(opt, tally, FAILED, w->path);
 			} else {
 				walk_dir(opt, tally, listed, sub, w, depth + 1);
 			}
@@ -131,7 +131,7 @@ static void list_dir(const struct options *opt, struct tally *tally, struct list
 	struct walk_at *w = dfd >= 0 ? malloc(sizeof *w) : NULL;
 	if (!w) {
 		complain(opt, path, "error: %s", dfd < 0 ? strerror(img ? -dfd : errno) : "out of memory");
-		count(opt, tally, FAILED, path);
+		count_outcome(opt, tally, FAILED, path);
 		if (dfd >= 0)
 			close(dfd);
 		return;
@@ -147,7 +147,7 @@ static void list_dir(const struct options *opt, struct tally *tally, struct list
 	free(w);
 	if (listed->oom) {
 		complain(opt, path, "error: out of memory");
-		count(opt, tally, FAILED, path);
+		count_outcome(opt, tally, FAILED, path);
 	}
 }
 
@@ -179,7 +179,7 @@ void list_argument(const struct options *opt, struct run *run, struct listing *l
 	    (inroot_absolute(path, abs, sizeof abs) < 0 ||
 	     (!(img = inroot_below(opt->root_abs, abs)) && !(img = inroot_below(opt->root_real, abs))))) {
 		complain(opt, path, "error: not in the image (--root %s): name its files there", opt->root_abs);
-		count(opt, &run->tally, FAILED, path);
+		count_outcome(opt, &run->tally, FAILED, path);
 		return;
 	}
 	int r = stat_named(opt, path, img, &st, false);
@@ -201,7 +201,7 @@ void list_argument(const struct options *opt, struct run *run, struct listing *l
 	}
 	if (r < 0) {
 		complain(opt, arg, "error: %s", strerror(-r));
-		count(opt, &run->tally, FAILED, arg);
+		count_outcome(opt, &run->tally, FAILED, arg);
 	} else if (S_ISDIR(st.st_mode)) {
 		list_dir(opt, &run->tally, listed, path, img);
 	} else if (list_file(listed, path, img, true, &st) < 0) {
@@ -292,7 +292,7 @@ void process_listed(const struct options *opt, struct run *run, struct listing *
 		if (p && listed->v[i].nlink > 1 && batch_holds(&run->batch, listed->v[i].dev, listed->v[i].ino))
 			flush_batch(opt, &run->batch, &run->tally, &run->record);
 		if (p)
-			count(opt, &run->tally, process_file(opt, run, p, listed->v[i].img, listed->v[i].named,
+			count_outcome(opt, &run->tally, process_file(opt, run, p, listed->v[i].img, listed->v[i].named,
 							    opt->interp, opt->machine), p);
 		free(listed->v[i].path);
 		free(listed->v[i].img);

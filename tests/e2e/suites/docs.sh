@@ -215,6 +215,24 @@ for n in $cited; do grep -q "^## $n\. " docs/design.md || missing="$missing §$n
 stale=$(grep -rlI --exclude-dir=.git --exclude-dir=build 'DESIG[N] §' . || true)
 [ -z "$stale" ] && ok "no comment cites a design file outside the repository" || bad "a comment cites a design file outside the repository" "$stale"
 
+# The tracked tree (scripts/tree-check.sh): clean as it is, and each kind of
+# junk found when planted in the list of tracked names.
+if names=$(git ls-files 2>/dev/null) && [ -n "$names" ]; then
+	out=$(sh scripts/tree-check.sh .) && ok "the tracked tree: printable names, no build output, every top-level entry in docs/source-tree.md" ||
+		bad "the tracked tree has junk" "$out"
+	for plant in "$(printf '\177ELF\002\001')" loader/start/steps.o build-sym/cudaload.map stray-notes.txt; do
+		out=$(printf '%s\n%s\n' "$names" "$plant" | sh scripts/tree-check.sh . -) &&
+			bad "tree-check.sh passes a planted '$(printf '%s' "$plant" | cat -v)'" ||
+			ok "tree-check.sh fails a planted '$(printf '%s' "$plant" | cat -v)': $(printf '%s\n' "$out" | head -n 1 | cut -d: -f1)"
+	done
+	elf=$(mktemp -d) && mkdir -p "$elf/docs" && cp docs/source-tree.md "$elf/docs/" && cp /bin/true "$elf/README.md" &&
+		out=$(printf 'README.md\n' | sh scripts/tree-check.sh "$elf" -) && bad "tree-check.sh passes an ELF binary" ||
+		{ contains "tree-check.sh fails an ELF binary whatever its name" "$out" "a binary (ELF): README.md"; }
+	rm -rf "$elf"
+else
+	skip "the tracked tree" "not a git checkout"
+fi
+
 # common/ in floors, each including only from those below it (the order of
 # docs/source-tree.md); every folder on a floor, every include a file.
 floors="base elf host settings packages stores decision report"

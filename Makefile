@@ -125,7 +125,7 @@ $(BUILD)/aarch64/cudaload: $(A64_OBJ) loader/data.ld loader/hot.ld scripts/hot-c
 
 # ---- cudaload-patch: a host tool on elfutils' libelf ----
 ELFPATCH_SRC := $(wildcard tools/patch/elfpatch/*.c)
-TOOL_SRC := $(wildcard tools/patch/*.c) $(ELFPATCH_SRC) common/stores/patchlist.c common/base/inroot.c common/base/array.c common/base/tempname.c common/elf/elfread.c common/base/sys.c
+TOOL_SRC := $(wildcard tools/patch/*.c) $(ELFPATCH_SRC) common/stores/patchlist.c common/base/inroot.c common/base/array.c common/base/atomicfile.c common/base/why.c common/elf/elfread.c common/base/sys.c
 TOOL_HDR := $(wildcard tools/*/*.h tools/patch/elfpatch/*.h) $(COMMON_HDR)
 # Debian's hardening defaults for a program that runs as root.
 TOOL_HARDEN := -D_FORTIFY_SOURCE=2 -fstack-protector-strong -Wl,-z,relro,-z,now

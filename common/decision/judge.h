@@ -29,7 +29,7 @@
 #include "decide.h"
 #include "pin.h"
 #include "../host/probe.h"
-#include "../packages/verdict.h"
+#include "../stores/verdicts.h"
 
 /* Which verdicts weigh. */
 enum judge_stores {

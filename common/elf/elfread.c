@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "../base/alloc.h"
+#include "../base/why.h"
 #include "record.h"
 
 /* Bounds for tables read whole: far above any real file, low enough that a
@@ -19,12 +20,6 @@
 #define MAX_DYNAMIC (64 * 1024)
 #define MAX_VERDEFS 256
 #define VERDEF_CHUNK 4096
-
-static void set_why(char *why, size_t cap, const char *msg)
-{
-	if (why && cap)
-		snprintf(why, cap, "%s", msg);
-}
 
 /* A field in the file's byte order: a load, swapped when that order is not
  * this machine's (where a loop shifted in each byte: 117 calls read ld.so's
@@ -80,7 +75,7 @@ int elfread_open_fd(struct elf_file *ef, int fd, char *why, size_t whycap)
 	if (!head) {
 		ef->head = NULL;
 		ef->head_owned = false;
-		set_why(why, whycap, "out of memory");
+		why_fail(why, whycap, "%s", "out of memory");
 		return -1;
 	}
 	int r = elfread_open_fd_head(ef, fd, head, ELF_HEAD, why, whycap);
@@ -109,35 +104,35 @@ int elfread_open_fd_head(struct elf_file *ef, int fd, void *buf, size_t head_cap
 	ef->head_owned = false;
 	ef->head_len = 0;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		set_why(why, whycap, "not a regular file");
+		why_fail(why, whycap, "%s", "not a regular file");
 		return -1;
 	}
 	ef->size = (uint64_t)st.st_size;
 	ef->mode = st.st_mode;
 	size_t head = ef->size < head_cap ? (size_t)ef->size : head_cap;
 	if (pread_full(fd, ef->head, head, 0) < 0 || head < SELFMAG || memcmp(h, ELFMAG, SELFMAG) != 0) {
-		set_why(why, whycap, "not an ELF file");
+		why_fail(why, whycap, "%s", "not an ELF file");
 		return -1;
 	}
 	ef->head_len = head;
 	if (head < EI_NIDENT) {
-		set_why(why, whycap, "too short for an ELF header");
+		why_fail(why, whycap, "%s", "too short for an ELF header");
 		return -1;
 	}
 	ef->cls = h[EI_CLASS];
 	if (ef->cls != ELFCLASS32 && ef->cls != ELFCLASS64) {
-		set_why(why, whycap, "unknown ELF class");
+		why_fail(why, whycap, "%s", "unknown ELF class");
 		return -1;
 	}
 	if (h[EI_DATA] != ELFDATA2LSB && h[EI_DATA] != ELFDATA2MSB) {
-		set_why(why, whycap, "unknown ELF byte order");
+		why_fail(why, whycap, "%s", "unknown ELF byte order");
 		return -1;
 	}
 	ef->big_endian = h[EI_DATA] == ELFDATA2MSB;
 
 	size_t ehsize = ef->cls == ELFCLASS64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
 	if (head < ehsize) {
-		set_why(why, whycap, "truncated ELF header");
+		why_fail(why, whycap, "%s", "truncated ELF header");
 		return -1;
 	}
 	ef->type = get16(ef, h + 16);
@@ -236,19 +231,19 @@ int elfread_read_phdrs(const struct elf_file *ef, struct elf_phdr *phs, unsigned
 	if (ef->phnum == 0)
 		return 0;
 	if (ef->phentsize < want || ef->phnum > cap) {
-		set_why(why, whycap, ef->phnum > cap && ef->phentsize >= want
+		why_fail(why, whycap, "%s", ef->phnum > cap && ef->phentsize >= want
 					 ? "too many program headers"
 					 : "bad program header size or count");
 		return -1;
 	}
 	uint64_t tablen = (uint64_t)ef->phnum * ef->phentsize;
 	if (!in_file(ef, ef->phoff, tablen)) {
-		set_why(why, whycap, "program headers lie outside the file");
+		why_fail(why, whycap, "%s", "program headers lie outside the file");
 		return -1;
 	}
 	const unsigned char *tab = read_section(ef, ef->phoff, tablen, tablen);
 	if (!tab) {
-		set_why(why, whycap, "cannot read program headers");
+		why_fail(why, whycap, "%s", "cannot read program headers");
 		return -1;
 	}
 	for (unsigned i = 0; i < ef->phnum; i++) {
@@ -284,7 +279,7 @@ int elfread_read_program(const struct elf_file *ef, struct elf_program *out,
 	out->has_interp = out->has_dynamic = false;
 	out->interp[0] = out->recorded[0] = '\0';
 	if (ef->phnum > ELF_MAX_PHDRS) {
-		set_why(why, whycap, "bad program header size or count");
+		why_fail(why, whycap, "%s", "bad program header size or count");
 		return -1;
 	}
 	if (elfread_read_phdrs(ef, out->ph, ELF_MAX_PHDRS, &out->n, why, whycap) < 0)
@@ -299,13 +294,13 @@ int elfread_read_program(const struct elf_file *ef, struct elf_program *out,
 		/* Same limits as fs/binfmt_elf.c. */
 		if (ph->filesz < 2 || ph->filesz > CL_PATH_MAX ||
 		    !in_file(ef, ph->offset, ph->filesz)) {
-			set_why(why, whycap, "PT_INTERP has a bad size or offset");
+			why_fail(why, whycap, "%s", "PT_INTERP has a bad size or offset");
 			return -1;
 		}
 		/* on the heap, and given back at once (alloc.h) */
 		char *buf = malloc(ph->filesz);
 		if (!buf) {
-			set_why(why, whycap, "out of memory");
+			why_fail(why, whycap, "%s", "out of memory");
 			return -1;
 		}
 		int bad = ef_read(ef, buf, ph->filesz, ph->offset) < 0 ||
@@ -314,7 +309,7 @@ int elfread_read_program(const struct elf_file *ef, struct elf_program *out,
 					   out->recorded, sizeof out->recorded) < 0;
 		free(buf);
 		if (bad) {
-			set_why(why, whycap, "PT_INTERP is not NUL-terminated");
+			why_fail(why, whycap, "%s", "PT_INTERP is not NUL-terminated");
 			return -1;
 		}
 		out->has_interp = true;
@@ -388,7 +383,7 @@ static long scan_notes(const struct elf_file *ef, const unsigned char *buf, uint
 		uint64_t desc_at = (12 + namesz + mask) & ~mask;
 		uint64_t next = (desc_at + descsz + mask) & ~mask;
 		if (desc_at > len - pos) {
-			set_why(why, whycap, "note runs past the end of its section");
+			why_fail(why, whycap, "%s", "note runs past the end of its section");
 			return -1;
 		}
 		const unsigned char *name = buf + pos + 12;
@@ -397,7 +392,7 @@ static long scan_notes(const struct elf_file *ef, const unsigned char *buf, uint
 		if (descsz > len - pos - desc_at) {
 			kept = len - pos - desc_at;
 			if (!mine || !clampable(buf + pos + desc_at, kept, descsz - kept)) {
-				set_why(why, whycap, "note runs past the end of its section");
+				why_fail(why, whycap, "%s", "note runs past the end of its section");
 				return -1;
 			}
 			*past = (unsigned)(descsz - kept);
@@ -465,12 +460,12 @@ long elfread_find_note(const struct elf_file *ef, const char *section,
 	 * (read whole) larger, up to 4096 x 64 KiB on a sparse file */
 	if (ef->shentsize != want || ef->shnum > MAX_SECTIONS ||
 	    ef->shstrndx >= ef->shnum) {
-		set_why(why, whycap, "bad section header size, count or string index");
+		why_fail(why, whycap, "%s", "bad section header size, count or string index");
 		return -1;
 	}
 	uint64_t tablen = (uint64_t)ef->shnum * ef->shentsize;
 	if (!in_file(ef, ef->shoff, tablen)) {
-		set_why(why, whycap, "section headers lie outside the file");
+		why_fail(why, whycap, "%s", "section headers lie outside the file");
 		return -1;
 	}
 	/* The table, and what lies just before it, in one read (unless the
@@ -484,7 +479,7 @@ long elfread_find_note(const struct elf_file *ef, const char *section,
 		unsigned char *buf = malloc(lead + tablen);
 		if (!buf || pread_full(ef->fd, buf, lead + tablen, (off_t)(ef->shoff - lead)) < 0) {
 			free(buf);
-			set_why(why, whycap, "section headers lie outside the file");
+			why_fail(why, whycap, "%s", "section headers lie outside the file");
 			return -1;
 		}
 		w = (struct window){ buf, ef->shoff - lead, lead + tablen };
@@ -494,7 +489,7 @@ long elfread_find_note(const struct elf_file *ef, const char *section,
 	const unsigned char *names = section_in(ef, &w, strs.offset, strs.size, MAX_SHSTRTAB);
 	if (!names) {
 		free((void *)w.p);
-		set_why(why, whycap, "section name table lies outside the file");
+		why_fail(why, whycap, "%s", "section name table lies outside the file");
 		return -1;
 	}
 	for (unsigned i = 0; i < ef->shnum; i++) {
@@ -504,7 +499,7 @@ long elfread_find_note(const struct elf_file *ef, const char *section,
 			continue;
 		const unsigned char *notes = section_in(ef, &w, s.offset, s.size, MAX_NOTE_SECTION);
 		if (!notes) {
-			set_why(why, whycap, "note section is too large or lies outside the file");
+			why_fail(why, whycap, "%s", "note section is too large or lies outside the file");
 			result = -1;
 			break;
 		}

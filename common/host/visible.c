@@ -6,6 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../base/why.h"
+
 enum entry_kind {
 	ENTRY_UUID,		/* GPU-..., or MIG-GPU-...: the GPU named */
 	ENTRY_MIG,		/* MIG-<uuid>: a GPU only the driver knows */
@@ -102,17 +104,6 @@ unsigned char visible_names(const char *devices, const char *uuid)
 	return named;
 }
 
-__attribute__((format(printf, 3, 4)))
-static void say(char *why, size_t cap, const char *fmt, ...)
-{
-	if (!why || !cap)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(why, cap, fmt, ap);
-	va_end(ap);
-}
-
 #define SHOWN 64	/* bytes of the value or an entry quoted in why */
 
 enum visible_rule visible_pick(const struct visible_ask *ask, int n, int held,
@@ -121,7 +112,7 @@ enum visible_rule visible_pick(const struct visible_ask *ask, int n, int held,
 	held = held < 0 ? 0 : held > 32 ? 32 : held;
 	*seen = held == 32 ? ~0u : (1u << held) - 1;
 	if (!ask || !ask->devices) {
-		say(why, cap, "CUDA_VISIBLE_DEVICES is not set: every GPU");
+		why_fail(why, cap, "CUDA_VISIBLE_DEVICES is not set: every GPU");
 		return VISIBLE_UNSET;
 	}
 	const char *v = ask->devices, *at = v, *p, *u;
@@ -133,28 +124,28 @@ enum visible_rule visible_pick(const struct visible_ask *ask, int n, int held,
 	for (int k = 0; next_entry(&at, &p, &len); k++) {
 		int shown = len < SHOWN ? (int)len : SHOWN;
 		if (n > held) {
-			say(why, cap, "CUDA_VISIBLE_DEVICES=%.*s: every GPU, more of them (%d) than cudaload holds (%d)",
+			why_fail(why, cap, "CUDA_VISIBLE_DEVICES=%.*s: every GPU, more of them (%d) than cudaload holds (%d)",
 			    SHOWN, v, n, held);
 			return VISIBLE_EVERY;
 		}
 		enum entry_kind kind = kind_of(p, len, &u, &un, &index);
 		if (kind == ENTRY_UUID && k >= VISIBLE_MAX_NAMED) {
-			say(why, cap, "CUDA_VISIBLE_DEVICES=%.*s: every GPU, more entries than cudaload reads (%d)",
+			why_fail(why, cap, "CUDA_VISIBLE_DEVICES=%.*s: every GPU, more entries than cudaload reads (%d)",
 			    SHOWN, v, VISIBLE_MAX_NAMED);
 			return VISIBLE_EVERY;
 		}
 		if (kind == ENTRY_MIG) {
-			say(why, cap, "CUDA_VISIBLE_DEVICES=%.*s: every GPU, %.*s is a MIG instance whose GPU only the driver knows",
+			why_fail(why, cap, "CUDA_VISIBLE_DEVICES=%.*s: every GPU, %.*s is a MIG instance whose GPU only the driver knows",
 			    SHOWN, v, shown, p);
 			return VISIBLE_EVERY;
 		}
 		if (kind == ENTRY_UNCLEAR) {
-			say(why, cap, "CUDA_VISIBLE_DEVICES=%.*s: every GPU, %.*s is not an index cudaload can read as CUDA would",
+			why_fail(why, cap, "CUDA_VISIBLE_DEVICES=%.*s: every GPU, %.*s is not an index cudaload can read as CUDA would",
 			    SHOWN, v, shown, p);
 			return VISIBLE_EVERY;
 		}
 		if (kind == ENTRY_INDEX && index < n && !ask->pci_order && n > 1) {
-			say(why, cap, "CUDA_VISIBLE_DEVICES=%.*s: every GPU, indexes count in CUDA's default order (fastest first), which only the driver knows (CUDA_DEVICE_ORDER=PCI_BUS_ID counts them by bus)",
+			why_fail(why, cap, "CUDA_VISIBLE_DEVICES=%.*s: every GPU, indexes count in CUDA's default order (fastest first), which only the driver knows (CUDA_DEVICE_ORDER=PCI_BUS_ID counts them by bus)",
 			    SHOWN, v);
 			return VISIBLE_EVERY;
 		}
@@ -176,12 +167,12 @@ enum visible_rule visible_pick(const struct visible_ask *ask, int n, int held,
 	}
 	*seen = mask;
 	if (!mask && !end[0])
-		say(why, cap, "CUDA_VISIBLE_DEVICES is empty: the program sees no GPU");
+		why_fail(why, cap, "CUDA_VISIBLE_DEVICES is empty: the program sees no GPU");
 	else if (!mask)
-		say(why, cap, "CUDA_VISIBLE_DEVICES=%.*s names no GPU: the program sees none%s", SHOWN, v, end);
+		why_fail(why, cap, "CUDA_VISIBLE_DEVICES=%.*s names no GPU: the program sees none%s", SHOWN, v, end);
 	if (!mask)
 		return VISIBLE_NONE;
-	say(why, cap, "CUDA_VISIBLE_DEVICES=%.*s: the GPUs it names, %s%s", SHOWN, v,
+	why_fail(why, cap, "CUDA_VISIBLE_DEVICES=%.*s: the GPUs it names, %s%s", SHOWN, v,
 	    by_uuid && by_index ? "by UUID and by index" : by_uuid ? "by UUID"
 			       : ask->pci_order ? "by index in PCI bus order" : "by index (the only GPU)",
 	    end);

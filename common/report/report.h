@@ -15,7 +15,7 @@
 #include "../elf/ldso.h"
 #include "../decision/pin.h"
 #include "../host/probe.h"
-#include "../packages/verdict.h"
+#include "../stores/verdicts.h"
 
 struct report {
 	const struct settings *settings;

@@ -12,7 +12,7 @@
 
 #include "../base/array.h"
 #include "../base/sys.h"
-#include "../base/tempname.h"
+#include "../base/atomicfile.h"
 
 bool patchlist_storable(const char *interp, const char *path)
 {
@@ -190,7 +190,6 @@ int patchlist_save(const struct patchlist *pl, const char *file, char *why, size
 int patchlist_save_at(const struct patchlist *pl, int dirfd, const char *name, const char *shown,
 		      char *why, size_t whycap)
 {
-	char tmp[512];
 	if (pl->n == 0) {
 		if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT) {
 			snprintf(why, whycap, "%s: %s", shown, strerror(errno));
@@ -198,35 +197,26 @@ int patchlist_save_at(const struct patchlist *pl, int dirfd, const char *name, c
 		}
 		return 0;
 	}
-	int fd = -1;
-	errno = ENAMETOOLONG;
-	if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", name) < (int)sizeof tmp)
-		fd = tempname_create(dirfd, tmp, 6, O_RDWR, 0600);
-	if (fd < 0) {
+	struct atomic_file a;
+	if (atomic_begin(&a, dirfd, name, true) < 0) {
 		snprintf(why, whycap, "%s: cannot create a file beside it: %s", shown, strerror(errno));
 		return -1;
 	}
-	FILE *f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		unlinkat(dirfd, tmp, 0);
+	int copy = dup(a.fd);	/* fclose closes it; the temporary's own stays for the commit */
+	FILE *f = copy >= 0 ? fdopen(copy, "w") : NULL;
+	int r = f ? 0 : -1;
+	for (size_t i = 0; f && i < pl->n; i++)
+		fprintf(f, "%s\t%s\n", pl->v[i].interp, pl->v[i].path);
+	if (f && fclose(f) != 0)
+		r = -1;
+	else if (!f && copy >= 0)
+		close(copy);
+	if (r < 0)
+		atomic_abort(&a);
+	if (r < 0 || atomic_commit(&a, name, 0644) < 0) {
 		snprintf(why, whycap, "%s: %s", shown, strerror(errno));
 		return -1;
 	}
-	for (size_t i = 0; i < pl->n; i++)
-		fprintf(f, "%s\t%s\n", pl->v[i].interp, pl->v[i].path);
-	int r = fflush(f) == 0 && fchmod(fd, 0644) == 0 && fsync(fd) == 0 ? 0 : -1;
-	int e = errno;
-	if (fclose(f) != 0 && r == 0)
-		r = -1, e = errno;
-	if (r == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
-		r = -1, e = errno;
-	if (r < 0) {
-		unlinkat(dirfd, tmp, 0);
-		snprintf(why, whycap, "%s: %s", shown, strerror(e));
-		return -1;
-	}
-	fsync(dirfd);	/* make the rename durable */
 	return 0;
 }
 

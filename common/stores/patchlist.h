@@ -13,9 +13,8 @@
  * The file is text, one program per line: "INTERP<TAB>PATH", both absolute,
  * neither with a newline, INTERP without a tab.  A line that does not parse
  * is skipped and said by the caller; it never stops a run.  The file is
- * replaced atomically (a temporary file beside it, fsync, rename, fsync of
- * the directory), so a reader sees the old list or the new one, never half
- * of one.
+ * replaced whole and durably (atomicfile.h), so a reader sees the old list
+ * or the new one, never half of one.
  */
 #ifndef CUDALOAD_PATCHLIST_H
 #define CUDALOAD_PATCHLIST_H

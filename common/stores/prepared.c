@@ -3,12 +3,14 @@
 
 #include <stddef.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../base/atomicfile.h"
 #include "../base/sys.h"
 
 /* ---- the stamp ----------------------------------------------------------- */
@@ -643,23 +645,20 @@ int prepared_write(struct prepared_record *r, const char *path, const struct pre
 		return 1;
 	}
 
-	/* A link made under a name of its own, then renamed over: a reader
-	 * sees the old decision or the new one, whole. */
-	size_t tcap = (size_t)(slash - path) + 32;
-	char *tmp = malloc(tcap);
+	/* A link, put in place whole: a reader sees the old decision or the
+	 * new one, never a part. */
+	char *dir = strndup(path, (size_t)(slash - path));
+	int dfd = dir ? open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
 	rc = 1;
-	if (!tmp)
+	if (!dir)
 		*why = "out of memory";
-	else if (snprintf(tmp, tcap, "%.*s/.prepared.%ld", (int)(slash - path), path, (long)getpid()) < 0)
-		*why = "path too long";
-	else if (symlink(text, tmp) < 0 && (errno != EEXIST || unlink(tmp) < 0 || symlink(text, tmp) < 0))
+	else if (dfd < 0 || atomic_symlink(dfd, slash + 1, text) < 0)
 		*why = strerror(errno);
-	else if (rename(tmp, path) < 0) {
-		*why = strerror(errno);
-		unlink(tmp);
-	} else
+	else
 		rc = 0;
-	free(tmp);
+	if (dfd >= 0)
+		close(dfd);
+	free(dir);
 	free(text);
 	return rc;
 }

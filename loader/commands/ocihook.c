@@ -32,6 +32,7 @@
 #include "../../common/packages/compat.h"
 #include "../../common/settings/settings.h"
 #include "../../common/decision/decide.h"
+#include "../../common/base/atomicfile.h"
 #include "../../common/base/diag.h"
 #include "../../common/elf/elfread.h"
 #include "../../common/base/inroot.h"
@@ -946,32 +947,16 @@ static int image_dir(const struct hook *k, const char *path, bool make, char *na
 	return fd < 0 ? -1 : fd;
 }
 
-/* text as the file path inside the image, replaced whole (a temporary,
- * then rename): nothing followed out, no FIFO opened.  0, or -1 (errno). */
+/* text as the file path inside the image, put in place whole
+ * (atomicfile.h): nothing followed out, no FIFO opened.  0, or -1 (errno). */
 static int write_in_image(const struct hook *k, const char *path, const char *text, bool make)
 {
-	char name[256], tmp[300];
+	char name[256];
 	int dfd = image_dir(k, path, make, name, sizeof name);
 	if (dfd < 0)
 		return -1;
-	snprintf(tmp, sizeof tmp, ".%s.cudaload-tmp", name);
-	unlinkat(dfd, tmp, 0);
-	int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	int rc = fd < 0 ? -1 : 0;
-	for (size_t off = 0, n = strlen(text); rc == 0 && off < n;) {
-		ssize_t w = write(fd, text + off, n - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		rc = w > 0 ? 0 : -1;
-		off += w > 0 ? (size_t)w : 0;
-	}
+	int rc = atomic_replace(dfd, name, text, strlen(text), 0644, false);
 	int e = errno;
-	if (fd >= 0)
-		close(fd);
-	if (rc == 0 && renameat(dfd, tmp, dfd, name) < 0)
-		rc = -1, e = errno;
-	if (rc < 0)
-		unlinkat(dfd, tmp, 0);
 	close(dfd);
 	errno = e;
 	return rc;

@@ -27,9 +27,9 @@
 #include "../../common/report/report.h"
 #include "../../common/host/tables.h"
 #include "../../common/elf/target.h"
-#include "../../common/base/tempname.h"
+#include "../../common/base/atomicfile.h"
 #include "../../common/base/utf8.h"
-#include "../../common/packages/verdict.h"
+#include "../../common/stores/verdicts.h"
 #include "imagewalk.h"
 #include "../start/pick.h"
 
@@ -720,107 +720,40 @@ static void print_prometheus(FILE *f, const struct host_status *m)
 
 /* ---- the textfile ------------------------------------------------------- */
 
-/* The temporary's name: STATUS_TEMP_PREFIX and 16 random letters and
- * digits (tempname.h). */
-#define STATUS_TEMP_PREFIX "." STATUS_TEXTFILE "."
-#define STATUS_TEMP_RANDOM "XXXXXXXXXXXXXXXX"
-#define STATUS_TEMP_TRIES 16
-
-/* The metrics into fd, a file of this user's that nothing else names (no
- * link: nlink is want_links), with mode 0644 and on disk.  0, or -1. */
-static int fill(const struct host_status *m, int fd, nlink_t want_links)
-{
-	struct stat st;
-	if (fstat(fd, &st) < 0)
-		return -1;
-	if (!S_ISREG(st.st_mode) || st.st_nlink != want_links || st.st_uid != geteuid()) {
-		errno = EEXIST;	/* not the file this run created */
-		return -1;
-	}
-	int dup_fd = dup(fd);	/* fclose closes it; fd stays for linkat */
-	FILE *f = dup_fd >= 0 ? fdopen(dup_fd, "w") : NULL;
-	if (!f) {
-		if (dup_fd >= 0)
-			close(dup_fd);
-		return -1;
-	}
-	print_prometheus(f, m);
-	int r = fflush(f) == 0 && fchmod(fd, 0644) == 0 && fsync(fd) == 0 ? 0 : -1;
-	return fclose(f) == 0 ? r : -1;
-}
-
-/* An unnamed file in dfd (O_TMPFILE), filled, then linked in as name:
- * nothing that stands in the directory is ever opened.  0; -1 when the
- * kernel or the file system has no O_TMPFILE or it cannot be linked
- * without /proc (the caller then creates by name). */
-static int write_unnamed(const struct host_status *m, int dfd, char *name, size_t cap)
-{
-	int fd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -1;
-	int r = fill(m, fd, 0);
-	snprintf(name, cap, STATUS_TEMP_PREFIX STATUS_TEMP_RANDOM);
-	for (int i = 0; r == 0 && i < STATUS_TEMP_TRIES; i++) {
-		tempname_fill(name, sizeof STATUS_TEMP_RANDOM - 1);
-		/* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH (root's); else /proc */
-		r = linkat(fd, "", dfd, name, AT_EMPTY_PATH);
-		if (r < 0 && errno != EEXIST) {
-			char proc[40];
-			snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
-			r = linkat(AT_FDCWD, proc, dfd, name, AT_SYMLINK_FOLLOW);
-		}
-		if (r == 0 || errno != EEXIST)
-			break;
-	}
-	close(fd);
-	return r;
-}
-
-/* A new file created by name, exclusively: O_EXCL fails on anything
- * already there (a FIFO, a link); O_NOFOLLOW and O_NONBLOCK as well, should
- * a file system not honour it, and fill() checks that it is a plain file of
- * this user's with one link.  0, or -1. */
-static int write_named(const struct host_status *m, int dfd, char *name, size_t cap)
-{
-	snprintf(name, cap, STATUS_TEMP_PREFIX STATUS_TEMP_RANDOM);
-	int fd = tempname_create(dfd, name, sizeof STATUS_TEMP_RANDOM - 1, O_WRONLY | O_NONBLOCK, 0644);
-	if (fd < 0)
-		return -1;
-	int r = fill(m, fd, 1);
-	int e = errno;
-	close(fd);
-	if (r < 0) {
-		unlinkat(dfd, name, 0);
-		errno = e;
-	}
-	return r;
-}
-
 /* DIR/cudaload.prom, whole or not at all: node_exporter may read it at any
- * moment, so it is written beside and renamed over.  Root writes it into a
- * directory that is often the exporter's user's: the temporary is created
- * exclusively under a name no one knows in advance, and every step goes
- * through the directory's descriptor, so nothing found there (a FIFO, a
- * link to a file of root's) is opened.  A directory anyone may write to
- * without the sticky bit is refused: there anyone could rename over the
- * file.  0, or -1 said. */
+ * moment, so it is put in place whole (atomicfile.h: a temporary no one can
+ * name in advance, never a FIFO or a link found there, and whose name does
+ * not end in .prom, which the exporter skips).  Root writes it into a
+ * directory that is often the exporter's user's: every step goes through the
+ * directory's descriptor.  A directory anyone may write to without the
+ * sticky bit is refused: there anyone could rename over the file.  0, or -1
+ * said. */
 static int write_textfile(const struct host_status *m, const char *dir)
 {
 	const char *why = NULL;
-	char name[sizeof STATUS_TEMP_PREFIX STATUS_TEMP_RANDOM];
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	struct stat st;
+	struct atomic_file a;
 	if (dfd < 0 || fstat(dfd, &st) < 0) {
 		why = strerror(errno);
 	} else if ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX)) {
 		why = "anyone may write there and it is not sticky: not written (chmod +t, or a "
 		      "directory only the exporter's user writes)";
-	} else if (write_unnamed(m, dfd, name, sizeof name) < 0 &&
-		   write_named(m, dfd, name, sizeof name) < 0) {
+	} else if (atomic_begin(&a, dfd, STATUS_TEXTFILE, true) < 0) {
 		why = strerror(errno);
-	} else if (renameat(dfd, name, dfd, STATUS_TEXTFILE) < 0) {
-		why = strerror(errno);
-		unlinkat(dfd, name, 0);
+	} else {
+		int copy = dup(a.fd);	/* fclose closes it; the temporary's own stays for the commit */
+		FILE *f = copy >= 0 ? fdopen(copy, "w") : NULL;
+		if (f)
+			print_prometheus(f, m);
+		if (!f || fclose(f) != 0) {
+			why = strerror(errno);
+			if (!f && copy >= 0)
+				close(copy);
+			atomic_abort(&a);
+		} else if (atomic_commit(&a, STATUS_TEXTFILE, 0644) < 0) {
+			why = strerror(errno);
+		}
 	}
 	if (why)
 		fprintf(stderr, "cudaload: --textfile: %s/%s: %s\n", dir, STATUS_TEXTFILE, why);

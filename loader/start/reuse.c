@@ -14,7 +14,7 @@
 #include "../../common/base/env.h"
 #include "../../common/base/sys.h"
 #include "../../common/packages/reach.h"
-#include "../../common/packages/verdict.h"
+#include "../../common/stores/verdicts.h"
 #include "pick.h"
 #include "start.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The verdict store (common/packages/verdict.h): the loader reads it at every exec. */
-#include "../../common/packages/verdict.h"
+#include "../../common/stores/verdicts.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

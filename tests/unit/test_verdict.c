@@ -3,7 +3,7 @@
 
 #include "../../common/packages/compat.h"
 #include "../../common/host/probe.h"
-#include "../../common/packages/verdict.h"
+#include "../../common/stores/verdicts.h"
 
 #define HDR "cudaload-verdicts 2\nhost 0123456789abcdef dgpu 580.65.06\nsystem cu=0 done 2 1700000000\n"
 

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../common/base/tempname.h"
+#include "../../common/base/atomicfile.h"
 
 /* Enough for "\177ELF" and "#!" */
 #define MAGIC_LEN 4
@@ -184,25 +184,15 @@ static void forget(int dirfd, const char *tmp)
 	}
 }
 
-#define TEMP_MARK ".cudaload-"
-#define TEMP_RANDOM 6
-
 bool replace_is_temp(const char *name)
 {
-	size_t len = strlen(name), tail = sizeof TEMP_MARK - 1 + TEMP_RANDOM;
-	if (len < 2 + tail || name[0] != '.' ||
-	    memcmp(name + len - tail, TEMP_MARK, sizeof TEMP_MARK - 1) != 0)
-		return false;
-	return tempname_is_random(name + len - TEMP_RANDOM, TEMP_RANDOM);
+	return atomic_is_temp(name);
 }
 
 int replace_make_temp(int dirfd, const char *name, char *tmp, size_t cap, char *why, size_t whycap)
 {
-	char made[256];
-	size_t len = strlen(name);
-	if (len + 2 + sizeof TEMP_MARK - 1 + TEMP_RANDOM > 255 ||
-	    snprintf(made, sizeof made, ".%s" TEMP_MARK "XXXXXX", name) >= (int)sizeof made ||
-	    strlen(made) >= cap) {
+	char made[NAME_MAX + 1];
+	if (atomic_temp_name(name, made, sizeof made) < 0 || strlen(made) >= cap) {
 		snprintf(why, whycap, "its name is too long for a temporary file beside it");
 		return -1;
 	}
@@ -219,7 +209,7 @@ int replace_make_temp(int dirfd, const char *name, char *tmp, size_t cap, char *
 	 * signal at any moment finds the name (or a name no file has). */
 	slots[free_slot].dirfd = dirfd;
 	slots[free_slot].name = reg;
-	int fd = tempname_create(dirfd, reg, TEMP_RANDOM, O_RDWR, 0600);
+	int fd = atomic_create(dirfd, reg);
 	if (fd < 0) {
 		snprintf(why, whycap, "cannot create a file beside it: %s", strerror(errno));
 		forget(dirfd, reg);
@@ -256,8 +246,9 @@ int replace_lock_again(int dirfd, const char *tmp)
 
 int replace_commit(int dirfd, const char *tmp, const char *name)
 {
-	/* a signal between the two removes a name no file has any more */
-	int r = renameat(dirfd, tmp, dirfd, name);
+	/* a signal between the two removes a name no file has any more; a
+	 * failed rename removes the temporary (the caller's discard finds none) */
+	int r = atomic_rename(dirfd, tmp, name);
 	int e = errno;
 	if (r == 0)
 		forget(dirfd, tmp);

@@ -54,7 +54,7 @@
 #include "../../common/packages/reach.h"
 #include "../../common/packages/secure.h"
 #include "../../common/base/utf8.h"
-#include "../../common/packages/verdict.h"
+#include "../../common/stores/verdicts.h"
 #include "ptx.h"
 
 #define EXIT_USAGE 100
@@ -550,26 +550,6 @@ static void host_text(const struct host *h, char *buf, size_t cap)
 			*p = ' ';
 }
 
-static int write_store(const char *dir, const char *path, const char *text, size_t len, mode_t mode)
-{
-	char tmp[CL_PATH_MAX];
-	if (snprintf(tmp, sizeof tmp, "%s/.verdicts.XXXXXX", dir) >= (int)sizeof tmp)
-		return -ENAMETOOLONG;
-	int fd = mkstemp(tmp);
-	if (fd < 0)
-		return -errno;
-	int e = 0;
-	if (fchmod(fd, mode) < 0 || write(fd, text, len) != (ssize_t)len || fsync(fd) < 0)
-		e = errno ? errno : EIO;
-	if (close(fd) < 0 && !e)
-		e = errno;
-	if (!e && rename(tmp, path) < 0)
-		e = errno;
-	if (e)
-		unlink(tmp);
-	return -e;
-}
-
 /* A directory of the user's store: made 0700 where missing; then it must
  * be a directory of uid's that nobody else may write (what the loader asks
  * of it).  0, or -1 having said why. */
@@ -668,26 +648,6 @@ static int reach_all(const char *root, const char *llp, char **names, int n_name
 
 /* ---- first use: a start asks about the packages it would take --------------- */
 
-/* The store as it is, malloc'd into *len bytes: a regular file under the
- * format's bound, or NULL (none, or none worth keeping). */
-static char *read_store_file(const char *path, size_t *len)
-{
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	char *text = NULL;
-	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    st.st_size < VERDICT_STORE_MAX && (text = malloc((size_t)st.st_size))) {
-		*len = (size_t)st.st_size;
-		if (read(fd, text, *len) != (ssize_t)*len) {
-			free(text);
-			text = NULL;
-		}
-	}
-	if (fd >= 0)
-		close(fd);
-	return text;
-}
-
 /* What another first use (or --verify) stored for this host, kept by a
  * first use that verifies other packages: its compat lines, parsed. */
 struct kept_store {
@@ -701,7 +661,7 @@ static void keep_store(const char *path, const struct host *h, const char *boot,
 	char why[160];
 	size_t len = 0;
 	memset(k, 0, sizeof *k);
-	k->text = read_store_file(path, &len);
+	k->text = verdict_store_read(path, &len);
 	k->valid = k->text && verdict_parse(k->text, len, &k->s, why, sizeof why) == 0 &&
 		   k->s.host_key == verdict_host_key(h) && strcmp(k->s.boot, boot) == 0;
 }
@@ -1007,7 +967,6 @@ static char *list_for(struct verify_run *r, struct decision d)
  * report with them. */
 static int judge_system_driver(struct verify_run *r)
 {
-	char tok[32], step[32];
 	r->text = malloc(VERDICT_STORE_MAX);	/* too large for the stack */
 	if (!r->text) {
 		fprintf(stderr, "cudaload: --verify: out of memory\n");
@@ -1018,11 +977,12 @@ static int judge_system_driver(struct verify_run *r)
 	run_child(&r->self, base_llp, r->timeout_s, &r->base);
 	free(base_llp);
 	const struct outcome *base = &r->base;
-	r->len = snprintf(r->text, VERDICT_STORE_MAX, VERDICT_MAGIC "\nhost %016llx %s\n%s%s%ssystem %s %s %d %lld\n",
-			  (unsigned long long)verdict_host_key(&r->j.host), r->hosttxt,
-			  r->boot[0] ? "boot " : "", r->boot, r->boot[0] ? "\n" : "",
-			  verdict_token(&base->v, tok, sizeof tok), verdict_step_token(&base->v, step, sizeof step),
-			  base->v.devices, base->v.when);
+	r->len = verdict_store_begin(r->text, VERDICT_STORE_MAX, verdict_host_key(&r->j.host), r->hosttxt,
+				     r->boot, &base->v);
+	if (r->len < 0) {
+		fprintf(stderr, "cudaload: --verify: the host's description does not fit the store\n");
+		return EXIT_CANNOT_RUN;
+	}
 	if (r->json) {
 		printf("{\"schema\":%d,\"store\":", JSON_SCHEMA);
 		json_str(stdout, r->path);
@@ -1077,7 +1037,7 @@ static void why_not_asked(struct verify_run *r, size_t i, struct stat *st, char 
 static void judge_candidate(struct verify_run *r, size_t i)
 {
 	const struct candidate *c = &r->j.cands.v[i];
-	char skip[256] = "", tok[32], step[32];
+	char skip[256] = "";
 	char *llp = NULL;
 	struct stat st;
 	why_not_asked(r, i, &st, &llp, skip, sizeof skip);
@@ -1104,18 +1064,9 @@ static void judge_candidate(struct verify_run *r, size_t i)
 	 * saw: a device this driver cannot use (verdict.h, count) */
 	if (verdict_ok(&o.v) && r->base.counted && o.v.devices < r->base.v.devices)
 		o.v.step = VSTEP_COUNT;
-	char line[CL_PATH_MAX + 160];
-	int m = snprintf(line, sizeof line, "compat %s %s %d %lld %llu %llu %llu %lld.%09ld %s\n",
-			 verdict_token(&o.v, tok, sizeof tok), verdict_step_token(&o.v, step, sizeof step),
-			 o.v.devices, o.v.when,
-			 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
-			 (unsigned long long)st.st_size, (long long)st.st_mtim.tv_sec,
-			 (long)st.st_mtim.tv_nsec, c->dir);
-	bool kept = m > 0 && (size_t)m < sizeof line && r->len + m < VERDICT_STORE_MAX;
-	if (kept) {
-		memcpy(r->text + r->len, line, (size_t)m + 1);
-		r->len += m;
-	}
+	size_t len = (size_t)r->len;
+	bool kept = verdict_store_add(r->text, &len, VERDICT_STORE_MAX, &o.v, &st, c->dir);
+	r->len = (int)len;
 	if (r->json) {
 		fputs(",\"verdict\":", stdout);
 		outcome_json(&o);
@@ -1130,7 +1081,7 @@ static void judge_candidate(struct verify_run *r, size_t i)
 }
 
 /* The verdicts stored: for a first use, beside the store's other
- * conclusive ones; written whole (write_store) and the report closed. */
+ * conclusive ones; written whole (verdict_store_write) and the report closed. */
 static int store_verdicts(struct verify_run *r)
 {
 	if (!r->json && r->j.cands.n == 0)
@@ -1138,7 +1089,8 @@ static int store_verdicts(struct verify_run *r)
 	if (r->first_use)
 		append_kept(&r->earlier, &r->j.cands, r->fresh, r->text, &r->len);
 
-	int e = write_store(r->dir, r->path, r->text, (size_t)r->len, r->user ? 0600 : 0644);
+	const char *name = strrchr(r->path, '/') + 1;
+	int e = verdict_store_write(r->dir, name, r->text, (size_t)r->len, r->user ? 0600 : 0644) < 0 ? errno : 0;
 	if (r->json) {
 		fputs("],\"written\":", stdout);
 		fputs(e ? "false" : "true", stdout);
@@ -1148,7 +1100,7 @@ static int store_verdicts(struct verify_run *r)
 	}
 	fflush(stdout);
 	if (e) {
-		fprintf(stderr, "cudaload: --verify: %s: %s\n", r->path, strerror(-e));
+		fprintf(stderr, "cudaload: --verify: %s: %s\n", r->path, strerror(e));
 		return EXIT_CANNOT_RUN;
 	}
 	return 0;

@@ -29,7 +29,7 @@ static enum grow_result grow_fail(struct grow *g, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(g->why, g->cap, fmt, ap);
+	why_vfail(g->why, g->cap, fmt, ap);
 	va_end(ap);
 	return GROW_FAILED;
 }
@@ -538,25 +538,25 @@ int grow_append(size_t len, const struct loaded *l, const unsigned char *nb, siz
 	const GElf_Phdr *first = span.first;
 	uint64_t align = span.align, maxend = span.maxend;
 	if (!first)
-		return fail(why, cap, "no PT_LOAD segment to place the new interpreter after");
+		return why_fail(why, cap, "no PT_LOAD segment to place the new interpreter after");
 	if (first->p_vaddr < first->p_offset || (first->p_vaddr - first->p_offset) % align != 0)
-		return fail(why, cap, "cannot grow: the first PT_LOAD's address and offset are not congruent");
+		return why_fail(why, cap, "cannot grow: the first PT_LOAD's address and offset are not congruent");
 	uint64_t delta = first->p_vaddr - first->p_offset;
 	if (l->phnum + 1 >= PN_XNUM)
-		return fail(why, cap, "too many program headers to add one");
+		return why_fail(why, cap, "too many program headers to add one");
 
 	/* The new segment starts past the file and past every segment's memory. */
 	uint64_t start = len > maxend - delta ? len : maxend - delta;
 	uint64_t x = (start + align - 1) / align * align;
 	if (x - len > GROW_MAX_PADDING)
-		return fail(why, cap, "cannot grow: %llu MiB of padding needed past the bss",
+		return why_fail(why, cap, "cannot grow: %llu MiB of padding needed past the bss",
 			    (unsigned long long)((x - len) >> 20));
 	size_t entsize = l->eh.e_phentsize, n = l->phnum + 1;
 	size_t table = n * entsize;
 
 	GElf_Phdr *ph = calloc(n, sizeof *ph);
 	if (!ph)
-		return fail(why, cap, "out of memory");
+		return why_fail(why, cap, "out of memory");
 	for (size_t i = 0, k = 0; i < l->phnum; i++) {
 		ph[k] = l->ph[i];
 		if (ph[k].p_type == PT_PHDR) {
@@ -584,7 +584,7 @@ int grow_append(size_t len, const struct loaded *l, const unsigned char *nb, siz
 	int r = plan->tail ? encode_phdrs(l->elf, ph, n, plan->tail, table, enc) : -1;
 	free(ph);
 	if (r < 0)
-		return fail(why, cap, "cannot encode the new program headers (%s)", elf_errmsg(-1));
+		return why_fail(why, cap, "cannot encode the new program headers (%s)", elf_errmsg(-1));
 	memcpy(plan->tail + table, nb, nblen);
 	plan->tail_len = table + nblen;
 
@@ -594,7 +594,7 @@ int grow_append(size_t len, const struct loaded *l, const unsigned char *nb, siz
 	size_t ehsize = gelf_fsize(l->elf, ELF_T_EHDR, 1, EV_CURRENT);
 	struct plan_edit *e = add_edit(plan, 0, (uint32_t)ehsize);
 	if (!e || encode_ehdr(l->elf, &eh, e->bytes, ehsize) < 0)
-		return fail(why, cap, "cannot encode the ELF header (%s)", elf_errmsg(-1));
+		return why_fail(why, cap, "cannot encode the ELF header (%s)", elf_errmsg(-1));
 
 	GElf_Shdr sh;
 	Elf_Scn *scn = interp_section(l->elf, &l->ph[l->interp], &sh);
@@ -602,13 +602,13 @@ int grow_append(size_t len, const struct loaded *l, const unsigned char *nb, siz
 		size_t shentsize = gelf_fsize(l->elf, ELF_T_SHDR, 1, EV_CURRENT);
 		uint64_t off = l->eh.e_shoff + elf_ndxscn(scn) * (uint64_t)shentsize;
 		if (!in_image(len, off, shentsize))
-			return fail(why, cap, "section headers lie outside the file");
+			return why_fail(why, cap, "section headers lie outside the file");
 		sh.sh_offset = x + table;
 		sh.sh_addr = x + table + delta;
 		sh.sh_size = nblen;
 		e = add_edit(plan, off, (uint32_t)shentsize);
 		if (!e || encode_shdr(l->elf, &sh, e->bytes, shentsize, enc) < 0)
-			return fail(why, cap, "cannot encode the .interp section header");
+			return why_fail(why, cap, "cannot encode the .interp section header");
 	}
 	plan->grew = true;
 	return 0;

@@ -7,7 +7,7 @@
  * plan (write.c).  The layout strategies have their own header, grow.h.
  *
  * Not an interface for anything outside tools/patch/elfpatch/ but its unit tests:
- * callers use ../elfpatch.h and ../usescuda.h.
+ * callers use ../elfpatch.h and usescuda.h (this folder's).
  */
 #ifndef CUDALOAD_ELFPATCH_INTERNAL_H
 #define CUDALOAD_ELFPATCH_INTERNAL_H
@@ -19,19 +19,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../../../common/base/why.h"
 #include "../elfpatch.h"
 #include "usescuda.h"
-
-/* A reason into why (cap bytes), and -1, so that `return fail(...)` reads. */
-__attribute__((format(printf, 3, 4)))
-static inline int fail(char *why, size_t cap, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(why, cap, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* n bytes at off lie inside an image of len bytes (no overflow). */
 static inline bool in_image(size_t len, uint64_t off, uint64_t n)

@@ -29,53 +29,53 @@ int loaded_read(unsigned char *img, size_t len, struct loaded *l, char *why, siz
 	l->interp = l->dynamic = -1;
 	/* what libelf would only call "invalid", said precisely */
 	if (len < EI_NIDENT)
-		return fail(why, cap, "truncated ELF header");
+		return why_fail(why, cap, "truncated ELF header");
 	if (img[EI_CLASS] != ELFCLASS32 && img[EI_CLASS] != ELFCLASS64)
-		return fail(why, cap, "unknown ELF class %u", img[EI_CLASS]);
+		return why_fail(why, cap, "unknown ELF class %u", img[EI_CLASS]);
 	if (img[EI_DATA] != ELFDATA2LSB && img[EI_DATA] != ELFDATA2MSB)
-		return fail(why, cap, "unknown ELF byte order %u", img[EI_DATA]);
+		return why_fail(why, cap, "unknown ELF byte order %u", img[EI_DATA]);
 	if (len < (img[EI_CLASS] == ELFCLASS64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr)))
-		return fail(why, cap, "truncated ELF header");
+		return why_fail(why, cap, "truncated ELF header");
 	l->elf = elf_memory((char *)img, len);
 	if (!l->elf || elf_kind(l->elf) != ELF_K_ELF)
-		return fail(why, cap, "not a valid ELF file (%s)", elf_errmsg(-1));
+		return why_fail(why, cap, "not a valid ELF file (%s)", elf_errmsg(-1));
 	if (!gelf_getehdr(l->elf, &l->eh))
-		return fail(why, cap, "truncated or bad ELF header (%s)", elf_errmsg(-1));
+		return why_fail(why, cap, "truncated or bad ELF header (%s)", elf_errmsg(-1));
 	/* libelf quietly drops tables it cannot read; check the raw header first */
 	if (l->eh.e_phnum && l->eh.e_phnum != PN_XNUM &&
 	    !in_image(len, l->eh.e_phoff, (uint64_t)l->eh.e_phnum * l->eh.e_phentsize))
-		return fail(why, cap, "program headers lie outside the file");
+		return why_fail(why, cap, "program headers lie outside the file");
 	if ((!l->eh.e_shoff && l->eh.e_shnum) ||	/* a count without a table */
 	    (l->eh.e_shoff &&
 	    (l->eh.e_shentsize != gelf_fsize(l->elf, ELF_T_SHDR, 1, EV_CURRENT) ||
 	     !in_image(len, l->eh.e_shoff, (uint64_t)(l->eh.e_shnum ? l->eh.e_shnum : 1) * l->eh.e_shentsize))))
-		return fail(why, cap, "section headers lie outside the file or have a bad size");
+		return why_fail(why, cap, "section headers lie outside the file or have a bad size");
 	if (elf_getphdrnum(l->elf, &l->phnum) != 0)
-		return fail(why, cap, "bad program header count (%s)", elf_errmsg(-1));
+		return why_fail(why, cap, "bad program header count (%s)", elf_errmsg(-1));
 	/* Section headers are rewritten too (.interp): they must be sound. */
 	size_t shnum;
 	if (elf_getshdrnum(l->elf, &shnum) != 0)
-		return fail(why, cap, "bad section header count (%s)", elf_errmsg(-1));
+		return why_fail(why, cap, "bad section header count (%s)", elf_errmsg(-1));
 	size_t shentsize = gelf_fsize(l->elf, ELF_T_SHDR, 1, EV_CURRENT);
 	if (shnum && (l->eh.e_shentsize != shentsize ||
 		      !in_image(len, l->eh.e_shoff, (uint64_t)shnum * shentsize)))
-		return fail(why, cap, "section headers lie outside the file or have a bad size");
+		return why_fail(why, cap, "section headers lie outside the file or have a bad size");
 	if (l->phnum == 0)
 		return 0;
 	size_t entsize = gelf_fsize(l->elf, ELF_T_PHDR, 1, EV_CURRENT);
 	if (l->eh.e_phentsize != entsize)
-		return fail(why, cap, "program header entry size %u, expected %zu",
+		return why_fail(why, cap, "program header entry size %u, expected %zu",
 			    (unsigned)l->eh.e_phentsize, entsize);
 	if (!in_image(len, l->eh.e_phoff, (uint64_t)l->phnum * entsize))
-		return fail(why, cap, "program headers lie outside the file");
+		return why_fail(why, cap, "program headers lie outside the file");
 	l->ph = calloc(l->phnum, sizeof *l->ph);
 	if (!l->ph)
-		return fail(why, cap, "out of memory");
+		return why_fail(why, cap, "out of memory");
 	for (size_t i = 0; i < l->phnum; i++) {
 		if (!gelf_getphdr(l->elf, (int)i, &l->ph[i]))
-			return fail(why, cap, "cannot read program header %zu (%s)", i, elf_errmsg(-1));
+			return why_fail(why, cap, "cannot read program header %zu (%s)", i, elf_errmsg(-1));
 		if (l->ph[i].p_type == PT_LOAD && !in_image(len, l->ph[i].p_offset, l->ph[i].p_filesz))
-			return fail(why, cap, "segment %zu lies outside the file (truncated?)", i);
+			return why_fail(why, cap, "segment %zu lies outside the file (truncated?)", i);
 		if (l->ph[i].p_type == PT_INTERP && l->interp < 0)
 			l->interp = (int)i;
 		if (l->ph[i].p_type == PT_DYNAMIC && l->dynamic < 0)
@@ -138,20 +138,20 @@ int inspect_loaded(unsigned char *img, size_t len, struct loaded *l,
 	if (l->interp >= 0) {
 		const GElf_Phdr *p = &l->ph[l->interp];
 		if (p->p_filesz < 2 || p->p_filesz > CL_PATH_MAX || !in_image(len, p->p_offset, p->p_filesz))
-			return fail(why, cap, "PT_INTERP has a bad size or lies outside the file");
+			return why_fail(why, cap, "PT_INTERP has a bad size or lies outside the file");
 		const char *s = (const char *)img + p->p_offset;
 		if (s[p->p_filesz - 1] != '\0' ||
 		    elfread_split_interp(s, p->p_filesz, out->interp, sizeof out->interp,
 				     out->recorded, sizeof out->recorded) < 0)
-			return fail(why, cap, "PT_INTERP is not NUL-terminated");
+			return why_fail(why, cap, "PT_INTERP is not NUL-terminated");
 		if (!out->interp[0])
-			return fail(why, cap, "PT_INTERP names no interpreter");
+			return why_fail(why, cap, "PT_INTERP names no interpreter");
 	}
 	switch (l->eh.e_type) {
 	case ET_EXEC:
 	case ET_DYN:
 		if (l->phnum == 0)
-			return fail(why, cap, "no program headers (a damaged file?)");
+			return why_fail(why, cap, "no program headers (a damaged file?)");
 		out->kind = l->interp >= 0 ? FOUND_DYNAMIC
 			  : has_identity(len, l, IDENTITY_NOTE_TYPE) ? FOUND_CUDALOAD
 			  : l->eh.e_type == ET_EXEC ? FOUND_STATIC : FOUND_LIBRARY;

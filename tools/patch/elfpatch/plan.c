@@ -50,11 +50,11 @@ int elfpatch_plan_patch(unsigned char *img, size_t len, const char *interp,
 	if (inspect_loaded(img, len, &l, &f, why, whycap) < 0)
 		goto out;
 	if (f.kind != FOUND_DYNAMIC) {
-		fail(why, whycap, "not a dynamically linked executable");
+		why_fail(why, whycap, "not a dynamically linked executable");
 		goto out;
 	}
 	if (f.recorded[0]) {
-		fail(why, whycap, "already patched (original interpreter %s)", f.recorded);
+		why_fail(why, whycap, "already patched (original interpreter %s)", f.recorded);
 		goto out;
 	}
 	if (strcmp(f.interp, interp) == 0) {
@@ -66,7 +66,7 @@ int elfpatch_plan_patch(unsigned char *img, size_t len, const char *interp,
 	size_t il = strlen(interp), ml = strlen(RECORD_MAGIC), ol = strlen(f.interp);
 	size_t nblen = il + 1 + ml + ol + 1;
 	if (il == 0 || nblen > CL_PATH_MAX) {
-		fail(why, whycap, "the new interpreter path is empty or too long");
+		why_fail(why, whycap, "the new interpreter path is empty or too long");
 		goto out;
 	}
 	unsigned char nb[CL_PATH_MAX];
@@ -79,7 +79,7 @@ int elfpatch_plan_patch(unsigned char *img, size_t len, const char *interp,
 		/* fits: rewrite the string where it is, the rest of it zeroed */
 		struct plan_edit *e = add_edit(plan, pi->p_offset, (uint32_t)pi->p_filesz);
 		if (!e) {
-			fail(why, whycap, "out of memory");
+			why_fail(why, whycap, "out of memory");
 			goto out;
 		}
 		memcpy(e->bytes, nb, nblen);
@@ -92,7 +92,7 @@ int elfpatch_plan_patch(unsigned char *img, size_t len, const char *interp,
 	unsigned char *tail = t ? realloc(plan->tail, plan->tail_len + tlen) : NULL;
 	if (!tail) {
 		free(t);
-		fail(why, whycap, "out of memory");
+		why_fail(why, whycap, "out of memory");
 		goto out;
 	}
 	memcpy(tail + plan->tail_len, t, tlen);
@@ -117,10 +117,10 @@ int elfpatch_plan_restore(unsigned char *img, size_t len, struct patch_plan *pla
 	if (elfpatch_inspect(img, len, &f, why, whycap) < 0)
 		return -1;
 	if (!f.recorded[0])
-		return fail(why, whycap, "not patched by cudaload-patch");
+		return why_fail(why, whycap, "not patched by cudaload-patch");
 	if (trailer_read(img, len, &orig, NULL, plan) < 0) {
 		patch_plan_free(plan);
-		return fail(why, whycap, "cannot restore byte for byte: the restore record is missing "
+		return why_fail(why, whycap, "cannot restore byte for byte: the restore record is missing "
 				      "or damaged (the file was rewritten after patching, by strip, "
 				      "objcopy or patchelf?); --restore --force sets the original "
 				      "interpreter back");
@@ -128,7 +128,7 @@ int elfpatch_plan_restore(unsigned char *img, size_t len, struct patch_plan *pla
 	plan->keep = orig;
 	if (patch_plan_hash(img, plan) != plan->orig_hash) {
 		patch_plan_free(plan);
-		return fail(why, whycap, "cannot restore byte for byte: the file was changed after "
+		return why_fail(why, whycap, "cannot restore byte for byte: the file was changed after "
 				      "patching (by strip, objcopy or patchelf?); --restore --force sets "
 				      "the original interpreter back");
 	}
@@ -147,7 +147,7 @@ int elfpatch_plan_force_restore(unsigned char *img, size_t len, struct patch_pla
 	if (inspect_loaded(img, len, &l, &f, why, whycap) < 0)
 		goto out;
 	if (f.kind != FOUND_DYNAMIC || !f.recorded[0]) {
-		fail(why, whycap, "not patched by cudaload-patch");
+		why_fail(why, whycap, "not patched by cudaload-patch");
 		goto out;
 	}
 	/* the original string where the record was, NUL padded: it is shorter */
@@ -156,7 +156,7 @@ int elfpatch_plan_force_restore(unsigned char *img, size_t len, struct patch_pla
 	struct plan_edit *e = ol + 1 <= pi->p_filesz && !overlaps_tables(&l, pi)
 		? add_edit(plan, pi->p_offset, (uint32_t)pi->p_filesz) : NULL;
 	if (!e) {
-		fail(why, whycap, "cannot write the original interpreter back");
+		why_fail(why, whycap, "cannot write the original interpreter back");
 		goto out;
 	}
 	memcpy(e->bytes, f.recorded, ol + 1);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The "uses CUDA" rule (../usescuda.h): DT_NEEDED names, device code
+/* The "uses CUDA" rule (usescuda.h): DT_NEEDED names, device code
  * sections, the driver's name in read-only data. */
 #include "internal.h"
 
@@ -135,7 +135,7 @@ int usescuda_image(unsigned char *img, size_t len, unsigned checks, struct cuda_
 	struct loaded l;
 	memset(out, 0, sizeof *out);
 	if (len < SELFMAG || memcmp(img, ELFMAG, SELFMAG) != 0)
-		return fail(why, whycap, "not an ELF file");
+		return why_fail(why, whycap, "not an ELF file");
 	int r = loaded_read(img, len, &l, why, whycap);
 	if (r == 0)
 		usescuda_loaded(img, len, &l, checks, out);

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "../base/diag.h"
-#include "plan.h"
+#include "searchlist.h"
 #include "../packages/reach.h"
 #include "../packages/secure.h"
 
@@ -92,7 +92,7 @@ void judge_weigh(const struct judge_in *in, struct judgement *j)
 	diag("decision: %s", j->d.reason);
 }
 
-void judge_plan(const struct judge_in *in, struct judgement *j)
+void judge_search_list(const struct judge_in *in, struct judgement *j)
 {
 	struct settings *s = in->s;
 	struct decision *d = &j->d;
@@ -104,8 +104,8 @@ void judge_plan(const struct judge_in *in, struct judgement *j)
 		else
 			diag("system driver not pinned: %s", j->pin.why);
 	}
-	char *own = in->bare ? NULL : plan_own(s->root, d, &j->cands, &j->host, j->pin.dir);
-	char *llp = own && in->user_llp && !s->secure ? plan_extend(own, in->user_llp, s->secure) : own;
+	char *own = in->bare ? NULL : searchlist_own(s->root, d, &j->cands, &j->host, j->pin.dir);
+	char *llp = own && in->user_llp && !s->secure ? searchlist_extend(own, in->user_llp, s->secure) : own;
 	if (d->use_compat && !llp) {
 		j->whole = false;
 		d->use_compat = false;
@@ -113,7 +113,7 @@ void judge_plan(const struct judge_in *in, struct judgement *j)
 	}
 	/* Exec mode passes the list as one argument, which the kernel may
 	 * refuse (E2BIG): then no list, and the program runs (fail open). */
-	if (llp && in->one_argument && !plan_fits_argument(llp)) {
+	if (llp && in->one_argument && !searchlist_fits_argument(llp)) {
 		settings_warn(s, "the search list (%zu bytes) is longer than exec mode can pass in one "
 			      "argument; the system driver, unpinned", strlen(llp));
 		if (llp != own)
@@ -143,10 +143,10 @@ void judge_host(const struct judge_in *in, struct judgement *j)
 {
 	judge_look_around(in, j);
 	judge_weigh(in, j);
-	judge_plan(in, j);
+	judge_search_list(in, j);
 }
 
-char *judge_plan_take(struct judgement *j)
+char *judge_search_list_take(struct judgement *j)
 {
 	char *list = j->list;
 	if (j->own != list)

@@ -11,8 +11,8 @@
  * - weigh: the verdicts of the stores, the decision (decide.h), and the
  *   driver's word where only it can judge a package (the caller's first
  *   use, firstuse.h), then the decision again;
- * - plan: the system driver held first where a package could beat it
- *   (pin.h), and the search list (plan.h).
+ * - list: the system driver held first where a package could beat it
+ *   (pin.h), and the search list (searchlist.h).
  *
  * Where callers differ (which stores, which places, a list that must fit
  * one exec argument), that is an input here, never a copy of a step.
@@ -74,7 +74,7 @@ struct judge_in {
 	unsigned uid;			/* JUDGE_STORES_START: the real uid */
 	judge_ask_fn *ask;		/* NULL: no first use */
 	void *ask_ctx;
-	/* plan */
+	/* list */
 	const char *user_llp;		/* the user's LD_LIBRARY_PATH, or NULL */
 	bool one_argument;		/* the list must fit one exec argument */
 };
@@ -87,9 +87,9 @@ struct judgement {
 	struct verdict system_verdict;	/* weigh: the system driver's, from a store */
 	struct decision d;		/* weigh */
 	bool settled;			/* weigh: no package waits for the driver's word */
-	struct pin pin;			/* plan: the system driver held first, or none */
-	char *own;			/* plan: the chosen driver's own directories, or NULL */
-	char *list;			/* plan: own, then the user's list: ld.so's, or NULL */
+	struct pin pin;			/* list: the system driver held first, or none */
+	char *own;			/* list: the chosen driver's own directories, or NULL */
+	char *list;			/* list: own, then the user's list: ld.so's, or NULL */
 };
 
 /* A judgement with nothing in it yet. */
@@ -97,9 +97,9 @@ void judge_init(struct judgement *j);
 
 void judge_look_around(const struct judge_in *in, struct judgement *j);
 void judge_weigh(const struct judge_in *in, struct judgement *j);
-/* The plan for j->d, whoever set it (a caller may plan for a decision of
+/* The search list for j->d, whoever set it (a caller may list for a decision of
  * its own: cudaload --verify runs each package). */
-void judge_plan(const struct judge_in *in, struct judgement *j);
+void judge_search_list(const struct judge_in *in, struct judgement *j);
 
 /* What else names a libcuda for the program (path, or NULL: none) beside
  * the chosen driver, held or not by a search list (pin_rivals). */
@@ -109,8 +109,8 @@ int judge_rivals(const struct judge_in *in, const struct judgement *j, const cha
 /* The host judged for the program: all three steps. */
 void judge_host(const struct judge_in *in, struct judgement *j);
 
-/* The plan's search list, the caller's now (malloc'd, or NULL: none); the
- * rest of the plan given back, for another judge_plan. */
-char *judge_plan_take(struct judgement *j);
+/* The search list, the caller's now (malloc'd, or NULL: none); the rest
+ * of it (the pin, own) given back, for another judge_search_list. */
+char *judge_search_list_take(struct judgement *j);
 
 #endif

@@ -10,7 +10,7 @@
  * with a directory that holds the chosen driver's files and no other library
  * a program links:
  *
- * - a chosen compat package: its own directory (plan.c already puts it
+ * - a chosen compat package: its own directory (searchlist.c already puts it
  *   first; NVIDIA's packages hold nothing but the driver);
  * - the system driver: the pin directory cudaload's package ships for the
  *   driver's directory beside the binary, BINDIR/../lib/cudaload/pin/<dir>,

@@ -33,6 +33,7 @@
 #include "../../common/settings/settings.h"
 #include "../../common/decision/decide.h"
 #include "../../common/base/atomicfile.h"
+#include "../../common/base/deadline.h"
 #include "../../common/base/diag.h"
 #include "../../common/elf/elfread.h"
 #include "../../common/base/inroot.h"
@@ -58,7 +59,7 @@
 #define ENV_ENTRY_MAX (64 * 1024)
 #define ENV_KEPT_MAX 64
 #define MINORS_MAX 64
-#define MESSAGE_MAX (1024 * 1024)	/* the child's word: the account and its plan */
+#define MESSAGE_MAX (1024 * 1024)	/* the child's word: the account and its edits */
 #define JUDGE_SECONDS 10		/* reading the image; a start takes milliseconds */
 #define LDCONFIG_SECONDS 30
 #define NVIDIA_MAJOR 195		/* /dev/nvidiaN (the kernel module's devices.txt) */
@@ -102,36 +103,22 @@ static void say(const char *fmt, ...)
  * pipe the runtime writes and closes.  Its length, or -1 (why). */
 static ssize_t read_all(int fd, char *buf, size_t cap, int seconds, const char **why)
 {
-	size_t n = 0;
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (;;) {
-		struct timespec now;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		long left = seconds * 1000L - ((now.tv_sec - t0.tv_sec) * 1000L +
-					       (now.tv_nsec - t0.tv_nsec) / 1000000L);
-		struct pollfd p = { fd, POLLIN, 0 };
-		if (left <= 0 || poll(&p, 1, (int)left) == 0) {
-			*why = "timed out";
-			return -1;
-		}
-		if (n + 1 >= cap) {
-			*why = "too long";
-			return -1;
-		}
-		ssize_t r = read(fd, buf + n, cap - 1 - n);
-		if (r < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (r < 0) {
-			*why = strerror(errno);
-			return -1;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
+	struct deadline d;
+	size_t got;
+	deadline_in(&d, seconds * 1000L);
+	switch (deadline_read(fd, buf, cap, &got, &d)) {
+	case DEADLINE_EOF:
+		return (ssize_t)got;
+	case DEADLINE_FULL:
+		*why = "too long";
+		return -1;
+	case DEADLINE_PASSED:
+		*why = "timed out";
+		return -1;
+	default:
+		*why = strerror(errno);
+		return -1;
 	}
-	buf[n] = '\0';
-	return (ssize_t)n;
 }
 
 static bool state_member(struct jsonread *r, const char *key, void *ctx)
@@ -811,7 +798,7 @@ struct edit {
 	bool mounted;
 };
 
-struct plan {
+struct edits {
 	struct edit hide[COMPAT_MAX_CANDIDATES];
 	int n_hide;
 	struct edit first;
@@ -836,7 +823,7 @@ static const char *field(const char *buf, size_t n, size_t *at)
 }
 
 /* The child's word read into p (pointing into buf); NULL, or why. */
-static const char *read_word(const char *buf, size_t n, struct plan *p)
+static const char *read_word(const char *buf, size_t n, struct edits *p)
 {
 	size_t at = 0;
 	for (const char *kind; (kind = field(buf, n, &at));) {
@@ -1009,19 +996,10 @@ static int host_ldconfig(char *why, size_t cap)
 /* A child's end within seconds (then killed): its wait status, or -1. */
 static int wait_for(pid_t pid, int seconds)
 {
+	struct deadline d;
 	int status;
-	for (int ms = 0; ms <= seconds * 1000; ms += 5) {
-		pid_t r = waitpid(pid, &status, WNOHANG);
-		if (r == pid)
-			return status;
-		if (r < 0 && errno != EINTR)
-			return -1;
-		struct timespec t = { 0, 5 * 1000 * 1000 };
-		nanosleep(&t, NULL);
-	}
-	kill(pid, SIGKILL);
-	waitpid(pid, &status, 0);
-	return -1;
+	deadline_in(&d, seconds * 1000L);
+	return deadline_wait(pid, &d, false, &status) == 0 ? status : -1;
 }
 
 /* The host's ldconfig inside the image (enter_image: the hook's mounts are
@@ -1104,7 +1082,7 @@ static bool cache_puts_first(const struct hook *k, const char *dir)
 /* The edits the judgement asks for, each said in p->log; on a failure
  * every one undone.  0, or -1 with why. */
 __attribute__((noinline))
-static int apply(struct hook *k, struct plan *p, char *why, size_t cap)
+static int apply(struct hook *k, struct edits *p, char *why, size_t cap)
 {
 	int rc = 0;
 	bool wrote_conf = false;
@@ -1172,7 +1150,7 @@ static int apply(struct hook *k, struct plan *p, char *why, size_t cap)
 int ocihook_run(char **envp)
 {
 	struct hook k = { .rootfd = -1 };
-	struct plan *p = calloc(1, sizeof *p);
+	struct edits *p = calloc(1, sizeof *p);
 	char *state = malloc(STATE_MAX), *msg = malloc(MESSAGE_MAX), why[1024];
 	struct settings *s = malloc(sizeof *s);
 	const char *problem = NULL, *rwhy = "";

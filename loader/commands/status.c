@@ -21,7 +21,7 @@
 #include "../../common/elf/ldso.h"
 #include "../../common/stores/patchlist.h"
 #include "../../common/decision/pin.h"
-#include "../../common/decision/plan.h"
+#include "../../common/decision/searchlist.h"
 #include "../../common/host/probe.h"
 #include "../../common/packages/reach.h"
 #include "../../common/report/report.h"

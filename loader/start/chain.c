@@ -62,7 +62,7 @@ void chain_release(void)
  * range, one system call.  The writable segment stays: it holds
  * chain_handover.  ld.so and the program then have the address space they
  * have without cudaload, less those pages (RLIMIT_AS). */
-static void plan_image_unmap(void)
+static void arrange_image_unmap(void)
 {
 	/* Where the address space has no limit the image stays: giving it
 	 * back costs a munmap and its TLB flush at every start (6 of the
@@ -276,7 +276,7 @@ void chain_enter(const struct chain_ldso *ldso, char **argv, size_t *auxv,
 		}
 	}
 	auxw += 2;
-	plan_image_unmap();
+	arrange_image_unmap();
 
 	/* No search list: the kernel's vector, as it is, is ld.so's, and the
 	 * program's entry its own. */
@@ -382,7 +382,7 @@ void chain_enter_command(const struct chain_ldso *ldso, char **argv, size_t *aux
 	while (auxv[auxw] != AT_NULL)
 		auxw += 2;
 	auxw += 2;
-	plan_image_unmap();
+	arrange_image_unmap();
 
 	/* argc, the lead then the program's own arguments, the environment,
 	 * the auxiliary vector; above them the lead's strings (nothing on the

@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../common/base/deadline.h"
 #include "../../common/base/diag.h"
 #include "../../common/packages/secure.h"
 #include "../../common/base/sys.h"
@@ -66,37 +66,17 @@ int first_use_pending(const struct settings *s, const struct host *h,
 	return n;
 }
 
-/* The monotonic clock by the system call: musl's vDSO lookup would keep
- * its pointer in the writable segment. */
-static void monotonic(struct timespec *ts)
-{
-	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, ts);
-}
-
 /* Wait for EOF on fd at most seconds; true when it came. */
 static bool wait_eof(int fd, int seconds)
 {
-	struct timespec start, now;
+	struct deadline d;
 	char buf[256];
-	monotonic(&start);
-	for (;;) {
-		monotonic(&now);
-		long long left = (long long)seconds * 1000 - ((now.tv_sec - start.tv_sec) * 1000 +
-							      (now.tv_nsec - start.tv_nsec) / 1000000);
-		if (left <= 0)
-			return false;
-		struct pollfd p = { fd, POLLIN, 0 };
-		int r = poll(&p, 1, (int)left);
-		if (r < 0 && errno != EINTR)
-			return false;
-		if (r <= 0)
-			continue;
-		ssize_t got = read(fd, buf, sizeof buf);
-		if (got == 0)
-			return true;
-		if (got < 0 && errno != EINTR && errno != EAGAIN)
-			return false;
-	}
+	size_t got;
+	enum deadline_read_end end;
+	deadline_in(&d, seconds * 1000L);
+	while ((end = deadline_read(fd, buf, sizeof buf, &got, &d)) == DEADLINE_FULL)
+		;
+	return end == DEADLINE_EOF;
 }
 
 bool first_use_ask(const char *self, char **envp, const struct candidates *c,

@@ -9,7 +9,7 @@
 
 #include "../../common/base/diag.h"
 #include "../../common/base/env.h"
-#include "../../common/decision/plan.h"
+#include "../../common/decision/searchlist.h"
 #include "../../common/packages/secure.h"
 #include "chain.h"
 #include "pick.h"
@@ -56,7 +56,7 @@ static char **inheritable_env(char **envp, const char *own, const char *user_llp
 			strcat(strcat(strcpy(llp, own), user_llp ? ":" : ""), user_llp ? user_llp : "");
 		char *entry = llp ? variable("LD_LIBRARY_PATH", llp) : NULL;
 		/* the kernel's limit holds for environment strings too (E2BIG) */
-		if (!entry || !plan_fits_argument(entry) || !(out[k + 1] = variable(INHERITED, own))) {
+		if (!entry || !searchlist_fits_argument(entry) || !(out[k + 1] = variable(INHERITED, own))) {
 			free(entry);
 			free(llp);
 			return envp;	/* without the hand-down: the program itself is right */
@@ -216,7 +216,7 @@ void hand_over(struct start *st)
 	if (st->as_interp && st->s.secure)
 		die(EXIT_CANNOT_EXEC, "%s: cannot be mapped, and a privileged program is handed to it "
 				      "only in this process", st->ldso.path);
-	if (llp && !plan_fits_argument(llp)) {	/* chain fell back to exec: as above */
+	if (llp && !searchlist_fits_argument(llp)) {	/* chain fell back to exec: as above */
 		settings_warn(&st->s, "the search list (%zu bytes) is longer than exec mode can pass in "
 				      "one argument; the system driver, unpinned", strlen(llp));
 		llp = NULL;

@@ -101,7 +101,7 @@ Test(judge_happy, compat_first_then_the_users_list)
 	snprintf(want, sizeof want, "%s" PKG ":/home/u/lib", root);
 	cr_assert_str_eq(j.list, want);
 	cr_assert(!j.pin.dir, "compat chosen: no pin");
-	char *list = judge_plan_take(&j);
+	char *list = judge_search_list_take(&j);
 	cr_assert_str_eq(list, want);
 	cr_assert_null(j.list);
 	cr_assert_null(j.own);
@@ -112,7 +112,7 @@ Test(judge_happy, compat_first_then_the_users_list)
 	free(root);
 }
 
-/* One judgement, planned again for a decision of the caller's: the system
+/* One judgement, listed again for a decision of the caller's: the system
  * driver gets no list of its own where no pin can be made (none here). */
 Test(judge_happy, plan_for_another_decision)
 {
@@ -124,12 +124,12 @@ Test(judge_happy, plan_for_another_decision)
 	judge_init(&j);
 	judge_host(&in, &j);
 	cr_assert(j.d.use_compat);
-	free(judge_plan_take(&j));
+	free(judge_search_list_take(&j));
 	j.d = (struct decision){ false, -1, "" };
-	judge_plan(&in, &j);
+	judge_search_list(&in, &j);
 	cr_assert_null(j.list);
 	cr_assert_neq(j.pin.why[0], '\0', "why the system driver has no pin is said");
-	free(judge_plan_take(&j));
+	free(judge_search_list_take(&j));
 	compat_free(&j.cands);
 	settings_free(&s);
 	rm_rf(root);
@@ -240,7 +240,7 @@ Test(judge_sad, list_too_long_for_one_argument)
 	judge_host(&in, &j);
 	cr_assert(j.d.use_compat);
 	cr_assert_gt(strlen(j.list), n);
-	free(judge_plan_take(&j));
+	free(judge_search_list_take(&j));
 	compat_free(&j.cands);
 
 	in.one_argument = true;

@@ -4,7 +4,7 @@
 #include <elf.h>
 
 #include "../../common/decision/pin.h"
-#include "../../common/decision/plan.h"
+#include "../../common/decision/searchlist.h"
 
 static struct candidate cand(const char *dir, int machine)
 {
@@ -54,12 +54,12 @@ Test(pin_happy, driver_dir_under_a_root)
 
 	/* the system driver first in the list, the user's after it */
 	struct decision d = { false, -1, "" };
-	char *l = plan_library_path(root, &d, &c, &h, p.dir, "/usr/local/cuda/compat", false);
+	char *l = searchlist_library_path(root, &d, &c, &h, p.dir, "/usr/local/cuda/compat", false);
 	char wl[8192];
 	snprintf(wl, sizeof wl, "%s:/usr/local/cuda/compat", want);
 	cr_assert_str_eq(l, wl);
 	free(l);
-	l = plan_library_path(root, &d, &c, &h, p.dir, "/usr/local/cuda/compat", true);
+	l = searchlist_library_path(root, &d, &c, &h, p.dir, "/usr/local/cuda/compat", true);
 	cr_assert_str_eq(l, want, "secure: the user's list is dropped");
 	free(l);
 	pin_free(&p);

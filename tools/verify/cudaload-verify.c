@@ -41,6 +41,7 @@
 #include "../../common/packages/compat.h"
 #include "../../common/settings/settings.h"
 #include "../../common/decision/decide.h"
+#include "../../common/base/deadline.h"
 #include "../../common/base/diag.h"
 #include "../../common/elf/elfread.h"
 #include "../../common/base/identity.h"
@@ -49,7 +50,7 @@
 #include "../../common/elf/ldso.h"
 #include "../../common/stores/patchlist.h"
 #include "../../common/decision/pin.h"
-#include "../../common/decision/plan.h"
+#include "../../common/decision/searchlist.h"
 #include "../../common/host/probe.h"
 #include "../../common/packages/reach.h"
 #include "../../common/packages/secure.h"
@@ -403,50 +404,16 @@ static void run_child(const struct self *self, const char *llp, int timeout_s, s
 		snprintf(o->load_error, sizeof o->load_error, "out of memory");
 		return;
 	}
-	struct timespec start, now;
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	for (;;) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		long long left = (long long)timeout_s * 1000 -
-				 ((now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000);
-		if (left <= 0) {
-			hung = true;
-			break;
-		}
-		struct pollfd p = { fds[0], POLLIN, 0 };
-		int r = poll(&p, 1, (int)(left > 60000 ? 60000 : left));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			continue;
-		ssize_t n = read(fds[0], buf + got, cap - 1 - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;	/* EOF: the child is done (or passed the pipe on and hung) */
-		got += (size_t)n;
-		if (got == cap - 1)
-			break;
-	}
+	/* the report until EOF (the child is done, or passed the pipe on and
+	 * hung), then its end, all within the limit; the child's process
+	 * group killed with it */
+	struct deadline d;
+	deadline_in(&d, timeout_s * 1000L);
+	if (deadline_read(fds[0], buf, cap, &got, &d) == DEADLINE_PASSED)
+		deadline_in(&d, 0);	/* it hung: killed at once */
 	close(fds[0]);
 	int st = 0;
-	if (!hung) {
-		/* EOF came; the child should exit at once, but wait no longer than the limit */
-		while (waitpid(pid, &st, WNOHANG) == 0) {
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			if (now.tv_sec - start.tv_sec >= timeout_s) {
-				hung = true;
-				break;
-			}
-			struct timespec ms = { 0, 10 * 1000 * 1000 };
-			nanosleep(&ms, NULL);
-		}
-	}
-	if (hung) {
-		kill(-pid, SIGKILL);
-		kill(pid, SIGKILL);
-		waitpid(pid, &st, 0);
-	}
+	hung = deadline_wait(pid, &d, true, &st) < 0;
 	buf[got] = '\0';
 	parse_report(buf, o);
 	free(buf);
@@ -952,13 +919,13 @@ static int gather_candidates(struct verify_run *r)
 	return 0;
 }
 
-/* The search list a start hands ld.so when it decides d (judge_plan):
+/* The search list a start hands ld.so when it decides d (judge_search_list):
  * malloc'd, or NULL: none. */
 static char *list_for(struct verify_run *r, struct decision d)
 {
 	r->j.d = d;
-	judge_plan(&r->in, &r->j);
-	return judge_plan_take(&r->j);
+	judge_search_list(&r->in, &r->j);
+	return judge_search_list_take(&r->j);
 }
 
 /* The baseline: the system driver as the loader would hand it over,

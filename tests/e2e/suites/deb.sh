@@ -147,7 +147,15 @@ for a in $arches; do
 	done
 	[ -z "$missing" ] && ok "$a: the README and docs/ in /usr/share/doc/cudaload" ||
 		bad "$a: not in /usr/share/doc/cudaload:$missing" "$list"
-	ok "$a: $(printf '%s\n' "$list" | grep -c '^[-l]') files, $(dpkg-deb -f "$deb" Installed-Size) KiB installed"
+	# what the package says it holds is what it unpacks to: its files and
+	# links, and its Installed-Size as dpkg-gencontrol counts it (mkdeb.sh)
+	listed=$(printf '%s\n' "$list" | grep -c '^[-l]')
+	unpacked=$(find "$x" -type f -o -type l | wc -l)
+	said=$(dpkg-deb -f "$deb" Installed-Size)
+	counted=$(find "$x" -printf '%y %s\n' | awk '{ n += $1 == "f" ? int(($2 + 1023) / 1024) : 1 } END { print n }')
+	[ "$listed" -gt 0 ] && [ "$listed" = "$unpacked" ] && [ "$said" = "$counted" ] &&
+		ok "$a: $listed files, $said KiB installed, as unpacked" ||
+		bad "$a: the package lists $listed files and says $said KiB; unpacked, $unpacked files and $counted KiB"
 done
 
 if command -v lintian >/dev/null 2>&1 && [ -n "$debs" ]; then

@@ -268,20 +268,21 @@ out=$($E --status --textfile "$W/secret" 2>&1 >/dev/null)
 status "textfile: not a directory: refused" 2 "$?"
 contains "textfile: not a directory: says so" "$out" "$W/secret/cudaload.prom: Not a directory"
 status "textfile: not a directory: the file untouched" "secret 600" "$(cat "$W/secret") $(stat -c %a "$W/secret")"
-# without O_TMPFILE's link (no /proc, a file system without it): created by
-# name with O_EXCL, as strace shows
+# the temporary is new, created exclusively under a random name, and
+# renamed into place, as strace shows (common/base/atomicfile.h)
 if command -v strace >/dev/null 2>&1 && strace -f -qq -o /dev/null true 2>/dev/null; then
 	rm -f "$W/tf/cudaload.prom"
 	# shellcheck disable=SC2086
-	strace -f -qq -o "$W/tf.strace" -e trace=openat,linkat -e inject=linkat:error=EPERM \
-		$E --status --textfile "$W/tf" >/dev/null 2>&1
-	status "textfile, no linkat: exit" 0 "$?"
-	status "textfile, no linkat: created by name, exclusively" 1 \
-		"$(grep -c 'openat([0-9]*, "\.cudaload\.prom\.[0-9A-Za-z]\{16\}", O_WRONLY|O_CREAT|O_EXCL|.*O_NOFOLLOW' "$W/tf.strace")"
-	contains "textfile, no linkat: written" "$(cat "$W/tf/cudaload.prom" 2>&1)" "cudaload_holds 1"
-	status "textfile, no linkat: no temporary left" "cudaload.prom" "$(ls -A "$W/tf")"
+	strace -f -qq -o "$W/tf.strace" -e trace=openat,renameat,renameat2 $E --status --textfile "$W/tf" >/dev/null 2>&1
+	status "textfile, traced: exit" 0 "$?"
+	status "textfile, traced: created by name, exclusively" 1 \
+		"$(grep -c 'openat([0-9]*, "\.cudaload\.prom\.cudaload-[0-9A-Za-z]\{6\}", O_RDWR|O_CREAT|O_EXCL|.*O_NOFOLLOW' "$W/tf.strace")"
+	status "textfile, traced: renamed into place" 1 \
+		"$(grep -c 'rename.*"\.cudaload\.prom\.cudaload-[0-9A-Za-z]\{6\}", [0-9]*, "cudaload\.prom"' "$W/tf.strace")"
+	contains "textfile, traced: written" "$(cat "$W/tf/cudaload.prom" 2>&1)" "cudaload_holds 1"
+	status "textfile, traced: no temporary left" "cudaload.prom" "$(ls -A "$W/tf")"
 else
-	skip "textfile without linkat" "no strace, or it cannot trace here"
+	skip "textfile, traced" "no strace, or it cannot trace here"
 fi
 
 # ---- names that are not UTF-8 or hold control characters ----

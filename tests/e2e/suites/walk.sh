@@ -63,7 +63,10 @@ fi
 R=$B/walk-root-$deb
 rm -rf "$R"
 mkdir -p "$R"
-for f in "$D"/archives/*.deb; do dpkg-deb -x "$f" "$R"; done
+unpacked=0 failed=
+for f in "$D"/archives/*.deb; do
+	if dpkg-deb -x "$f" "$R"; then unpacked=$((unpacked + 1)); else failed="$failed ${f##*/}"; fi
+done
 # What the maintainer scripts would have made: the BLAS and LAPACK
 # alternatives (update-alternatives links them into the library directory),
 # and the image's ld.so.cache.
@@ -71,7 +74,14 @@ L=$R/usr/lib/$triplet
 for f in "$L"/blas/lib*.so.* "$L"/lapack/lib*.so.*; do
 	[ -e "$f" ] && ln -sf "${f#"$L"/}" "$L/${f##*/}"
 done
-ok "image unpacked: $(ls "$D"/archives/*.deb | wc -l) packages, $(find "$R" -type f | wc -l) files"
+# what the rows below use: ffmpeg, python3, apt, coreutils, perl
+missing=
+for f in usr/bin/ffmpeg usr/bin/python3 usr/bin/apt bin/ls usr/bin/perl; do
+	[ -f "$R/$f" ] || [ -L "$R/$f" ] || missing="$missing /$f"
+done
+[ -z "$failed" ] && [ -z "$missing" ] && [ "$unpacked" -gt 0 ] &&
+	ok "image unpacked: $unpacked packages, $(find "$R" -type f | wc -l) files" ||
+	bad "image unpacked: $unpacked packages; dpkg-deb failed on:${failed:- none}; missing:${missing:- none}"
 
 # ---- what the image gets besides --------------------------------------------
 W=$B/walk-test-$deb
@@ -100,9 +110,12 @@ before=$W/before
 files=$(find "$R" -type f | wc -l)
 t0=$(date +%s%N)
 out=$("$P" --root "$R" --interp /usr/bin/cudaload --machine "$arch" --no-record --dry-run "$R" 2>&1)
+rc=$?
 t1=$(date +%s%N)
 secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
-ok "dry run over the whole image: $files files in $secs s"
+[ "$rc" = 0 ] && in_text "$out" ": would be patched" &&
+	ok "dry run over the whole image: $files files in $secs s, exit 0" ||
+	bad "dry run over the whole image: exit $rc (0 expected), or nothing it would patch" "$(printf '%s\n' "$out" | tail -n 20)"
 printf '%s\n' "$out" >"$W/dry-run.txt"
 for prog in /usr/bin/ffmpeg /usr/bin/ffprobe /usr/bin/ffplay /opt/player/bin/player "/usr/bin/$py"; do
 	contains "$prog is a CUDA program" "$out" "$R$prog: would be patched"

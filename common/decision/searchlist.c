@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "plan.h"
+#include "searchlist.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -7,7 +7,7 @@
 
 #include "../base/diag.h"
 
-bool plan_dir_expressible(const char *dir)
+bool searchlist_dir_expressible(const char *dir)
 {
 	return !strpbrk(dir, ":;");
 }
@@ -70,7 +70,7 @@ static bool append_dir(struct list *l, const char *root, const char *dir)
 	if (!append2(l, root, rl, dir, dl))
 		return false;
 	const char *full = l->s + l->len - rl - dl;
-	if (!plan_dir_expressible(full)) {
+	if (!searchlist_dir_expressible(full)) {
 		diag("%s: contains ':' or ';', cannot be in a search list; left out", full);
 		l->len = mark;
 		l->s[mark] = '\0';
@@ -83,7 +83,7 @@ static bool append_dir(struct list *l, const char *root, const char *dir)
 	return true;
 }
 
-char *plan_own(const char *root, const struct decision *d, const struct candidates *c,
+char *searchlist_own(const char *root, const struct decision *d, const struct candidates *c,
 	       const struct host *h, const char *system_pin)
 {
 	struct list l = { 0 };
@@ -104,7 +104,7 @@ char *plan_own(const char *root, const struct decision *d, const struct candidat
 	return l.s;
 }
 
-char *plan_extend(const char *own, const char *user_llp, bool secure)
+char *searchlist_extend(const char *own, const char *user_llp, bool secure)
 {
 	struct list l = { 0 };
 	bool ok = append(&l, own, strlen(own));
@@ -126,19 +126,19 @@ char *plan_extend(const char *own, const char *user_llp, bool secure)
 	return l.s;
 }
 
-char *plan_library_path(const char *root, const struct decision *d,
+char *searchlist_library_path(const char *root, const struct decision *d,
 			const struct candidates *c, const struct host *h,
 			const char *system_pin, const char *user_llp, bool secure)
 {
-	char *own = plan_own(root, d, c, h, system_pin);
+	char *own = searchlist_own(root, d, c, h, system_pin);
 	if (!own || secure || !user_llp)
 		return own;
-	char *l = plan_extend(own, user_llp, secure);
+	char *l = searchlist_extend(own, user_llp, secure);
 	free(own);
 	return l;
 }
 
-bool plan_fits_argument(const char *list)
+bool searchlist_fits_argument(const char *list)
 {
 	/* getpagesize, not sysconf: Debian's symbols ask glibc 2.34 of a
 	 * program that calls sysconf, and the packages run on 2.31 */

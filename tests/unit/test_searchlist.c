@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "helpers.h"
 
-#include "../../common/decision/plan.h"
+#include "../../common/decision/searchlist.h"
 
 static void setup(struct host *h, struct candidates *c, struct candidate *v, struct decision *d)
 {
@@ -19,25 +19,25 @@ static void setup(struct host *h, struct candidates *c, struct candidate *v, str
 	d->chosen = 0;
 }
 
-Test(plan_happy, order_and_root)
+Test(searchlist_happy, order_and_root)
 {
 	struct host h;
 	struct candidates c;
 	struct candidate v;
 	struct decision d;
 	setup(&h, &c, &v, &d);
-	char *l = plan_library_path("", &d, &c, &h, NULL, "/home/u/lib::/opt/x:/run/opengl-driver/lib:", false);
+	char *l = searchlist_library_path("", &d, &c, &h, NULL, "/home/u/lib::/opt/x:/run/opengl-driver/lib:", false);
 	cr_assert_str_eq(l, "/usr/local/cuda-12.9/compat:/usr/lib/aarch64-linux-gnu/nvidia:"
 			    "/run/opengl-driver/lib:/home/u/lib::/opt/x:",
 			 "user entries kept with their empty ones, duplicates dropped");
 	free(l);
-	l = plan_library_path("/fixture/", &d, &c, &h, NULL, NULL, false);
+	l = searchlist_library_path("/fixture/", &d, &c, &h, NULL, NULL, false);
 	cr_assert_str_eq(l, "/fixture/usr/local/cuda-12.9/compat:/fixture/usr/lib/aarch64-linux-gnu/nvidia:"
 			    "/fixture/run/opengl-driver/lib");
 	free(l);
 }
 
-Test(plan_happy, secure_drops_user_path)
+Test(searchlist_happy, secure_drops_user_path)
 {
 	struct host h;
 	struct candidates c;
@@ -45,12 +45,12 @@ Test(plan_happy, secure_drops_user_path)
 	struct decision d;
 	setup(&h, &c, &v, &d);
 	h.n_driver_dirs = 0;
-	char *l = plan_library_path("", &d, &c, &h, NULL, "/tmp/evil", true);
+	char *l = searchlist_library_path("", &d, &c, &h, NULL, "/tmp/evil", true);
 	cr_assert_str_eq(l, "/usr/local/cuda-12.9/compat");
 	free(l);
 }
 
-Test(plan_sad, system_and_unlistable)
+Test(searchlist_sad, system_and_unlistable)
 {
 	struct host h;
 	struct candidates c;
@@ -59,25 +59,25 @@ Test(plan_sad, system_and_unlistable)
 	setup(&h, &c, &v, &d);
 	d.use_compat = false;
 	d.chosen = -1;
-	cr_assert_null(plan_library_path("", &d, &c, &h, NULL, "/x", false));
+	cr_assert_null(searchlist_library_path("", &d, &c, &h, NULL, "/x", false));
 	d.use_compat = true;
 	d.chosen = 5;
-	cr_assert_null(plan_library_path("", &d, &c, &h, NULL, "/x", false), "index out of range");
+	cr_assert_null(searchlist_library_path("", &d, &c, &h, NULL, "/x", false), "index out of range");
 
 	d.chosen = 0;
 	h.driver_dirs[0] = "/usr/lib/odd:dir";
-	char *l = plan_library_path("", &d, &c, &h, NULL, NULL, false);
+	char *l = searchlist_library_path("", &d, &c, &h, NULL, NULL, false);
 	cr_assert_str_eq(l, "/usr/local/cuda-12.9/compat:/run/opengl-driver/lib");
 	free(l);
-	cr_assert(!plan_dir_expressible("/a;b"));
-	cr_assert(plan_dir_expressible("/a b"));
+	cr_assert(!searchlist_dir_expressible("/a;b"));
+	cr_assert(searchlist_dir_expressible("/a b"));
 
 	/* a 64 KiB LD_LIBRARY_PATH goes through whole */
 	char *big = malloc(65537);
 	memset(big, 'a', 65536);
 	big[0] = '/';
 	big[65536] = '\0';
-	l = plan_library_path("", &d, &c, &h, NULL, big, false);
+	l = searchlist_library_path("", &d, &c, &h, NULL, big, false);
 	cr_assert(l && strlen(l) > 65536);
 	free(l);
 	free(big);
@@ -85,15 +85,15 @@ Test(plan_sad, system_and_unlistable)
 
 /* Exec mode passes the list as one argument; the kernel takes
  * none longer than 32 pages, NUL included. */
-Test(plan_sad, argument_limit)
+Test(searchlist_sad, argument_limit)
 {
 	size_t max = 32 * (size_t)sysconf(_SC_PAGESIZE);
 	char *s = malloc(max + 1);
 	memset(s, 'x', max);
 	s[max - 1] = '\0';
-	cr_assert(plan_fits_argument(s), "%zu bytes and the NUL", max - 1);
+	cr_assert(searchlist_fits_argument(s), "%zu bytes and the NUL", max - 1);
 	s[max - 1] = 'x';
 	s[max] = '\0';
-	cr_assert(!plan_fits_argument(s));
+	cr_assert(!searchlist_fits_argument(s));
 	free(s);
 }

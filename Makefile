@@ -38,8 +38,8 @@ COMMON_SRC := $(wildcard common/*/*.c)
 COMMON_HDR := $(wildcard common/*/*.h)
 # loader/libc/: the libc functions the loader replaces (malloc, the printf
 # family), linked before musl's libc.a.
-LOADER_SRC := $(wildcard loader/*.c loader/start/*.c loader/commands/*.c loader/libc/*.c)
-LOADER_HDR := $(wildcard loader/*.h loader/start/*.h loader/commands/*.h)
+LOADER_SRC := $(wildcard loader/*.c loader/start/*.c loader/commands/*.c loader/commands/*/*.c loader/libc/*.c)
+LOADER_HDR := $(wildcard loader/*.h loader/start/*.h loader/commands/*.h loader/commands/*/*.h)
 
 # The loader: musl only, static-pie (docs/design.md §3).  Debian's musl-gcc specs do
 # not do static-pie, so the crt files are named here.  $(1) is the compiler,

@@ -20,7 +20,7 @@
 #include "../common/settings/settings.h"
 #include "../common/stores/prepared.h"
 #include "commands/explain.h"
-#include "commands/ocihook.h"
+#include "commands/ocihook/ocihook.h"
 #include "commands/status.h"
 #include "commands/verify.h"
 #include "start/fullpath.h"

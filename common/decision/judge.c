@@ -18,13 +18,21 @@ void judge_init(struct judgement *j)
 	j->d.chosen = -1;
 }
 
-void judge_look_around(const struct judge_in *in, struct judgement *j)
+void judge_look_at_host(const struct judge_in *in, struct judgement *j)
 {
 	struct settings *s = in->s;
 	if (in->bare)
 		return;	/* nothing a search list could change: nothing to look at */
 	probe_host(s->root, (const char *const *)s->driver_dirs, s->n_driver_dirs, in->full, &s->visible,
 		   &j->host);
+	probe_keep_minors(s->root, &j->host, in->gpu_minors, in->n_gpu_minors);
+}
+
+void judge_look_for_packages(const struct judge_in *in, struct judgement *j)
+{
+	struct settings *s = in->image ? in->image : in->s;
+	if (in->bare)
+		return;
 	/* Looked for when one could be chosen, and wherever a GPU is: a package
 	 * the policy refuses can still be named by a RUNPATH (pin.h). */
 	int found = 0;
@@ -39,7 +47,8 @@ void judge_look_around(const struct judge_in *in, struct judgement *j)
 							 &j->cands)) < 0) {
 		j->whole = false;
 		diag("out of memory while looking for compat packages");
-	} else if (in->reach && in->reach(in->reach_ctx, &j->host, &j->cands) < 0) {
+	} else if ((in->image_reach && reach_discover(in->image_reach, &j->host, &j->cands) < 0) ||
+		   (in->reach && in->reach(in->reach_ctx, &j->host, &j->cands) < 0)) {
 		j->whole = false;
 		diag("out of memory while looking where else a libcuda is");
 	}
@@ -47,6 +56,12 @@ void judge_look_around(const struct judge_in *in, struct judgement *j)
 			    s->n_compat);
 	if (s->secure)
 		secure_filter(s->root, &j->host, &j->cands);
+}
+
+void judge_look_around(const struct judge_in *in, struct judgement *j)
+{
+	judge_look_at_host(in, j);
+	judge_look_for_packages(in, j);
 }
 
 /* The stores' verdicts on what was found (verdict.h). */

@@ -40,6 +40,7 @@ enum judge_stores {
 };
 
 struct judgement;
+struct reach;
 
 /* Adds to c what else the program reaches (reach.h); system driver
  * directories found on the way go into h.  -1 only when out of memory. */
@@ -64,6 +65,15 @@ struct judge_in {
 	int n_packages;
 	judge_reach_fn *reach;		/* NULL: the configured places alone */
 	void *reach_ctx;
+	/* the container hook's image: the host probed under s, only the GPUs
+	 * of these minors judged; then (the caller having entered the image
+	 * between judge_look_at_host and judge_look_for_packages) packages
+	 * looked for as the image's own starts would */
+	const int *gpu_minors;		/* NULL: every GPU */
+	int n_gpu_minors;
+	struct settings *image;		/* the image's settings (its root, config and
+					 * places), or NULL: s's */
+	const struct reach *image_reach;	/* what the image's loader reaches, or NULL */
 	/* weigh */
 	enum judge_stores stores;
 	char *store_why;		/* JUDGE_STORES_SURVEY: what is wrong with a damaged
@@ -95,6 +105,10 @@ struct judgement {
 /* A judgement with nothing in it yet. */
 void judge_init(struct judgement *j);
 
+/* look around: the host, then the packages (what judge_look_around does
+ * in one). */
+void judge_look_at_host(const struct judge_in *in, struct judgement *j);
+void judge_look_for_packages(const struct judge_in *in, struct judgement *j);
 void judge_look_around(const struct judge_in *in, struct judgement *j);
 void judge_weigh(const struct judge_in *in, struct judgement *j);
 /* The search list for j->d, whoever set it (a caller may list for a decision of

@@ -4,6 +4,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -60,18 +61,21 @@ int ldcache_scan(const unsigned char *data, size_t size, const char *soname, int
 	 * path read (a search for its NUL, at most the table) and given.  A
 	 * string table without a NUL once made every entry a search to the
 	 * end of the file. */
-	size_t sl = strlen(soname) + 1;	/* with its NUL */
+	size_t sl = soname ? strlen(soname) + 1 : 0;	/* with its NUL */
 	int want = arch_flags(machine), given = 0, matched = 0;
-	for (uint64_t i = 0; i < nlibs && matched < LDCACHE_MAX_MATCHES; i++) {
+	for (uint64_t i = 0; i < nlibs && (!soname || matched < LDCACHE_MAX_MATCHES); i++) {
 		const unsigned char *e = table + NEW_HEAD + i * NEW_ENTRY;
 		uint32_t flags = u32_at(e), key = u32_at(e + 4), value = u32_at(e + 8);
 		if ((flags & FLAG_TYPE_MASK) != FLAG_ELF_LIBC6 ||
 		    (want >= 0 && (int)(flags & FLAG_ARCH_MASK) != want))
 			continue;
-		if (key >= len || len - key < sl || memcmp(table + key, soname, sl) != 0)
+		if (soname && (key >= len || len - key < sl || memcmp(table + key, soname, sl) != 0))
 			continue;
 		matched++;
-		if (value >= len || table[value] != '/' || !memchr(table + value, '\0', len - value))
+		/* every entry: its path searched no further than a path goes */
+		size_t room = len - (value < len ? value : len);
+		if (value >= len || table[value] != '/' ||
+		    !memchr(table + value, '\0', soname || room < PATH_MAX ? room : PATH_MAX))
 			continue;
 		fn((const char *)table + value, arg);
 		given++;

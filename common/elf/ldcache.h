@@ -29,7 +29,8 @@
 /* Calls fn with the path of each entry for soname built for machine (an
  * EM_* value: the entry's architecture flags must match; other machines
  * are taken as they come), in the cache's order, of the first
- * LDCACHE_MAX_MATCHES such entries.  data (size bytes) is the
+ * LDCACHE_MAX_MATCHES such entries.  soname NULL: every entry, of any
+ * soname, whose path is shorter than PATH_MAX.  data (size bytes) is the
  * file.  Returns how many entries were given, or -1 when data is no cache. */
 int ldcache_scan(const unsigned char *data, size_t size, const char *soname, int machine,
 		 void (*fn)(const char *path, void *arg), void *arg);

@@ -544,3 +544,38 @@ void probe_host(const char *root, const char *const *extra_dirs, int n_extra,
 			probe_judge_gpus(h, seen);
 	}
 }
+
+/* A GPU's "Device Minor:", -1 when its information file has none. */
+static long gpu_minor(const char *root, const char *bus)
+{
+	char rel[96], text[1024];
+	if (snprintf(rel, sizeof rel, "/proc/driver/nvidia/gpus/%s/information", bus) >= (int)sizeof rel ||
+	    read_small(root, rel, text, sizeof text) <= 0)
+		return -1;
+	const char *m = strstr(text, "Device Minor:");
+	if (!m)
+		return -1;
+	m += sizeof "Device Minor:" - 1;
+	m += strspn(m, " \t");
+	char *end;
+	long v = *m >= '0' && *m <= '9' ? strtol(m, &end, 10) : -1;
+	return v >= 0 && v < 256 ? v : -1;
+}
+
+void probe_keep_minors(const char *root, struct host *h, const int *minors, int n_minors)
+{
+	if (!minors || h->platform != PLATFORM_DGPU || h->n_gpus > MAX_GPUS)
+		return;
+	int n = 0;
+	for (int i = 0; i < h->n_gpus; i++) {
+		long m = gpu_minor(root, h->gpus[i].bus);
+		bool kept = m < 0;
+		for (int j = 0; j < n_minors && !kept; j++)
+			kept = minors[j] == m;
+		diag("gpu %s (minor %ld): %s", h->gpus[i].bus, m, kept ? "the container's" : "not the container's");
+		if (kept)
+			h->gpus[n++] = h->gpus[i];
+	}
+	h->n_gpus = n;
+	probe_judge_gpus(h, ~0u);
+}

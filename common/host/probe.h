@@ -107,6 +107,13 @@ enum visible_rule probe_gpus_seen(const struct visible_ask *ask, const struct ho
  * retired_gpu) is then of those kept. */
 void probe_judge_gpus(struct host *h, unsigned mask);
 
+/* Only the GPUs whose device minors (/proc/driver/nvidia/gpus/BUS/
+ * information under root) are among minors (n of them) kept, and judged
+ * again: a container's.  A GPU whose minor cannot be read is kept (the
+ * stricter judgement), and past MAX_GPUS, where the list is not whole, all
+ * are.  minors NULL: all. */
+void probe_keep_minors(const char *root, struct host *h, const int *minors, int n);
+
 /* Why a GPU's model is unknown ("information file: No such device"), for
  * reports; "" when it is known. */
 const char *probe_gpu_problem(const struct dgpu *g, char *buf, size_t cap);

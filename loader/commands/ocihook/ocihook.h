@@ -21,12 +21,15 @@
  * environment is the container's (a hook entry that names no env, under
  * runc).  Both JSON files are read whole within bounds by jsonread.h.
  *
- * The image is data: nothing of it runs.  It is read by a child in a
- * mount namespace of its own that covers the image's procfs, sysfs and
- * /dev (no magic link, no device node of the image is opened), makes every
- * mount of it nodev and chroots into it, so the kernel resolves every path
- * inside it; the host's ldconfig (static, checked: no PT_INTERP) runs the
- * same way.  The hook itself reaches the image only through inroot.h.
+ * The image is data: nothing of it runs.  It is read by children that
+ * pivot into it, in a mount namespace of their own, with no capability but
+ * reading, bounded in memory and time (image.h); the hook itself reaches
+ * the image only through inroot.h, and writes or mounts only on the
+ * image's own mount, never where a mount would propagate out of the
+ * container.  The parts: bundle.h (what the runtime hands over), image.h
+ * (the image and the children that read it), child.h (the judgement),
+ * word.h (the judgement's word to the hook), edits.h (what the hook does,
+ * and its undo).
  *
  * Never worse: whatever goes wrong (unreadable state, an image it cannot
  * judge, a hostile one, a mount or ldconfig that fails), what it did is
@@ -35,11 +38,6 @@
  */
 #ifndef CUDALOAD_OCIHOOK_H
 #define CUDALOAD_OCIHOOK_H
-
-/* Where the hook's account lies inside the container, and the ld.so.conf.d
- * file it writes (its name sorts before every other: "0-" < "00-"). */
-#define OCIHOOK_REPORT "/run/cudaload/oci-hook"
-#define OCIHOOK_CONF "/etc/ld.so.conf.d/0-cudaload.conf"
 
 /* The hook: 0 always (a hook's failure would stop the container). */
 int ocihook_run(char **envp);

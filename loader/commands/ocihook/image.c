@@ -18,6 +18,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../../../common/base/diag.h"
 #include "../../../common/base/sys.h"
 #include "../../../common/base/why.h"
 
@@ -299,6 +300,8 @@ static int seal_mounts(const char *root, char *why, size_t cap)
 	return rc;
 }
 
+static int enter(const char *root, char *why, size_t cap);
+
 struct cap_header {
 	uint32_t version;
 	int pid;
@@ -339,7 +342,33 @@ void image_close_fds(int keep)
 			close(fd);
 }
 
+/* What this process may do now, as /proc/self/status says (status: that
+ * file, opened before /proc went out of reach), for CUDALOAD_DEBUG. */
+static void trace_privilege(int status)
+{
+	char text[4096];
+	ssize_t n = status >= 0 ? pread(status, text, sizeof text - 1, 0) : -1;
+	text[n > 0 ? n : 0] = '\0';
+	static const char keys[] = "CapInh:\0CapPrm:\0CapEff:\0CapBnd:\0CapAmb:\0NoNewPrivs:\0";
+	for (const char *k = keys; *k; k += strlen(k) + 1) {
+		const char *at = strstr(text, k);
+		if (at)
+			diag("image: %.*s", (int)strcspn(at, "\n"), at);
+	}
+}
+
 int image_enter(const char *root, char *why, size_t cap)
+{
+	int status = diag_on ? open("/proc/self/status", O_RDONLY | O_CLOEXEC) : -1;
+	int rc = enter(root, why, cap);
+	if (rc == 0)
+		trace_privilege(status);
+	if (status >= 0)
+		close(status);
+	return rc;
+}
+
+static int enter(const char *root, char *why, size_t cap)
 {
 	/* every mount private first: nothing done here reaches another
 	 * namespace; then the image a mount of its own to pivot into */

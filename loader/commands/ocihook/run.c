@@ -201,9 +201,10 @@ int ocihook_run(char **envp)
 		say("the image cannot be judged: %s; the container starts unchanged", problem);
 		return 0;
 	}
-	if (edits_apply(&img, b.root, e, why, sizeof why) < 0) {
+	bool done = edits_apply(&img, b.root, e, why, sizeof why) == 0;
+	if (!done) {
 		say("%s; what the hook did is undone, the container starts unchanged", why);
-		return 0;
+		fprintf(e->log, "oci-hook:     nothing done, the container as without the hook: %s\n", why);
 	}
 	fclose(e->log);
 	/* the account, where a person in the container finds it */
@@ -215,7 +216,7 @@ int ocihook_run(char **envp)
 					: "those config.json names") : "all (the container names none)",
 			 account ? account : "");
 		if (edits_write_report(&img, text, why, sizeof why) < 0)
-			say("the account is not left in the container: %s (the edits stand)", why);
+			say("the account is not left in the container: %s%s", why, done ? " (the edits stand)" : "");
 	}
 	if (diag_on)
 		fputs(text ? text : "", stderr);

@@ -44,6 +44,9 @@ cleanup() {
 	podman rmi -f $(podman images -q --filter "reference=localhost/$tag-*" 2>/dev/null) >/dev/null 2>&1
 	runc delete -f "$tag-runc-vllm" >/dev/null 2>&1
 	runc delete -f "$tag-runc-etc" >/dev/null 2>&1
+	for c in $(runc list -q 2>/dev/null | grep "^$tag-row-"); do runc delete -f "$c" >/dev/null 2>&1; done
+	mountpoint -q "$W/volumes/vol-shared" 2>/dev/null && umount -R -l "$W/volumes/vol-shared"
+	for m in "$W/manual/peer" "$W/manual/rootfs"; do mountpoint -q "$m" 2>/dev/null && umount -R -l "$m"; done
 }
 trap cleanup EXIT INT TERM
 
@@ -292,7 +295,166 @@ status "runc bundle: the image's files unchanged" \
 # etc a link to the host's (podman refuses such a root itself: runc alone)
 out=$(runc_bundle etc hostile-etc)
 contains "hostile, etc a link to the host's: the container starts" "$out" "libcuda=/usr/lib/$triplet/libcuda.so.1 "
+
+# ---- what the hook may reach: volumes, propagation, includes, privilege ----
+# runc_row NAME IMAGE HOST EDIT [SETUP]: IMAGE's root as a bundle of its
+# own under runc, the hook reading HOST, its stderr kept (hook-NAME.err);
+# EDIT: Python that changes config.json's dict c (mounts, propagation);
+# SETUP: shell run with $rootfs set before.  The program's line, the
+# container's own mounts over /usr and /opt, and the account; $W/secs: how
+# long the container took.
+runc_row() {
+	bundle=$W/row-$1 rootfs=$W/row-$1/rootfs
+	rm -rf "$bundle"
+	mkdir -p "$rootfs"
+	cp -a "$W/images/$2/." "$rootfs/"
+	[ -z "${5:-}" ] || eval "$5"
+	(cd "$bundle" && runc spec) && python3 - "$bundle/config.json" "$B/cudaload" "$W/hosts/$3" \
+		"$W/hook-$1.err" "${4:-}" <<'EOF2'
+import json, sys
+p, cl, host, err, edit = sys.argv[1:6]
+c = json.load(open(p))
+c["root"] = {"path": "rootfs", "readonly": False}
+c["process"]["terminal"] = False
+c["process"]["args"] = ["/bin/sh", "-c", "/usr/bin/cudaprobe | grep ^libcuda=; "
+    "grep -E ' /(usr|opt)' /proc/self/mountinfo | grep -c tmpfs | sed 's/^/tmpfs-over-usr-opt=/'; "
+    "cat /run/cudaload/oci-hook 2>/dev/null; exit 0"]
+c["hooks"] = {"createContainer": [{"path": "/bin/sh", "args": ["sh", "-c", "exec \"$0\" --oci-hook 2>>\"$1\"", cl, err],
+    "env": ["CUDALOAD_ROOT=" + host, "CUDALOAD_DEBUG=1", "PATH=/usr/sbin:/usr/bin:/sbin:/bin"]}]}
+exec(edit)
+json.dump(c, open(p, "w"))
+EOF2
+	t0=$(date +%s%N)
+	(cd "$bundle" && timeout 120 runc run "$tag-row-$1" </dev/null 2>&1)
+	echo $((($(date +%s%N) - t0) / 1000000000)) >"$W/secs"	# the caller's $(...) keeps no variable
+	runc delete -f "$tag-row-$1" >/dev/null 2>&1
+}
+bind() { # bind SOURCE DEST [OPTIONS...]: a config.json mount, as Python
+	printf 'c["mounts"].append({"destination": "%s", "type": "bind", "source": "%s", "options": ["rbind"%s]})\n' \
+		"$2" "$1" "$(shift 2; for o; do printf ', "%s"' "$o"; done)"
+}
+O=$W/volumes
+mkdir -p "$O"
+
+# a volume over the package the hook would hide, its propagation shared
+# with the host: the host's directory is never covered
+mkdir -p "$O/vol-shared" && cp -a "$W/images/vllm-580/usr/local/cuda-12.8/." "$O/vol-shared/"
+mount --bind "$O/vol-shared" "$O/vol-shared" && mount --make-shared "$O/vol-shared"
+mounts_before=$(host_mounts)
+out=$(runc_row shared-vol vllm-580 h100-580 "$(bind "$O/vol-shared" /usr/local/cuda-12.8 rshared)")
+contains "a shared volume over a package: the container starts" "$out" "libcuda="
+contains "... the package on the volume is not hidden: the account says why" "$out" \
+	"cannot be hidden: not on the image's own mount"
+contains "... nothing done, the container as without the hook" "$out" "libcuda=/usr/local/cuda/compat/libcuda.so.1 "
+status "... the host's directory keeps its files" "$(ls "$W/images/vllm-580/usr/local/cuda-12.8/compat")" \
+	"$(ls "$O/vol-shared/compat")"
+status "... no mount on the host's tree" "$mounts_before" "$(host_mounts)"
+# the image's own mount shared with a peer (a root under a shared mount,
+# as / is under systemd, where the engine keeps it so): the hook run by
+# hand in this namespace mounts nothing, or the peer would show it (runc
+# 1.1 itself makes the root's parent private before createContainer)
+M=$W/manual
+mkdir -p "$M/rootfs" "$M/peer"
+cp -a "$W/images/vllm-580/." "$M/rootfs/"
+echo '{"root":{"path":"rootfs"}}' >"$M/config.json"
+mount --bind "$M/rootfs" "$M/rootfs" && mount --make-shared "$M/rootfs" && mount --bind "$M/rootfs" "$M/peer"
+err=$(printf '{"id":"manual","bundle":"%s"}' "$M" | CUDALOAD_ROOT=$W/hosts/h100-580 "$B/cudaload" --oci-hook 2>&1)
+contains "the root's mount shared with a peer: the hook says why it hides nothing" "$err" "the image's mount is shared"
+status "... the peer still shows the package" "$(ls "$W/images/vllm-580/usr/local/cuda-12.8/compat")" \
+	"$(ls "$M/peer/usr/local/cuda-12.8/compat")"
+lacks "... no tmpfs on the host" "$(grep -F " $M/" /proc/self/mountinfo)" " - tmpfs "
+umount -R -l "$M/peer"
+umount -R -l "$M/rootfs"
+
+# /etc/ld.so.conf.d a link into a host directory mounted in: no file of
+# the hook's goes there
+mkdir -p "$O/hostconf"
+out=$(runc_row conf-link plain-535 h100-535 "$(bind "$O/hostconf" /hostconf)" \
+	'cp -a "$rootfs/etc/ld.so.conf.d/." "$O/hostconf/"; rm -rf "$rootfs/etc/ld.so.conf.d"; ln -s /hostconf "$rootfs/etc/ld.so.conf.d"; mkdir "$rootfs/hostconf"')
+lacks "ld.so.conf.d a link into a host volume: no file written there" "$(ls -A "$O/hostconf")" "0-cudaload.conf"
+contains "... the account says why" "$out" "/etc/ld.so.conf.d/0-cudaload.conf: not on the image's own mount"
+# /etc a host volume: the host's ldconfig never writes its cache
+mkdir -p "$O/etc-vol" && cp -a "$W/images/plain-535/etc/." "$O/etc-vol/"
+cache_before=$(md5sum <"$O/etc-vol/ld.so.cache")
+out=$(runc_row etc-vol plain-535 h100-535 "$(bind "$O/etc-vol" /etc)")
+status "/etc a host volume: its ld.so.cache unchanged" "$cache_before" "$(md5sum <"$O/etc-vol/ld.so.cache")"
+lacks "... and no file of the hook's in it" "$(ls -A "$O/etc-vol/ld.so.conf.d")" "0-cudaload.conf"
+contains "... the account says why" "$out" "not on the image's own mount"
+# /run a link into a user's volume: nothing made there
+mkdir -p "$O/uservol"
+out=$(runc_row run-link vllm-580 h100-580 "$(bind "$O/uservol" /uservol)" \
+	'rm -rf "$rootfs/run"; ln -s /uservol "$rootfs/run"; mkdir "$rootfs/uservol"')
+status "/run a link into a user's volume: nothing made there" "" "$(ls -A "$O/uservol")"
+contains "... the hook says why" "$(cat "$W/hook-run-link.err")" "the account is not left in the container: /run: not on the image's own mount"
+# /run a tmpfs the runtime made for this container: the account is there
+out=$(runc_row run-tmpfs vllm-580 h100-580 \
+	'c["mounts"].append({"destination": "/run", "type": "tmpfs", "source": "tmpfs", "options": ["nosuid", "nodev"]})')
+contains "/run a tmpfs of the runtime's: the account is there" "$out" "decision:     system"
+contains "... and the package hidden" "$out" "hidden: /usr/local/cuda-12.8/compat"
+# /run a volume: nothing written
+mkdir -p "$O/runvol"
+out=$(runc_row run-vol vllm-580 h100-580 "$(bind "$O/runvol" /run)")
+status "/run a volume: nothing written there" "" "$(ls -A "$O/runvol")"
+contains "... the hook says why" "$(cat "$W/hook-run-vol.err")" "/run: not on the image's own mount nor a /run"
+
+# ldconfig's inputs: a FIFO through an include, an include loop, a sparse
+# 1 GiB file without a newline: judged nothing, at once
+out=$(runc_row fifo-include vllm-580 h100-580 "" \
+	'echo "include /etc/extra/*.conf" >>"$rootfs/etc/ld.so.conf"; mkdir -p "$rootfs/etc/extra"; mkfifo "$rootfs/etc/extra/zz.conf"')
+contains "a FIFO through an include: the container starts" "$out" "libcuda=/usr/local/cuda/compat/libcuda.so.1 "
+secs=$(cat "$W/secs")
+[ "$secs" -lt 10 ] && ok "... within seconds ($secs s)" || bad "... it took $secs s"
+contains "... the hook says why" "$(cat "$W/hook-fifo-include.err")" "/etc/extra/zz.conf is not a regular file"
+out=$(runc_row include-loop vllm-580 h100-580 "" \
+	'echo "include /etc/ld.so.conf.d/b.conf" >"$rootfs/etc/ld.so.conf.d/a.conf"; echo "include a.conf" >"$rootfs/etc/ld.so.conf.d/b.conf"')
+contains "an include loop: the container starts" "$out" "libcuda=/usr/local/cuda/compat/libcuda.so.1 "
+secs=$(cat "$W/secs")
+[ "$secs" -lt 10 ] && ok "... within seconds ($secs s)" || bad "... it took $secs s"
+contains "... the hook says why" "$(cat "$W/hook-include-loop.err")" "includes itself"
+out=$(runc_row sparse vllm-580 h100-580 "" 'truncate -s 1G "$rootfs/etc/ld.so.conf.d/zz-big.conf"')
+contains "a sparse 1 GiB ld.so.conf.d file: the container starts" "$out" "libcuda=/usr/local/cuda/compat/libcuda.so.1 "
+contains "... refused unread" "$(cat "$W/hook-sparse.err")" "zz-big.conf is larger than 1024 KiB"
+
+# the children: no capability but CAP_DAC_READ_SEARCH (bit 2), no_new_privs
+out=$(runc_row privilege vllm-580 h100-580 "")
+err=$(cat "$W/hook-privilege.err")
+for line in 'CapEff:\x090000000000000004' 'CapPrm:\x090000000000000004' 'CapBnd:\x090000000000000004' \
+	'CapInh:\x090000000000000000' 'NoNewPrivs:\x091'; do
+	contains "the judgement's child, /proc/self/status: $line" "$err" "image: $line"
+done
+contains "... and the hook's work done" "$out" "hidden: /usr/local/cuda-12.8/compat"
+
+# the image's config names where the host's driver is mounted in: never hidden
+mkdir -p "$O/nvidia-lib64" && cp -a "$W/images/vllm-580/usr/lib/$triplet/libcuda.so."* "$O/nvidia-lib64/"
+out=$(runc_row driver-dir vllm-580 h100-580 "$(bind "$O/nvidia-lib64" /usr/local/nvidia/lib64)" \
+	'mkdir -p "$rootfs/usr/local/nvidia/lib64"; echo "compat = /usr/local/nvidia/lib64" >"$rootfs/etc/cudaload.conf"')
+lacks "the host's driver named as a compat place: not hidden" "$out" "hidden: /usr/local/nvidia/lib64"
+contains "... a libcuda is still loaded" "$out" "libcuda=/usr/"
+status "... nothing mounted over /usr or /opt" "tmpfs-over-usr-opt=0" "$(printf '%s\n' "$out" | grep '^tmpfs-over')"
+
+# a package inside another, and a failed ldconfig (a directory where it
+# writes its new cache): everything undone, the inner mount too
+out=$(runc_row nested vllm-580 h100-580 "" \
+	'mkdir -p "$rootfs/opt/outer/inner"; cp -a "$rootfs/usr/local/cuda-12.8/compat/." "$rootfs/opt/outer/"; cp -a "$rootfs/usr/local/cuda-12.8/compat/." "$rootfs/opt/outer/inner/"; printf "/opt/outer\n/opt/outer/inner\n" >"$rootfs/etc/ld.so.conf.d/nested.conf"; ldconfig -r "$rootfs"; mkdir "$rootfs/etc/ld.so.cache~"')
+contains "nested packages, ldconfig failing: the hook undid its work" "$out" "nothing done"
+status "... no tmpfs left over /usr or /opt, the inner one included" "tmpfs-over-usr-opt=0" \
+	"$(printf '%s\n' "$out" | grep '^tmpfs-over')"
+# the image's own 0-cudaload.conf: left as it is, its libraries in the cache
+out=$(runc_row own-conf plain-535 h100-535 "" \
+	'mkdir -p "$rootfs/opt/mylibs"; cp "$rootfs/usr/lib/'"$triplet"'/libcuda.so.535.261.03" "$rootfs/opt/mylibs/libmine.so.1"; echo /opt/mylibs >"$rootfs/etc/ld.so.conf.d/0-cudaload.conf"; ldconfig -r "$rootfs"')
+status "the image's own 0-cudaload.conf: left as it is" "/opt/mylibs" "$(cat "$W/row-own-conf/rootfs/etc/ld.so.conf.d/0-cudaload.conf")"
+contains "... the account says why" "$out" "is the image's own"
+# an entry of the cache that "ldconfig DIR" made, no ld.so.conf line names
+out=$(runc_row cache-only plain-535 h100-535 "" \
+	'mkdir -p "$rootfs/usr/local/nvidia/lib64"; echo "int nvmlInit(void) { return 0; }" >"$W/nvml.c"; $TCC -shared -fPIC -Wl,-soname,libnvidia-ml.so.1 -o "$rootfs/usr/local/nvidia/lib64/libnvidia-ml.so.1" "$W/nvml.c"; ldconfig -r "$rootfs" /usr/local/nvidia/lib64; strings "$rootfs/etc/ld.so.cache" >"$W/cache-only.before"')
+contains "a cache-only entry: in the image's cache before" "$(cat "$W/cache-only.before")" \
+	"/usr/local/nvidia/lib64/libnvidia-ml.so.1"
+contains "a cache-only entry: the package put first" "$out" "first: /usr/local/cuda-12.8/compat"
+contains "... libnvidia-ml.so.1 still in the cache" "$(strings "$W/row-cache-only/rootfs/etc/ld.so.cache")" \
+	"/usr/local/nvidia/lib64/libnvidia-ml.so.1"
+
 status "hostile: nothing outside the roots changed" "$before" "$(sum_outside)"
 status "hostile: no mount on the host's tree" "$mounts_before" "$(host_mounts)"
+umount -R -l "$O/vol-shared"
 
 finish

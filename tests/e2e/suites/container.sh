@@ -349,6 +349,14 @@ contains "... nothing done, the container as without the hook" "$out" "libcuda=/
 status "... the host's directory keeps its files" "$(ls "$W/images/vllm-580/usr/local/cuda-12.8/compat")" \
 	"$(ls "$O/vol-shared/compat")"
 status "... no mount on the host's tree" "$mounts_before" "$(host_mounts)"
+# the same under podman, the volume given as users give it (-v ...:rshared)
+out=$($RUN --device "$KIND=h100-580" -v "$O/vol-shared:/usr/local/cuda-12.8:rshared" "localhost/$tag-vllm-580" \
+	/bin/sh -c '/usr/bin/cudaprobe | grep "^libcuda="; cat /run/cudaload/oci-hook 2>/dev/null; exit 0' 2>&1)
+contains "podman, -v HOSTDIR:/usr/local/cuda-12.8:rshared: the account says why nothing is hidden" "$out" \
+	"cannot be hidden: not on the image's own mount"
+status "... the host's directory keeps its files" "$(ls "$W/images/vllm-580/usr/local/cuda-12.8/compat")" \
+	"$(ls "$O/vol-shared/compat")"
+status "... no mount on the host's tree" "$mounts_before" "$(host_mounts)"
 # the image's own mount shared with a peer (a root under a shared mount,
 # as / is under systemd, where the engine keeps it so): the hook run by
 # hand in this namespace mounts nothing, or the peer would show it (runc

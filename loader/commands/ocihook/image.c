@@ -382,10 +382,13 @@ static int enter(const char *root, char *why, size_t cap)
 	if (chdir(root) < 0 || syscall(SYS_pivot_root, ".", ".") < 0 || umount2(".", MNT_DETACH) < 0 ||
 	    chdir("/") < 0)
 		return why_fail(why, cap, "pivot_root into %s: %s", root, strerror(errno));
+	/* prlimit64 itself: musl's setrlimit brings __synccall, whose state
+	 * would push the loader's writable segment past its one page */
 	struct rlimit mem = { IMAGE_CHILD_MEMORY, IMAGE_CHILD_MEMORY };
 	struct rlimit file = { IMAGE_CHILD_FILE, IMAGE_CHILD_FILE }, none = { 0, 0 };
-	if (setrlimit(RLIMIT_AS, &mem) < 0 || setrlimit(RLIMIT_FSIZE, &file) < 0 ||
-	    setrlimit(RLIMIT_CORE, &none) < 0)
+	if (syscall(SYS_prlimit64, 0, RLIMIT_AS, &mem, NULL) < 0 ||
+	    syscall(SYS_prlimit64, 0, RLIMIT_FSIZE, &file, NULL) < 0 ||
+	    syscall(SYS_prlimit64, 0, RLIMIT_CORE, &none, NULL) < 0)
 		return why_fail(why, cap, "limits: %s", strerror(errno));
 	return least_privilege(why, cap);
 }

@@ -3,7 +3,7 @@
  * deadline: waiting with a limit, the one way the tree does it: for a
  * child to end (then killed), and for a pipe to say all it has to say.
  * Used by the first use's wait for the driver's answer (firstuse.c), the
- * container hook's state and its children (ocihook.c) and the verifier's
+ * container hook's state and its children (ocihook/) and the verifier's
  * children (cudaload-verify.c).  Time is the monotonic clock's: a clock set
  * meanwhile changes nothing.  Nothing is kept between calls.
  */

@@ -17,7 +17,7 @@
 #include "../packages/secure.h"
 #include "../settings/settings.h"
 
-/* A compat line for every package a start keeps (verdict.h). */
+/* A compat line for every package a start keeps (verdicts.h). */
 _Static_assert(VERDICT_MAX_ENTRIES == COMPAT_MAX_CANDIDATES, "a store holds every candidate");
 
 /* ---- the text format ---------------------------------------------------- */

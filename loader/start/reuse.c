@@ -70,7 +70,7 @@ static int prepared_place(const struct start *st, bool users, char *out, size_t 
 	if (!users)
 		return prepared_path(out, cap, st->s.root, PREPARED_DIR, st->t.machine);
 	/* the user's own only: a directory of that uid that nobody else may
-	 * enter (as the verdict store's, verdict.h); one stat */
+	 * enter (as the verdict store's, verdicts.h); one stat */
 	const char *xdg = env_get(st->envp, "XDG_RUNTIME_DIR");
 	struct stat sb;
 	if (!xdg || xdg[0] != '/' || stat(xdg, &sb) < 0 || !S_ISDIR(sb.st_mode) ||

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cudaload-verify: ask the driver itself about each compat candidate, once,
- * and store the verdicts for every later exec (common/packages/verdict.h).
+ * and store the verdicts for every later exec (common/stores/verdicts.h).
  *
  * Run as `cudaload --verify [--json] [--timeout S]` (cudaload execs this
  * helper, which lives beside it or in ../libexec/cudaload).  It is a
@@ -16,7 +16,7 @@
  * that is a verdict too; the verifier itself never depends on the child.
  *
  * Run by root it writes root's store; run by any other user, that user's
- * own (verdict.h), which that user's programs read after root's.
+ * own (verdicts.h), which that user's programs read after root's.
  *
  * Exit status: 0 when it ran, whatever the verdicts; 100 on a usage error;
  * 111 when it could not run (no store directory, cannot write).
@@ -536,7 +536,7 @@ static int user_dir(const char *dir, uid_t uid)
 	return 0;
 }
 
-/* The user's own store (verdict.h): its path and directory into path and
+/* The user's own store (verdicts.h): its path and directory into path and
  * dir (CL_PATH_MAX bytes each), the directories made, and for one that
  * outlives a boot this boot's ID into boot ("" otherwise).  0, or -1 having
  * said why. */
@@ -837,7 +837,7 @@ static int resolve_programs(struct verify_run *r)
 }
 
 /* Where the verdicts go: root's store, under the root like the config;
- * for any other user that user's own (verdict.h), named by the
+ * for any other user that user's own (verdicts.h), named by the
  * environment.  Its directory made and writable, and for a first use the
  * store's lock held. */
 static int open_store(struct verify_run *r)

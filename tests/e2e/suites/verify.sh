@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# cudaload --verify and the verdict store (common/packages/verdict.h): the real
+# cudaload --verify and the verdict store (common/stores/verdicts.h): the real
 # verifier starts the fake libcuda of each fixture (tests/e2e/helpers/fakecuda.c,
 # answering cuInit, each device's context and the PTX module on it with
 # what the fixture's fake-cuinit says) with the search list the hand-over

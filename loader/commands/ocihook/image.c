@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "image.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>

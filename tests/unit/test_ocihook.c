@@ -18,6 +18,24 @@ static int config(const char *text, struct bundle *b, char *why)
 	return bundle_parse_config(text, strlen(text), b, why, 256);
 }
 
+struct refused {
+	const char *text, *why;
+};
+
+/* Each text refused by parse with a reason that holds its why. */
+static void refuse_each(int (*parse)(const char *, struct bundle *, char *), const struct refused *bad, size_t n)
+{
+	struct bundle b;
+	char why[256];
+	for (size_t i = 0; i < n; i++) {
+		why[0] = '\0';
+		cr_assert_eq(parse(bad[i].text, &b, why), -1, "%s", bad[i].text);
+		cr_assert_neq(why[0], '\0', "%s", bad[i].text);
+		cr_assert(strstr(why, bad[i].why), "%s: %s", bad[i].text, why);
+		bundle_free(&b);
+	}
+}
+
 Test(ocihook_bundle, state_gives_the_bundle_and_the_id)
 {
 	struct bundle b;
@@ -33,20 +51,14 @@ Test(ocihook_bundle, a_bad_state_is_refused_with_its_reason)
 {
 	struct bundle b;
 	char why[256];
-	static const struct { const char *text, *why; } bad[] = {
+	static const struct refused bad[] = {
 		{ "{\"bundle\":", "" },
 		{ "", "" },
 		{ "[1,2]", "" },
 		{ "{\"bundle\":\"relative/path\"}", "names no absolute bundle" },
 		{ "{\"id\":\"x\"}", "names no absolute bundle" },
 	};
-	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		why[0] = '\0';
-		cr_assert_eq(state(bad[i].text, &b, why), -1, "%s", bad[i].text);
-		cr_assert_neq(why[0], '\0', "%s", bad[i].text);
-		cr_assert(strstr(why, bad[i].why), "%s: %s", bad[i].text, why);
-		bundle_free(&b);
-	}
+	refuse_each(state, bad, sizeof bad / sizeof bad[0]);
 	/* an id past its bound is an error, never cut */
 	char text[400];
 	snprintf(text, sizeof text, "{\"id\":\"%0200d\",\"bundle\":\"/b\"}", 7);
@@ -96,9 +108,7 @@ Test(ocihook_bundle, run_is_the_containers_own_only_as_a_tmpfs)
 
 Test(ocihook_bundle, a_bad_config_is_refused_with_its_reason)
 {
-	struct bundle b;
-	char why[256];
-	static const struct { const char *text, *why; } bad[] = {
+	static const struct refused bad[] = {
 		{ "{}", "no root.path" },
 		{ "{\"root\":{\"path\":\"\"}}", "no root.path" },
 		{ "{\"root\":{\"path\":\"/r\"},\"linux\":{\"devices\":[{\"path\":\"/dev/nvidia0\",\"major\":195,"
@@ -106,13 +116,7 @@ Test(ocihook_bundle, a_bad_config_is_refused_with_its_reason)
 		{ "{\"root\":{\"path\":\"/r\"},\"process\":{\"env\":[1]}}", "" },
 		{ "{\"root\":{\"path\":\"/r\"}", "" },
 	};
-	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		why[0] = '\0';
-		cr_assert_eq(config(bad[i].text, &b, why), -1, "%s", bad[i].text);
-		cr_assert_neq(why[0], '\0', "%s", bad[i].text);
-		cr_assert(strstr(why, bad[i].why), "%s: %s", bad[i].text, why);
-		bundle_free(&b);
-	}
+	refuse_each(config, bad, sizeof bad / sizeof bad[0]);
 }
 
 Test(ocihook_bundle, more_variables_than_it_reads_fail_closed)

@@ -108,6 +108,18 @@ int atomic_write(struct atomic_file *a, const void *p, size_t n)
 	return 0;
 }
 
+FILE *atomic_stream(struct atomic_file *a)
+{
+	int copy = dup(a->fd);
+	FILE *f = copy >= 0 ? fdopen(copy, "w") : NULL;
+	if (!f && copy >= 0) {
+		int e = errno;
+		close(copy);
+		errno = e;
+	}
+	return f;
+}
+
 int atomic_commit(struct atomic_file *a, const char *name, mode_t mode)
 {
 	int r = fchmod(a->fd, mode) == 0 && (!a->durable || fsync(a->fd) == 0) ? 0 : -1;

@@ -24,6 +24,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 /* The temporary's shape: ".NAME" ATOMIC_MARK and ATOMIC_RANDOM letters. */
@@ -43,6 +44,10 @@ int atomic_begin(struct atomic_file *a, int dirfd, const char *name, bool durabl
 
 /* All n bytes at p to the temporary.  0, or -1 with errno. */
 int atomic_write(struct atomic_file *a, const void *p, size_t n);
+
+/* A stream over the temporary, on a descriptor of its own (fclose leaves
+ * a->fd for the commit); NULL with errno. */
+FILE *atomic_stream(struct atomic_file *a);
 
 /* The temporary, given mode, in place of name: synced where durable,
  * closed, renamed over name, the directory synced where durable.  0; or -1

@@ -202,18 +202,13 @@ int patchlist_save_at(const struct patchlist *pl, int dirfd, const char *name, c
 		snprintf(why, whycap, "%s: cannot create a file beside it: %s", shown, strerror(errno));
 		return -1;
 	}
-	int copy = dup(a.fd);	/* fclose closes it; the temporary's own stays for the commit */
-	FILE *f = copy >= 0 ? fdopen(copy, "w") : NULL;
-	int r = f ? 0 : -1;
+	FILE *f = atomic_stream(&a);
 	for (size_t i = 0; f && i < pl->n; i++)
 		fprintf(f, "%s\t%s\n", pl->v[i].interp, pl->v[i].path);
-	if (f && fclose(f) != 0)
-		r = -1;
-	else if (!f && copy >= 0)
-		close(copy);
-	if (r < 0)
+	bool written = f && fclose(f) == 0;
+	if (!written)
 		atomic_abort(&a);
-	if (r < 0 || atomic_commit(&a, name, 0644) < 0) {
+	if (!written || atomic_commit(&a, name, 0644) < 0) {
 		snprintf(why, whycap, "%s: %s", shown, strerror(errno));
 		return -1;
 	}

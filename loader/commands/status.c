@@ -742,14 +742,11 @@ static int write_textfile(const struct host_status *m, const char *dir)
 	} else if (atomic_begin(&a, dfd, STATUS_TEXTFILE, true) < 0) {
 		why = strerror(errno);
 	} else {
-		int copy = dup(a.fd);	/* fclose closes it; the temporary's own stays for the commit */
-		FILE *f = copy >= 0 ? fdopen(copy, "w") : NULL;
+		FILE *f = atomic_stream(&a);
 		if (f)
 			print_prometheus(f, m);
 		if (!f || fclose(f) != 0) {
 			why = strerror(errno);
-			if (!f && copy >= 0)
-				close(copy);
 			atomic_abort(&a);
 		} else if (atomic_commit(&a, STATUS_TEXTFILE, 0644) < 0) {
 			why = strerror(errno);

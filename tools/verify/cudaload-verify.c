@@ -394,12 +394,12 @@ static void run_child(const struct self *self, const char *llp, int timeout_s, s
 	 * cannot write its report would hang */
 	size_t cap = 256 * 1024, got = 0;
 	char *buf = malloc(cap);
-	bool hung = false;
+	struct deadline d;
+	int st = 0;
 	if (!buf) {
 		close(fds[0]);
-		kill(-pid, SIGKILL);
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
+		deadline_in(&d, 0);	/* killed at once */
+		deadline_wait(pid, &d, true, &st);
 		o->v.kind = VERDICT_LOAD;
 		snprintf(o->load_error, sizeof o->load_error, "out of memory");
 		return;
@@ -407,13 +407,11 @@ static void run_child(const struct self *self, const char *llp, int timeout_s, s
 	/* the report until EOF (the child is done, or passed the pipe on and
 	 * hung), then its end, all within the limit; the child's process
 	 * group killed with it */
-	struct deadline d;
 	deadline_in(&d, timeout_s * 1000L);
 	if (deadline_read(fds[0], buf, cap, &got, &d) == DEADLINE_PASSED)
 		deadline_in(&d, 0);	/* it hung: killed at once */
 	close(fds[0]);
-	int st = 0;
-	hung = deadline_wait(pid, &d, true, &st) < 0;
+	bool hung = deadline_wait(pid, &d, true, &st) < 0;
 	buf[got] = '\0';
 	parse_report(buf, o);
 	free(buf);

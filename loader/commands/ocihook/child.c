@@ -18,8 +18,6 @@
 #include "image.h"
 #include "word.h"
 
-#define MESSAGE_MAX (1024 * 1024)	/* the child's word: the account and its edits */
-
 extern const ElfW(Ehdr) __ehdr_start;
 
 struct cache_seen {
@@ -91,7 +89,7 @@ static void tell(struct word *w, struct judgement *j, struct settings *s)
 
 void child_judge(const struct bundle *b, char **env, struct settings *s, int out)
 {
-	struct word w = { malloc(MESSAGE_MAX), 0, MESSAGE_MAX, false };
+	struct word w = { malloc(WORD_MAX), 0, WORD_MAX, false };
 	char why[512];
 	struct judgement *j = malloc(sizeof *j);
 	struct settings *image = malloc(sizeof *image);

@@ -84,13 +84,6 @@ static void unhide(const struct image *img, struct edit *e)
 	close(fd);
 }
 
-/* Is a inside b (or b itself)? */
-static bool inside(const char *a, const char *b)
-{
-	size_t bl = strlen(b);
-	return strncmp(a, b, bl) == 0 && (a[bl] == '/' || a[bl] == '\0' || (bl == 1 && b[0] == '/'));
-}
-
 /* ---- the ld.so.conf.d file ---- */
 
 /* The directory of path inside the image, open, where the hook may write
@@ -363,8 +356,8 @@ static bool cache_puts_first(const struct image *img, const char *dir)
 static bool covered(const struct edits *e, int i)
 {
 	for (int j = 0; j < e->n_hide; j++)
-		if (j != i && inside(e->hide[i].dir, e->hide[j].dir) &&
-		    (!inside(e->hide[j].dir, e->hide[i].dir) || j < i))
+		if (j != i && image_path_within(e->hide[i].dir, e->hide[j].dir) &&
+		    (!image_path_within(e->hide[j].dir, e->hide[i].dir) || j < i))
 			return true;
 	return false;
 }

@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../../../common/base/deadline.h"
 #include "../../../common/base/diag.h"
 #include "../../../common/base/sys.h"
 #include "../../../common/base/why.h"
@@ -26,26 +27,20 @@
 /* ---- the mount table ---- */
 
 /* All of a /proc file, NUL-terminated, malloc'd; NULL when it cannot be
- * read or is larger than cap. */
+ * read whole, in cap bytes and within seconds. */
 static char *read_proc(const char *path, size_t cap)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	char *buf = fd >= 0 ? malloc(cap) : NULL;
-	size_t n = 0;
-	ssize_t r = 1;
-	while (buf && n + 1 < cap && (r = read(fd, buf + n, cap - 1 - n)) != 0) {
-		if (r < 0 && errno != EINTR)
-			break;
-		n += r > 0 ? (size_t)r : 0;
+	struct deadline d;
+	size_t n;
+	deadline_in(&d, 10 * 1000L);
+	if (buf && deadline_read(fd, buf, cap, &n, &d) != DEADLINE_EOF) {
+		free(buf);
+		buf = NULL;
 	}
 	if (fd >= 0)
 		close(fd);
-	if (buf && (r != 0 || n + 1 >= cap)) {
-		free(buf);
-		return NULL;
-	}
-	if (buf)
-		buf[n] = '\0';
 	return buf;
 }
 
@@ -121,6 +116,13 @@ static const struct image_mount *mount_of(const struct image *img, int id)
 		if (img->mounts[i].id == id)
 			return &img->mounts[i];
 	return NULL;
+}
+
+bool image_path_within(const char *path, const char *dir)
+{
+	size_t dl = strlen(dir);
+	return strncmp(path, dir, dl) == 0 &&
+	       (path[dl] == '/' || path[dl] == '\0' || (dl == 1 && dir[0] == '/'));
 }
 
 int image_mount_id(int fd)
@@ -248,12 +250,6 @@ struct hook_mount_attr {
 #define HOOK_MOUNT_ATTR_NOSUID 0x02
 #define HOOK_MOUNT_ATTR_NODEV 0x04
 
-/* Below root (of rl bytes)? */
-static bool under(const char *point, const char *root, size_t rl)
-{
-	return strncmp(point, root, rl) == 0 && (point[rl] == '/' || point[rl] == '\0');
-}
-
 /* The image's kernel file systems and /dev covered, every mount of it
  * nodev and nosuid.  0, or -1 with why. */
 static int seal_mounts(const char *root, char *why, size_t cap)
@@ -267,7 +263,7 @@ static int seal_mounts(const char *root, char *why, size_t cap)
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		const char *point = v[i].point;
-		if (!under(point, root, rl) || !(kernel_fs(v[i].type) || strcmp(point + rl, "/dev") == 0))
+		if (!image_path_within(point, root) || !(kernel_fs(v[i].type) || strcmp(point + rl, "/dev") == 0))
 			continue;
 		if (mount("tmpfs", point, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
 			  "size=4k,mode=0555") < 0 && errno != ENOENT && errno != ENOTDIR)
@@ -283,7 +279,7 @@ static int seal_mounts(const char *root, char *why, size_t cap)
 		rc = read_mounts(&v, &n, &text, why, cap);
 		for (size_t i = 0; rc == 0 && i < n; i++) {
 			struct statvfs sv;
-			if (!under(v[i].point, root, rl) || statvfs(v[i].point, &sv) < 0)
+			if (!image_path_within(v[i].point, root) || statvfs(v[i].point, &sv) < 0)
 				continue;
 			unsigned long fl = MS_BIND | MS_REMOUNT | MS_NODEV | MS_NOSUID;
 			fl |= (sv.f_flag & ST_RDONLY ? MS_RDONLY : 0) | (sv.f_flag & ST_NOEXEC ? MS_NOEXEC : 0) |

@@ -71,6 +71,9 @@ const char *image_not_writable(const struct image *img, int fd, bool run);
  * or NULL when it may. */
 const char *image_not_hideable(const struct image *img, int fd);
 
+/* Is path dir itself or below it (both absolute, as written)? */
+bool image_path_within(const char *path, const char *dir);
+
 /* The mount ID of what fd is open on (/proc/self/fdinfo), or -1. */
 int image_mount_id(int fd);
 

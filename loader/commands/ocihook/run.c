@@ -31,7 +31,6 @@
 #include "word.h"
 
 #define JUDGE_SECONDS 10		/* reading the image; a start takes milliseconds */
-#define MESSAGE_MAX (1024 * 1024)
 
 /* ---- saying why, and giving up ---- */
 
@@ -149,7 +148,7 @@ static const char *judge_image(const struct bundle *b, char **env, struct settin
 		child_judge(b, env, s, pipefd[1]);
 	close(pipefd[1]);
 	const char *rwhy = "";
-	ssize_t n = pid < 0 ? -1 : read_all(pipefd[0], msg, MESSAGE_MAX, JUDGE_SECONDS, &rwhy);
+	ssize_t n = pid < 0 ? -1 : read_all(pipefd[0], msg, WORD_MAX, JUDGE_SECONDS, &rwhy);
 	close(pipefd[0]);
 	struct deadline d;
 	int status = 0;
@@ -169,7 +168,7 @@ int ocihook_run(char **envp)
 	struct bundle b = { 0 };
 	struct image img = { .rootfd = -1 };
 	struct edits *e = calloc(1, sizeof *e);
-	char *msg = malloc(MESSAGE_MAX), *account = NULL, why[1024];
+	char *msg = malloc(WORD_MAX), *account = NULL, why[1024];
 	size_t account_len = 0;
 	struct settings *s = malloc(sizeof *s);
 	if (!e || !msg || !s) {

@@ -17,6 +17,8 @@
 
 #include "edits.h"
 
+#define WORD_MAX (1024 * 1024)	/* the word's bound: the account and the edits */
+
 struct word {
 	char *buf;
 	size_t n, cap;

@@ -77,8 +77,9 @@ HOST_OBJ := $(patsubst %.c,$(BUILD)/musl/%.o,$(COMMON_SRC) $(LOADER_SRC)) \
 A64_OBJ  := $(patsubst %.c,$(BUILD)/aarch64/musl/%.o,$(COMMON_SRC) $(LOADER_SRC)) \
 	$(patsubst %.S,$(BUILD)/aarch64/musl/%.o,$(wildcard loader/arch/aarch64/*.S))
 
-all: $(BUILD)/cudaload $(BUILD)/cudaload-patch $(BUILD)/cudaload-verify \
-	$(if $(HAVE_AARCH64),$(BUILD)/aarch64/cudaload $(BUILD)/aarch64/cudaload-verify,aarch64-missing)
+all: $(BUILD)/cudaload $(BUILD)/cudaload-patch $(BUILD)/cudaload-verify $(BUILD)/cudaload-runtime \
+	$(if $(HAVE_AARCH64),$(BUILD)/aarch64/cudaload $(BUILD)/aarch64/cudaload-verify \
+		$(BUILD)/aarch64/cudaload-runtime,aarch64-missing)
 
 aarch64-missing:
 	@echo "note: no aarch64 cross toolchain (run scripts/deps.sh): build/aarch64/cudaload not built" >&2
@@ -93,7 +94,7 @@ NO_SSP = $(if $(filter %/loader/start/start.o %/loader/start/chain.o,$@),-fno-st
 # make bench counts its pages.
 FRAME_MAX = -Wframe-larger-than=$(if $(filter %/loader/main.o,$@),6144,4096)
 
-$(BUILD)/musl/%.o: %.c $(COMMON_HDR) $(LOADER_HDR) Makefile
+$(BUILD)/musl/%.o: %.c $(COMMON_HDR) $(LOADER_HDR) $(RUNTIME_HDR) Makefile
 	@mkdir -p $(dir $@)
 	$(QUIET) $(CC) $(call loader_cflags,$(CC),$(MUSL_INC)) $(NO_SSP) $(FRAME_MAX) -c $< -o $@
 
@@ -115,13 +116,34 @@ $(BUILD)/cudaload: $(HOST_OBJ) loader/data.ld loader/hot.ld scripts/hot-check.sh
 	$(QUIET) $(call loader_link,$(CC),$(MUSL_LIB),$(filter-out %.ld %.sh,$^)) $(if $(filter aarch64,$(ARCH)),$(A53_ADR)) -Wl,-Map,$@.map -o $@
 	@sh scripts/hot-check.sh $@.map || { rm -f $@; exit 1; }
 
-$(BUILD)/aarch64/musl/%.o: %.c $(COMMON_HDR) $(LOADER_HDR) Makefile
+$(BUILD)/aarch64/musl/%.o: %.c $(COMMON_HDR) $(LOADER_HDR) $(RUNTIME_HDR) Makefile
 	@mkdir -p $(dir $@)
 	$(QUIET) $(AARCH64_CC) $(call loader_cflags,$(AARCH64_CC),$(AARCH64_MUSL_INC)) $(NO_SSP) $(FRAME_MAX) -c $< -o $@
 
 $(BUILD)/aarch64/cudaload: $(A64_OBJ) loader/data.ld loader/hot.ld scripts/hot-check.sh
 	$(QUIET) $(call loader_link,$(AARCH64_CC),$(AARCH64_MUSL_LIB),$(filter-out %.ld %.sh,$^)) $(A53_ADR) -Wl,-Map,$@.map -o $@
 	@sh scripts/hot-check.sh $@.map || { rm -f $@; exit 1; }
+
+# ---- cudaload-runtime: an OCI runtime that wraps the next one ----
+# Static on musl like the loader, so that one file runs on any node an
+# engine runs on (and from the cluster's image: docs/fleet.md); the parts
+# it shares with the loader are the loader's objects.
+RUNTIME_SRC := $(wildcard tools/runtime/*.c)
+RUNTIME_HDR := $(wildcard tools/runtime/*.h)
+RUNTIME_USES := common/base/jsonread.c common/base/json.c common/base/atomicfile.c common/base/why.c \
+	common/base/sys.c common/base/env.c common/base/array.c common/base/diag.c common/base/fmt.c \
+	common/base/utf8.c common/base/version.c \
+	common/settings/settings.c common/host/visible.c common/elf/elfread.c \
+	loader/commands/ocihook/bundle.c
+runtime_link = $(1) -static-pie -nostdlib -nostartfiles -Wl,--no-dynamic-linker -Wl,--strip-all \
+	-Wl,--gc-sections -Wl,-z,noexecstack \
+	$(2)/rcrt1.o $(2)/crti.o $(shell $(1) -print-file-name=crtbeginS.o) \
+	$(3) $(2)/libc.a $(shell $(1) -print-libgcc-file-name) \
+	$(shell $(1) -print-file-name=crtendS.o) $(2)/crtn.o
+$(BUILD)/cudaload-runtime: $(patsubst %.c,$(BUILD)/musl/%.o,$(RUNTIME_SRC) $(RUNTIME_USES))
+	$(QUIET) $(call runtime_link,$(CC),$(MUSL_LIB),$^) -o $@
+$(BUILD)/aarch64/cudaload-runtime: $(patsubst %.c,$(BUILD)/aarch64/musl/%.o,$(RUNTIME_SRC) $(RUNTIME_USES))
+	$(QUIET) $(call runtime_link,$(AARCH64_CC),$(AARCH64_MUSL_LIB),$^) -o $@
 
 # ---- cudaload-patch: a host tool on elfutils' libelf ----
 ELFPATCH_SRC := $(wildcard tools/patch/elfpatch/*.c)

@@ -306,6 +306,11 @@ static void parse_text(struct settings *s, char *text, const char *name)
 			} else
 				add(s, &s->full_driver_dirs, &s->driver_dirs, &s->n_driver_dirs,
 				    &s->cap_driver_dirs, value, "driver_dir");
+		} else if (strcmp(key, "runtime") == 0) {
+			/* cudaload-runtime's next runtime (tools/runtime/next.h); a
+			 * start does not read it */
+			free(s->runtime);
+			s->runtime = strdup(value);
 		} else if (strncmp(key, "ldso.", 5) == 0 && key[5]) {
 			if (strlen(key + 5) >= sizeof s->ldso[0].machine || value[0] != '/') {
 				bad_line(s, name, lineno, "ldso.<machine> needs a machine name and an absolute path; skipped");
@@ -440,6 +445,7 @@ const char *settings_ldso_for(const struct settings *s, const char *machine)
 void settings_free(struct settings *s)
 {
 	free(s->ldso_env);
+	free(s->runtime);
 	if (s->config_path != s->config_path_here)
 		free(s->config_path);
 	for (int i = 0; i < s->n_compat_env; i++)

@@ -65,6 +65,8 @@ struct settings {
 	bool full_compat_env, full_compat, full_driver_dirs;	/* past CONFIG_MAX_LIST: warned */
 	struct ldso_entry ldso[CONFIG_MAX_LDSO];
 	int n_ldso;
+	char *runtime;			/* "runtime = ": the OCI runtime cudaload-runtime
+					 * runs next, or NULL */
 	char *warnings[CONFIG_MAX_WARNINGS];	/* what was printed about the settings */
 	int n_warnings;
 };

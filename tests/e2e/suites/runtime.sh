@@ -175,4 +175,161 @@ out=$(PATH=$W/bin CUDALOAD_CONFIG=$W/conf/none.conf "$RT" --version 2>&1)
 status "only itself on PATH: refused" 127 $? "$out"
 contains "... says why" "$out" "but for copies of cudaload-runtime"
 
+# ---- under the real engines ----
+# Docker and containerd as this machine runs them (docs/design.md §11):
+# private roots, no network set-up, limits that need no CAP_SYS_RESOURCE.
+# The hook reads the host named by $W/host, a link moved between rows, so
+# one daemon serves every host.  --gpus all needs NVIDIA's prestart hook on
+# dockerd's PATH; NVIDIA's toolkit is not in Debian, so a stand-in stands
+# there that does for the test what its prestart does: the images already
+# hold the driver's files it would mount, so it only reads the state.
+engines() {
+	[ "$(id -u)" = 0 ] || { skip "the engines" "not root (the engines run as root)"; return 1; }
+	for t in dockerd docker containerd ctr podman busybox; do
+		command -v $t >/dev/null 2>&1 ||
+			{ skip "the engines" "no $t (sh scripts/deps.sh installs docker.io, containerd, podman)"; return 1; }
+	done
+	chroot_arch || { skip "the engines" "$chroot_why"; return 1; }
+}
+engines || { finish; exit; }
+L=$W/libs
+tag=cudaload-rt-$$
+mkdir -p "$L" "$W/hosts" "$W/images" "$W/nvbin" "$W/d"
+cleanup() {
+	for f in "$W/d/pid" "$W/c/pid"; do
+		p=$(cat "$f" 2>/dev/null) && kill "$p" 2>/dev/null || continue
+		while kill -0 "$p" 2>/dev/null; do sleep 0.2; done
+	done
+	# shellcheck disable=SC2046
+	podman rmi -f $(podman images -q --filter "reference=localhost/$tag-*" 2>/dev/null) >/dev/null 2>&1
+	for m in $(grep -oE " $W/[^ ]+" /proc/self/mountinfo | sort -r); do umount -l "$m" 2>/dev/null; done
+}
+trap cleanup EXIT INT TERM
+. "$here/../lib/ociimages.sh"
+host h100-580 "nvidia_version=580.95.05
+$h100"
+host h100-535 "nvidia_version=535.261.03
+$h100"
+on_host() { ln -sfn "hosts/$1" "$W/host"; }
+on_host h100-580
+
+DOCKER_HOST=unix://$W/d/sock
+export DOCKER_HOST
+printf '#!/bin/sh\n# a stand-in for NVIDIA'"'"'s prestart hook\ncat >/dev/null\n' >"$W/nvbin/nvidia-container-runtime-hook"
+chmod 755 "$W/nvbin/nvidia-container-runtime-hook"
+# the engines' next runtime: runc, through a stand-in that keeps each
+# config.json it is handed and its arguments
+cat >"$W/spy-runc" <<SPY
+#!/bin/sh
+printf '%s\n' "\$*" >>"$W/engine.args"
+b=.
+for a; do case \${p:-} in --bundle|-b) b=\$a ;; esac; p=\$a; done
+[ ! -f "\$b/config.json" ] || cp "\$b/config.json" "$W/engine.config.json"
+exec runc "\$@"
+SPY
+chmod 755 "$W/spy-runc"
+echo "runtime = $W/spy-runc" >"$W/conf/engine.conf"
+ENGINE_ENV="CUDALOAD_ROOT=$W/host CUDALOAD_CONFIG=$W/conf/engine.conf PATH=$W/nvbin:$PATH"
+printf '{"log-level": "warn", "runtimes": {"cudaload": {"path": "%s"}}, "default-runtime": "cudaload"}\n' "$RT" >"$W/d/daemon.json"
+# shellcheck disable=SC2086
+env $ENGINE_ENV dockerd --config-file "$W/d/daemon.json" --iptables=false --bridge=none --ip-forward=false \
+	--ip-masq=false --default-ulimit nofile=1024:1024 --default-ulimit nproc=4096:4096 --data-root "$W/d/data" \
+	--exec-root "$W/d/exec" -H "$DOCKER_HOST" --pidfile "$W/d/pid" >"$W/d/log" 2>&1 &
+i=0
+until docker info >/dev/null 2>&1 || [ $i -ge 100 ]; do sleep 0.2; i=$((i + 1)); done
+docker_up=$(docker info --format '{{.DefaultRuntime}}' 2>&1)
+status "dockerd: cudaload-runtime its default runtime" cudaload "$docker_up" "$(tail -n 20 "$W/d/log")"
+
+image_import() { # docker's $tag-NAME
+	(cd "$R" && tar -c .) | docker import ${image_env:+--change "ENV $image_env"} - "$tag-$1" >/dev/null 2>"$W/import.log"
+}
+image vllm-580 580.95.05 13000 "$pkg128" "$vllm"
+image plain-535 535.261.03 12020 "$pkg128"
+image_env=NVIDIA_VISIBLE_DEVICES=all
+image nvenv-580 580.95.05 13000 "$pkg128" "$vllm"
+probe='/usr/bin/cudaprobe | grep "^libcuda="; cat /run/cudaload/oci-hook 2>/dev/null; exit 0'
+dk() { docker run --rm "$@" 2>&1; }
+
+out=$(dk --gpus all "$tag-vllm-580" /bin/sh -c "$probe")
+contains "docker run --gpus all, vLLM-style image, H100 on 580: the system driver" "$out" \
+	"libcuda=/usr/lib/$triplet/libcuda.so.1 version=13000"
+contains "... the hook's account in the container" "$out" "decision:     "
+contains "... the next runtime was handed NVIDIA's prestart hook and then ours" \
+	"$(python3 -c 'import json,sys; h=json.load(open(sys.argv[1]))["hooks"]; print(h["prestart"][0]["path"], h["createContainer"][-1]["path"])' "$W/engine.config.json")" \
+	"$W/nvbin/nvidia-container-runtime-hook $B/cudaload"
+on_host h100-535
+out=$(dk --gpus all "$tag-plain-535" /bin/sh -c "$probe")
+contains "docker run --gpus all, a dormant package whose note lists 535, H100 on 535: the compat driver" "$out" \
+	"libcuda=/usr/local/cuda-12.8/compat/libcuda.so.1 "
+contains "... put first" "$out" "first: /usr/local/cuda-12.8/compat"
+on_host h100-580
+out=$(dk --runtime cudaload "$tag-nvenv-580" /bin/sh -c "$probe")
+contains "docker run --runtime cudaload, NVIDIA_VISIBLE_DEVICES in the image's ENV: judged, the system driver" "$out" \
+	"libcuda=/usr/lib/$triplet/libcuda.so.1 version=13000"
+out=$(dk "$tag-vllm-580" /bin/sh -c "$probe")
+contains "docker run without a GPU: as the image says" "$out" "libcuda=/usr/local/cuda/compat/libcuda.so.1 "
+lacks "... no account in it" "$out" "decision:"
+has "... no createContainer hook in its config.json" \
+	"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("hooks", {}).get("createContainer"))' "$W/engine.config.json")" None
+out=$(dk --gpus all -e CUDALOAD_COMPAT=false "$tag-vllm-580" /bin/sh -c "$probe")
+contains "docker run --gpus all -e CUDALOAD_COMPAT=false: opted out, as the image says" "$out" \
+	"libcuda=/usr/local/cuda/compat/libcuda.so.1 "
+lacks "... no account" "$out" "decision:"
+
+# a container's life through the wrapper: exec, stop, restart, rm
+: >"$W/engine.args"
+c=$(docker run -d --gpus all --name "$tag-life" "$tag-vllm-580" /bin/sh -c 'exec sleep 600' 2>&1)
+status "docker run -d --gpus all: started" running "$(docker inspect -f '{{.State.Status}}' "$tag-life" 2>&1)" "$c"
+contains "docker exec: the account" "$(docker exec "$tag-life" cat /run/cudaload/oci-hook 2>&1)" "decision:     "
+docker stop -t 1 "$tag-life" >/dev/null 2>&1
+status "docker stop" exited "$(docker inspect -f '{{.State.Status}}' "$tag-life" 2>&1)"
+docker restart -t 1 "$tag-life" >/dev/null 2>&1
+status "docker restart" running "$(docker inspect -f '{{.State.Status}}' "$tag-life" 2>&1)"
+contains "... judged again at its new creation" "$(docker exec "$tag-life" /bin/sh -c "$probe" 2>&1)" \
+	"libcuda=/usr/lib/$triplet/libcuda.so.1 version=13000"
+docker rm -f "$tag-life" >/dev/null 2>&1
+status "docker rm -f" "" "$(docker ps -aq --filter "name=$tag-life" 2>&1)"
+for cmd in create start exec kill delete; do
+	contains "... runc's $cmd came through the wrapper" "$(cut -d' ' -f1-8 "$W/engine.args")" " $cmd"
+done
+
+# containerd, as a Kubernetes handler's BinaryName runs it
+mkdir -p "$W/c"
+cat >"$W/c/config.toml" <<TOML
+version = 2
+root = "$W/c/root"
+state = "$W/c/state"
+disabled_plugins = ["io.containerd.grpc.v1.cri"]
+[grpc]
+  address = "$W/c/sock"
+TOML
+# shellcheck disable=SC2086
+(env $ENGINE_ENV containerd --config "$W/c/config.toml" >"$W/c/log" 2>&1 & echo $! >"$W/c/pid")
+CTR="ctr -a $W/c/sock -n cudaload-test"
+i=0
+until $CTR version >/dev/null 2>&1 || [ $i -ge 100 ]; do sleep 0.2; i=$((i + 1)); done
+docker save -o "$W/c/vllm.tar" "$tag-vllm-580" && $CTR images import "$W/c/vllm.tar" >/dev/null 2>&1 ||
+	bad "ctr images import" "$(tail -n 5 "$W/c/log")"
+out=$($CTR run --rm --runc-binary "$RT" --env NVIDIA_VISIBLE_DEVICES=all "docker.io/library/$tag-vllm-580:latest" \
+	"$tag-ctr" /bin/sh -c "$probe" 2>&1)
+contains "ctr run --runc-binary cudaload-runtime, NVIDIA_VISIBLE_DEVICES=all, H100 on 580: the system driver" "$out" \
+	"libcuda=/usr/lib/$triplet/libcuda.so.1 version=13000"
+contains "... the account, on ctr's /run tmpfs" "$out" "decision:     "
+
+# podman: --runtime PATH gets none of podman's caller's environment, so
+# the settings come from a script in front of it, as an administrator's
+# would
+printf '#!/bin/sh\nexport %s\nexec %s "$@"\n' "$ENGINE_ENV" "$RT" >"$W/with-host"
+chmod 755 "$W/with-host"
+image_import() { # podman's localhost/$tag-NAME
+	(cd "$R" && tar -c .) | podman import - "$tag-$1" >/dev/null 2>"$W/import.log"
+}
+image_import vllm-580 || bad "podman import"
+R=$W/images/vllm-580
+out=$(podman run --rm --pull never --runtime "$W/with-host" --ulimit nofile=1024:1024 --ulimit nproc=4096:4096 \
+	-e NVIDIA_VISIBLE_DEVICES=all "localhost/$tag-vllm-580" /bin/sh -c "$probe" 2>&1)
+contains "podman run --runtime cudaload-runtime, H100 on 580: the system driver" "$out" \
+	"libcuda=/usr/lib/$triplet/libcuda.so.1 version=13000"
+contains "... the account" "$out" "decision:     "
+
 finish

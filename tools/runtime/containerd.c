@@ -168,6 +168,11 @@ int containerd_dropin(const struct containerd_source *src, size_t n, long versio
 	} else if (set_default) {
 		fprintf(f, "[%s]\n  default_runtime_name = \"" NAME "\"\n\n", containerd);
 	}
+	/* containerd's built-in runc handler is in the same map: naming one
+	 * handler here would drop it, and with it the default */
+	snprintf(inner, sizeof inner, "%s.runc", runtimes);
+	if ((!d || !has_under(d, inner)) && strcmp(from, "runc") == 0)
+		fprintf(f, "[%s]\n  runtime_type = \"io.containerd.runc.v2\"\n\n", inner);
 	fprintf(f, "[%s]\n  runtime_type = \"io.containerd.runc.v2\"\n", ours);
 	if (d)
 		copy_keys(f, d, handler, "runtime_type", "options");

@@ -637,6 +637,14 @@ int engines_main(int argc, char **argv, const char *self)
 	 * is bad input, even where only its directory is used */
 	if (load(&main_file, r.config) < 0)
 		return 1;
+	if ((r.which == CRIO || r.which == PODMAN) && main_file.exists) {
+		struct toml_doc d;
+		if (toml_parse(&d, main_file.text, main_file.len, why, sizeof why) < 0) {
+			fail("%s: %s", r.config, why);
+			return 1;
+		}
+		toml_free(&d);
+	}
 	int rc = 0;
 	bool edits_main = r.which == DOCKER || r.which == CONTAINERD;
 	if (r.configure) {

@@ -203,7 +203,10 @@ static char *add_member(const char *t, size_t len, const struct object *o, const
 		snprintf(text, sizeof text, "\n%s%s\n%s", ind, member, outer);
 		return splice(t, len, o->open + 1, o->close - o->open - 1, text, out_len);
 	}
-	snprintf(text, sizeof text, lines ? ",\n%s%s" : ", %s", ind, member);
+	if (lines)
+		snprintf(text, sizeof text, ",\n%s%s", ind, member);
+	else
+		snprintf(text, sizeof text, ", %s", member);
 	return splice(t, len, o->m[o->n - 1].value_end, 0, text, out_len);
 }
 

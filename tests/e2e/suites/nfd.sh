@@ -235,6 +235,22 @@ err=$($N --status --nfd-dir "$D/cudaload" 2>&1 >/dev/null)
 status "--nfd-dir a file: exit 2" 2 "$?" "$err"
 has "--nfd-dir a file: says why" "$err" "cudaload: --nfd-dir: $D/cudaload/cudaload: Not a directory"
 
+# ---- the timer's service: CUDALOAD_NFD_DIR, as systemd hands ExecStart to the shell ----
+run=$(sed -n "s|^ExecStart=/bin/sh -c '\(.*\)'\$|\1|p" "$top/etc/cudaload-status.service" |
+	sed -e "s|@BINDIR@|$B|" -e 's/\$\$/$/g')
+U2="$W/unit dir"
+mkdir -p "$U2"
+out=$(env -i CUDALOAD_FIRST_USE=off CUDALOAD_ROOT="$H100_ROOT" CUDALOAD_CONFIG="$W/empty.conf" \
+	CUDALOAD_NFD_DIR="$U2" sh -c "$run" 2>&1)
+status "timer's unit: CUDALOAD_NFD_DIR: exit" 0 "$?" "$out"
+status "timer's unit: CUDALOAD_NFD_DIR alone: the labels only" cudaload "$(ls -A "$U2")"
+has "timer's unit: CUDALOAD_NFD_DIR: the labels" "$(cat "$U2/cudaload" 2>&1)" "cudaload.dev/cuda.runtime.minor=1"
+rm -rf "$U2"/* && mkdir -p "$W/unit tf"
+env -i CUDALOAD_FIRST_USE=off CUDALOAD_ROOT="$H100_ROOT" CUDALOAD_CONFIG="$W/empty.conf" \
+	CUDALOAD_NFD_DIR="$U2" CUDALOAD_TEXTFILE_DIR="$W/unit tf" sh -c "$run"
+status "timer's unit: both directories: exit" 0 "$?"
+status "timer's unit: both directories: both files" "cudaload cudaload.prom" "$(ls -A "$U2") $(ls -A "$W/unit tf")"
+
 # ---- usage ----
 for u in "--nfd" "--nfd-dir $D" "--explain --nfd" "--status --nfd --json" "--status --nfd --prometheus" \
 	"--status --nfd-dir"; do
@@ -242,6 +258,21 @@ for u in "--nfd" "--nfd-dir $D" "--explain --nfd" "--status --nfd --json" "--sta
 	err=$($N $u 2>&1 >/dev/null)
 	status "usage: $u: exit 100" 100 "$?" "$err"
 done
+
+# ---- bash completion: the options, a directory after --nfd-dir ----
+if [ -f /usr/share/bash-completion/bash_completion ] && command -v bash >/dev/null; then
+	out=$(cd "$top" && PATH=$B:$PATH bash -c '
+		. /usr/share/bash-completion/bash_completion
+		. etc/bash-completion
+		t() { COMP_WORDS=("$@"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=()
+		      COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+		      _cudaload "$1" "${COMP_WORDS[-1]}" "${COMP_WORDS[-2]}"; echo "$* => ${COMPREPLY[*]}"; }
+		t cudaload --status --nf; t cudaload --status --nfd-dir et' 2>&1)
+	has "completion: cudaload --status --nf" "$out" "cudaload --status --nf => --nfd --nfd-dir"
+	has "completion: a directory after --nfd-dir" "$out" "cudaload --status --nfd-dir et => etc"
+else
+	skip "bash completion" "bash-completion not installed (scripts/deps.sh installs it)"
+fi
 
 # ---- the docs name the labels cudaload writes ----
 names=$(printf '%s\n' "$out_all" "cudaload.dev/cuda.forward.major=0" | sed -n 's/^\(cudaload\.dev\/[^=]*\)=.*/\1/p' | sort -u)

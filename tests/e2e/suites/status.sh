@@ -195,7 +195,7 @@ rm -rf "$W/unit" && mkdir -p "$W/unit"
 out=$(env -i CUDALOAD_ROOT="$W/empty" CUDALOAD_CONFIG="$W/empty.conf" sh -c "$run" 2>&1)
 status "timer's unit: no directory, exit 0" 0 "$?" "$out"
 has "timer's unit: no directory, says so" "$out" \
-	"cudaload: no CUDALOAD_TEXTFILE_DIR (systemctl edit cudaload-status.service): no metrics written"
+	"cudaload: no CUDALOAD_TEXTFILE_DIR or CUDALOAD_NFD_DIR (systemctl edit cudaload-status.service): nothing written"
 status "timer's unit: no directory, no file" "" "$(ls -A "$W/unit")"
 env -i CUDALOAD_ROOT="$W/empty" CUDALOAD_CONFIG="$W/empty.conf" CUDALOAD_TEXTFILE_DIR="$W/unit" sh -c "$run"
 status "timer's unit: exit" 0 "$?"

@@ -219,6 +219,7 @@ else
 	chmod 555 "$U"
 fi
 if [ -n "$as_other" ]; then
+	# shellcheck disable=SC2086
 	err=$($as_other $N --status --nfd-dir "$U" 2>&1 >/dev/null)
 	status "unwritable --nfd-dir: exit 2" 2 "$?" "$err"
 	has "unwritable --nfd-dir: says which file and why" "$err" \
@@ -245,7 +246,7 @@ out=$(env -i CUDALOAD_FIRST_USE=off CUDALOAD_ROOT="$H100_ROOT" CUDALOAD_CONFIG="
 status "timer's unit: CUDALOAD_NFD_DIR: exit" 0 "$?" "$out"
 status "timer's unit: CUDALOAD_NFD_DIR alone: the labels only" cudaload "$(ls -A "$U2")"
 has "timer's unit: CUDALOAD_NFD_DIR: the labels" "$(cat "$U2/cudaload" 2>&1)" "cudaload.dev/cuda.runtime.minor=1"
-rm -rf "$U2"/* && mkdir -p "$W/unit tf"
+rm -f "$U2/cudaload" && mkdir -p "$W/unit tf"
 env -i CUDALOAD_FIRST_USE=off CUDALOAD_ROOT="$H100_ROOT" CUDALOAD_CONFIG="$W/empty.conf" \
 	CUDALOAD_NFD_DIR="$U2" CUDALOAD_TEXTFILE_DIR="$W/unit tf" sh -c "$run"
 status "timer's unit: both directories: exit" 0 "$?"

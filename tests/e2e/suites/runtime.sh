@@ -238,7 +238,12 @@ else
 	echo "runtime = $W/spy-runc" >"$W/conf/engine.conf"
 fi
 ENGINE_ENV="CUDALOAD_ROOT=$W/host CUDALOAD_CONFIG=$W/conf/engine.conf PATH=$W/nvbin:$PATH"
-printf '{"log-level": "warn", "runtimes": {"cudaload": {"path": "%s"}}, "default-runtime": "cudaload"}\n' "$RT" >"$W/d/daemon.json"
+# Docker's default runtime set the way a node administrator sets it
+printf '{\n  "log-level": "warn",\n  "log-opts": {"max-size": "10m"}\n}\n' >"$W/d/daemon.json"
+cp "$W/d/daemon.json" "$W/d/daemon.orig"
+out=$("$RT" configure --runtime=docker --config="$W/d/daemon.json" --set-as-default 2>&1)
+status "configure --runtime=docker --set-as-default" 0 $? "$out"
+contains "... says which service to restart" "$out" "restart docker"
 # shellcheck disable=SC2086
 env $ENGINE_ENV dockerd --config-file "$W/d/daemon.json" --iptables=false --bridge=none --ip-forward=false \
 	--ip-masq=false --default-ulimit nofile=1024:1024 --default-ulimit nproc=4096:4096 --data-root "$W/d/data" \
@@ -316,6 +321,11 @@ status "docker rm -f" "" "$(docker ps -aq --filter "name=$tag-life" 2>&1)"
 for cmd in create start exec kill delete; do
 	contains "... runc's $cmd came through the wrapper" "$(cut -d' ' -f1-8 "$W/engine.args")" " $cmd"
 done
+
+out=$("$RT" unconfigure --runtime=docker --config="$W/d/daemon.json" 2>&1)
+status "unconfigure --runtime=docker" 0 $? "$out"
+cmp -s "$W/d/daemon.orig" "$W/d/daemon.json" && ok "... daemon.json back byte for byte" ||
+	bad "... daemon.json not as it was" "$(diff "$W/d/daemon.orig" "$W/d/daemon.json")"
 
 # containerd, as a Kubernetes handler's BinaryName runs it
 mkdir -p "$W/c"

@@ -262,7 +262,7 @@ E2E_ARCHES := $(sort $(ARCH) aarch64)
 each_arch = $(foreach a,$(E2E_ARCHES),$(1).$(a))
 each_mode = $(foreach a,$(E2E_ARCHES),$(foreach m,exec chain,$(1).$(a).$(m)))
 E2E_SUITES := distro $(call each_arch,verify) patch faults repro $(call each_arch,walk) strip status \
-	$(call each_mode,run) image container patchrace $(call each_mode,reach) nix cudart visible \
+	$(call each_mode,run) image container runtime patchrace $(call each_mode,reach) nix cudart visible \
 	$(call each_mode,prepared) $(call each_mode,hold) $(call each_arch,firstuse) docs glibc231 \
 	valgrind record real-driver
 E2E_ALONE := secure deb
@@ -371,6 +371,7 @@ demo:
 INSTALL_CUDALOAD ?= $(BUILD)/cudaload
 INSTALL_PATCH    ?= $(BUILD)/cudaload-patch
 INSTALL_VERIFY   ?= $(BUILD)/cudaload-verify
+INSTALL_RUNTIME  ?= $(BUILD)/cudaload-runtime
 INSTALL_A64      ?= $(if $(HAVE_AARCH64),$(if $(filter aarch64,$(ARCH)),,$(BUILD)/aarch64/cudaload))
 # APT_HOOK=1 also installs the apt hook that re-patches upgraded programs.
 APT_HOOK         ?=
@@ -379,7 +380,7 @@ MAN5 := man/cudaload.conf.5
 # The README and the pages it links to, in the tree's own layout (DOCDIR/docs/).
 DOCS := $(wildcard docs/*.md)
 
-install: $(INSTALL_CUDALOAD) $(INSTALL_PATCH) $(INSTALL_VERIFY) $(INSTALL_A64)
+install: $(INSTALL_CUDALOAD) $(INSTALL_PATCH) $(INSTALL_VERIFY) $(INSTALL_RUNTIME) $(INSTALL_A64)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSCONFDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(DATADIR)/cudaload \
 		$(DESTDIR)$(DATADIR)/bash-completion/completions \
@@ -387,9 +388,12 @@ install: $(INSTALL_CUDALOAD) $(INSTALL_PATCH) $(INSTALL_VERIFY) $(INSTALL_A64)
 	install -m 755 $(INSTALL_CUDALOAD) $(DESTDIR)$(BINDIR)/cudaload
 	sh scripts/mkpin.sh $(DESTDIR)$(PINDIR) $(PINDIR)
 	install -m 755 $(INSTALL_PATCH) $(DESTDIR)$(BINDIR)/cudaload-patch
+	@# beside cudaload: the hook it adds runs the cudaload in its directory
+	install -m 755 $(INSTALL_RUNTIME) $(DESTDIR)$(BINDIR)/cudaload-runtime
 	install -m 755 $(INSTALL_VERIFY) $(DESTDIR)$(VERIFYDIR)/cudaload-verify
 	$(STRIP) --strip-all --remove-section=.comment $(DESTDIR)$(BINDIR)/cudaload \
-		$(DESTDIR)$(BINDIR)/cudaload-patch $(DESTDIR)$(VERIFYDIR)/cudaload-verify
+		$(DESTDIR)$(BINDIR)/cudaload-patch $(DESTDIR)$(BINDIR)/cudaload-runtime \
+		$(DESTDIR)$(VERIFYDIR)/cudaload-verify
 	for u in cudaload-verify.service cudaload-status.service; do \
 		sed 's|@BINDIR@|$(BINDIR)|' etc/$$u >$(DESTDIR)$(SYSTEMD_UNIT_DIR)/$$u && \
 		chmod 644 $(DESTDIR)$(SYSTEMD_UNIT_DIR)/$$u || exit 1; done
@@ -429,7 +433,7 @@ install: $(INSTALL_CUDALOAD) $(INSTALL_PATCH) $(INSTALL_VERIFY) $(INSTALL_A64)
 
 # Removes what install put there; the config only when it is unchanged.
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/cudaload $(DESTDIR)$(BINDIR)/cudaload-patch \
+	rm -f $(DESTDIR)$(BINDIR)/cudaload $(DESTDIR)$(BINDIR)/cudaload-patch $(DESTDIR)$(BINDIR)/cudaload-runtime \
 		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(MAN1))) \
 		$(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5))) \
 		$(DESTDIR)$(DATADIR)/bash-completion/completions/cudaload \

@@ -7,7 +7,7 @@
 set -eu
 cl=$1/bin/cudaload
 [ -x "$cl" ] || { echo "install check: $cl: missing or not executable" >&2; exit 1; }
-for f in bin/cudaload-patch libexec/cudaload/cudaload-verify; do
+for f in bin/cudaload-patch bin/cudaload-runtime libexec/cudaload/cudaload-verify; do
 	[ -x "$1/$f" ] || { echo "install check: $1/$f: missing" >&2; exit 1; }
 done
 if readelf -lW "$cl" | grep -q 'INTERP'; then

@@ -30,12 +30,14 @@ stdenv.mkDerivation {
     "MUSL_INC=${lib.getDev musl}/include"
     "MUSL_LIB=${lib.getLib musl}/lib"
   ];
-  buildFlags = [ "build/cudaload" "build/cudaload-patch" "build/cudaload-verify" ];
+  buildFlags = [ "build/cudaload" "build/cudaload-patch" "build/cudaload-verify" "build/cudaload-runtime" ];
 
   installPhase = ''
     runHook preInstall
     install -Dm755 build/cudaload $out/bin/cudaload
     install -Dm755 build/cudaload-patch $out/bin/cudaload-patch
+    # beside cudaload: the hook it adds to GPU containers runs this cudaload
+    install -Dm755 build/cudaload-runtime $out/bin/cudaload-runtime
     # cudaload --verify runs it from ../libexec/cudaload
     install -Dm755 build/cudaload-verify $out/libexec/cudaload/cudaload-verify
     install -Dm644 etc/cudaload.conf $out/etc/cudaload.conf

@@ -17,7 +17,7 @@ else
 patchelf elfutils binutils gdb strace file attr libcap2-bin python3 perl
 valgrind clang libclang-rt-14-dev dpkg-dev fakeroot lintian mandoc bash-completion
 python3-prometheus-client python3-jsonschema
-nix-bin shellcheck mmdebstrap podman runc busybox-static"
+nix-bin shellcheck mmdebstrap podman runc busybox-static docker.io containerd"
 	if [ "$(uname -m)" = aarch64 ]; then
 		packages="$packages musl-dev"
 	else

@@ -33,12 +33,14 @@ native=$(dpkg --print-architecture)
 G=$B/glibc231/$arch
 case $arch in
 "$native")
-	vars="INSTALL_CUDALOAD=$B/cudaload INSTALL_PATCH=$G/cudaload-patch INSTALL_VERIFY=$G/cudaload-verify" ;;
+	vars="INSTALL_CUDALOAD=$B/cudaload INSTALL_PATCH=$G/cudaload-patch INSTALL_VERIFY=$G/cudaload-verify
+INSTALL_RUNTIME=$B/cudaload-runtime" ;;
 arm64)
 	# the aarch64 binaries built beside the host ones; no second copy of
 	# the Jetson cudaload, it is the main one here
 	vars="INSTALL_CUDALOAD=$B/aarch64/cudaload INSTALL_PATCH=$G/cudaload-patch
-INSTALL_VERIFY=$G/cudaload-verify INSTALL_A64= STRIP=aarch64-linux-gnu-strip" ;;
+INSTALL_VERIFY=$G/cudaload-verify INSTALL_RUNTIME=$B/aarch64/cudaload-runtime INSTALL_A64=
+STRIP=aarch64-linux-gnu-strip" ;;
 *)
 	echo "mkdeb.sh: cannot build for $arch on $native" >&2; exit 1 ;;
 esac

@@ -81,7 +81,7 @@ else
 		bad "programs.cudaload evaluates" "$(cat "$W/eval.err")"
 	fi
 	if out=$(nixeval "$here/overlay-eval.nix" --arg libPath "$lib"); then
-		want='{"buildFlags":["build/cudaload","build/cudaload-patch","build/cudaload-verify"],"crossInterp":"/nix/store/00000000000000000000000000000000-cudaload-aarch64-0.1.0/bin/cudaload","crossPatch":"/nix/store/00000000000000000000000000000000-cudaload-0.1.0/bin/cudaload-patch","cudaload":"cudaload-0.1.0","hook":"cudaload-hook","interp":"/nix/store/00000000000000000000000000000000-cudaload-0.1.0/bin/cudaload","makeFlags":["CC=aarch64-unknown-linux-gnu-cc","ARCH=aarch64","MUSL_INC=/nix/store/00000000000000000000000000000000-musl-dev/include","MUSL_LIB=/nix/store/00000000000000000000000000000000-musl/lib"],"swapped":["cudaload-hook"],"swapped_12_6":["cudaload-hook"],"untouched":"left alone"}'
+		want='{"buildFlags":["build/cudaload","build/cudaload-patch","build/cudaload-verify","build/cudaload-runtime"],"crossInterp":"/nix/store/00000000000000000000000000000000-cudaload-aarch64-0.1.0/bin/cudaload","crossPatch":"/nix/store/00000000000000000000000000000000-cudaload-0.1.0/bin/cudaload-patch","cudaload":"cudaload-0.1.0","hook":"cudaload-hook","interp":"/nix/store/00000000000000000000000000000000-cudaload-0.1.0/bin/cudaload","makeFlags":["CC=aarch64-unknown-linux-gnu-cc","ARCH=aarch64","MUSL_INC=/nix/store/00000000000000000000000000000000-musl-dev/include","MUSL_LIB=/nix/store/00000000000000000000000000000000-musl/lib"],"swapped":["cudaload-hook"],"swapped_12_6":["cudaload-hook"],"untouched":"left alone"}'
 		status "overlay: adds cudaload and its hook, swaps autoAddCudaCompatRunpath in every CUDA set; cross: the target's cudaload" "$want" "$out"
 	else
 		bad "overlay evaluates" "$(cat "$W/eval.err")"

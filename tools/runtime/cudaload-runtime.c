@@ -184,11 +184,13 @@ int main(int argc, char **argv, char **envp)
 	static char self[PATH_MAX], next[PATH_MAX], why[512];
 	static struct settings s;
 	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (n <= 0) {
-		fprintf(stderr, "cudaload-runtime: /proc/self/exe: %s\n", strerror(errno));
+	if (n > 0) {
+		self[n] = '\0';
+	} else if (!realpath(argv[0], self)) {	/* no /proc: a chroot being set up */
+		fprintf(stderr, "cudaload-runtime: cannot tell where this program is: /proc/self/exe: %s\n",
+			strerror(errno));
 		return 127;
 	}
-	self[n] = '\0';
 	if (argc > 1 && (strcmp(argv[1], "configure") == 0 || strcmp(argv[1], "unconfigure") == 0))
 		return engines_main(argc - 1, argv + 1, self);
 

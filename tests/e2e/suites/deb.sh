@@ -28,7 +28,7 @@ for prefix in /usr /usr/local; do
 	make -s -C "$top" BUILD="$B" install DESTDIR="$D" PREFIX="$prefix" >/dev/null 2>"$W/install.err"
 	conf=$([ $prefix = /usr ] && echo /etc || echo $prefix/etc)/cudaload.conf
 	[ -f "$D$conf" ] && ok "PREFIX=$prefix: config in $conf" || bad "PREFIX=$prefix: no $conf" "$(cd "$D" && find . | sort)"
-	for f in bin/cudaload bin/cudaload-patch share/man/man1/cudaload.1 share/man/man1/cudaload-patch.1 \
+	for f in bin/cudaload bin/cudaload-patch bin/cudaload-runtime share/man/man1/cudaload.1 share/man/man1/cudaload-patch.1 \
 		share/man/man5/cudaload.conf.5 share/bash-completion/completions/cudaload share/cudaload/patch-image.sh \
 		share/cudaload/schema/status.schema.json \
 		libexec/cudaload/cudaload-verify; do
@@ -88,7 +88,7 @@ for a in $arches; do
 	fi
 	debs="$debs $deb"
 	list=$(dpkg-deb -c "$deb" | awk '{print $1, $6}' | sed 's|^\(.\)[^ ]* \./|\1 /|')
-	for want in "- /usr/bin/cudaload" "- /usr/bin/cudaload-patch" "- /etc/cudaload.conf" \
+	for want in "- /usr/bin/cudaload" "- /usr/bin/cudaload-patch" "- /usr/bin/cudaload-runtime" "- /etc/cudaload.conf" \
 		"- /etc/apt/apt.conf.d/80cudaload" "- /usr/share/man/man1/cudaload.1.gz" \
 		"- /usr/share/man/man1/cudaload-patch.1.gz" "- /usr/share/man/man5/cudaload.conf.5.gz" \
 		"- /usr/share/bash-completion/completions/cudaload" "l /usr/share/bash-completion/completions/cudaload-patch" \
@@ -105,7 +105,7 @@ for a in $arches; do
 	x=$W/x-$a
 	dpkg-deb -x "$deb" "$x"
 	m=$([ $a = arm64 ] && echo AArch64 || echo X86-64)
-	for f in bin/cudaload bin/cudaload-patch libexec/cudaload/cudaload-verify; do
+	for f in bin/cudaload bin/cudaload-patch bin/cudaload-runtime libexec/cudaload/cudaload-verify; do
 		readelf -h "$x/usr/$f" | grep -q "Machine: *.*$m" || bad "$a: /usr/$f is not for $m"
 		file "$x/usr/$f" | grep -q ', stripped' || bad "$a: /usr/$f is not stripped"
 	done
@@ -119,7 +119,9 @@ for a in $arches; do
 			bad "$a: /usr/$f needs ${need:-no glibc at all?}, more than glibc 2.31"
 		fi
 	done
-	file "$x/usr/bin/cudaload" | grep -q 'static-pie' || bad "$a: cudaload is not static-pie" "$(file "$x/usr/bin/cudaload")"
+	for f in cudaload cudaload-runtime; do
+		file "$x/usr/bin/$f" | grep -q 'static-pie' || bad "$a: $f is not static-pie" "$(file "$x/usr/bin/$f")"
+	done
 	info=$(dpkg-deb -I "$deb")
 	contains "$a: conffiles" "$info" "conffiles"
 	depends=$(dpkg-deb -f "$deb" Depends)

@@ -262,7 +262,7 @@ E2E_ARCHES := $(sort $(ARCH) aarch64)
 each_arch = $(foreach a,$(E2E_ARCHES),$(1).$(a))
 each_mode = $(foreach a,$(E2E_ARCHES),$(foreach m,exec chain,$(1).$(a).$(m)))
 E2E_SUITES := distro $(call each_arch,verify) patch faults repro $(call each_arch,walk) strip status \
-	$(call each_mode,run) image container runtime patchrace $(call each_mode,reach) nix cudart visible \
+	$(call each_mode,run) image container runtime cluster patchrace $(call each_mode,reach) nix cudart visible \
 	$(call each_mode,prepared) $(call each_mode,hold) $(call each_arch,firstuse) docs glibc231 \
 	valgrind record real-driver
 E2E_ALONE := secure deb

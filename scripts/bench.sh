@@ -271,6 +271,37 @@ done | sort -n | sed -n 3p)
 status_s=$(awk -v n="$st" 'BEGIN { printf "%.4f", n / 1e9 }')
 status_held=$(sed -n 's/^status: *//p' "$O/status.txt")
 
+# cudaload-runtime in front of a container's start: the next runtime alone
+# (a do-nothing one, a copy of true(1)), then behind the wrapper on runc
+# spec's config.json without a GPU, and with a GPU that it hooked already
+# (read and scanned, nothing written).  The first create of a GPU
+# container (read, rewrite, then exec): its system calls before the next
+# runtime's exec, beside the no-GPU one's.
+RT=$O/runtime
+rt_syscalls="-"
+if command -v runc >/dev/null 2>&1; then
+	mkdir -p "$RT/nogpu" "$RT/gpu"
+	cp /bin/true "$RT/next"
+	printf 'runtime = %s\n' "$RT/next" >"$RT/cudaload.conf"
+	(cd "$RT/nogpu" && runc spec)
+	sed 's/"TERM=xterm"/"TERM=xterm", "NVIDIA_VISIBLE_DEVICES=all"/' "$RT/nogpu/config.json" >"$RT/gpu/config.json"
+	cp "$RT/gpu/config.json" "$RT/gpu.orig"
+	wrapped() { # wrapped BUNDLE: the system calls before the next runtime's exec
+		CUDALOAD_CONFIG=$RT/cudaload.conf strace -o "$O/strace-runtime.txt" "$B/cudaload-runtime" create \
+			--bundle "$1" c1 >/dev/null 2>&1 || true
+		awk 'NR > 1 && /^execve\(/ { print NR - 2; exit }' "$O/strace-runtime.txt"
+	}
+	rt_syscalls="no GPU $(wrapped "$RT/nogpu"), first create of a GPU container $(wrapped "$RT/gpu")"
+	grep -q oci-hook "$RT/gpu/config.json" || { echo "bench: cudaload-runtime did not hook $RT/gpu" >&2; exit 1; }
+	"$O/startup" "$rounds" "$per" \
+		"runtime/direct=$RT/next create --bundle $RT/nogpu c1" \
+		"runtime/wrapper-no-gpu=CUDALOAD_CONFIG=$RT/cudaload.conf $B/cudaload-runtime create --bundle $RT/nogpu c1" \
+		"runtime/wrapper-gpu-hooked=CUDALOAD_CONFIG=$RT/cudaload.conf $B/cudaload-runtime create --bundle $RT/gpu c1" \
+		>"$O/runtime.csv"
+else
+	: >"$O/runtime.csv"
+fi
+
 # ---- the tables and the JSON ------------------------------------------------------
 printf 'start-up, %d rounds of %d runs (python3: %d), order rotated each round, medians\n' \
 	"$rounds" "$per" "$py_per"
@@ -278,7 +309,8 @@ printf 'x floor: against the floor of the same fixture and mode (floor-chain, fl
 awk -F, -v out="$O/results.json" -v size="$size" -v size_a64="$size_a64" \
     -v copies="$copies" -v patch_s="$patch_s" -v patchelf_s="$patchelf_s" \
     -v rounds="$rounds" -v per="$per" -v py_per="$py_per" -v held_total="$held_total" \
-    -v status_n="$status_n" -v status_s="$status_s" -v status_held="$status_held" -v instr="$instr" '
+    -v status_n="$status_n" -v status_s="$status_s" -v status_held="$status_held" -v instr="$instr" \
+    -v rt_syscalls="$rt_syscalls" '
 FILENAME ~ /syscalls/ { sc[$1] = $2; next }
 FNR == 1 { prog = FILENAME; sub(/.*\//, "", prog); sub(/\.csv$/, "", prog); progs[++np] = prog }
 {
@@ -300,7 +332,8 @@ END {
 			v = rows[pr, r]; k = pr SUBSEP v
 			split(v, f, "/")
 			rd = t[k] / d[pr, f[1]]
-			rf = t[k] / (f[2] ~ /exec/ && ((pr, f[1]) in fle) ? fle[pr, f[1]] : fl[pr, f[1]])
+			fd = f[2] ~ /exec/ && ((pr, f[1]) in fle) ? fle[pr, f[1]] : fl[pr, f[1]]
+			rf = fd ? t[k] / fd : 0	# the runtime table has no floor
 			s = (pr == "trivial" && (v in sc)) ? sc[v] : ""
 			printf "%-28s %7.3f ms %9.3f %9.3f %7d %9s\n", v, t[k] * 1000, rd, rf, pf[k], (s == "" ? "-" : s)
 			printf "%s\"%s\":{\"median_s\":%.9f,\"x_direct\":%.4f,\"x_floor\":%.4f,\"page_faults\":%d%s}", \
@@ -310,6 +343,7 @@ END {
 	}
 	printf "\nheld, system calls from exec to exit: %s\n", held_total
 	printf "chain start, instructions over the floor'"'"'s (callgrind): %s\n", instr
+	printf "cudaload-runtime, system calls before the next runtime'"'"'s exec: %s\n", rt_syscalls
 	printf "\ncudaload stripped size: %d bytes (%.1f KiB); aarch64: %d bytes (%.1f KiB)\n", \
 		size, size / 1024, size_a64, size_a64 / 1024
 	printf "patching %d copies of env(1): cudaload-patch %.3f s, patchelf loop %.3f s (%.1fx)\n", \
@@ -318,8 +352,9 @@ END {
 		status_n, status_s, status_s * 1000 / status_n, status_held
 	printf "},\"held_total_syscalls\":\"%s\"", held_total >> out
 	printf ",\"chain_instructions_over_floor\":\"%s\"", instr >> out
+	printf ",\"runtime_syscalls\":\"%s\"", rt_syscalls >> out
 	printf ",\"status\":{\"programs\":%d,\"seconds\":%s}", status_n, status_s >> out
 	printf ",\"stripped_size\":{\"host\":%d,\"aarch64\":%d},", size, size_a64 >> out
 	printf "\"patch\":{\"copies\":%d,\"cudaload_patch_s\":%s,\"patchelf_s\":%s}}\n", copies, patch_s, patchelf_s >> out
-}' "$O/syscalls.csv" "$O/trivial.csv" "$O/python3.csv"
+}' "$O/syscalls.csv" "$O/trivial.csv" "$O/python3.csv" "$O/runtime.csv"
 echo "figures: $O/results.json"

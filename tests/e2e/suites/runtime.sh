@@ -5,7 +5,10 @@
 # (the arguments, the bundle's config.json), on bundles made by runc spec;
 # then under the real engines (Docker, containerd's ctr, podman), the
 # hook judging the images and hosts of container.sh.
-# Usage: runtime.sh BUILD
+# Usage: runtime.sh BUILD [cost [N]]: with cost, only what the wrapper and
+# the hook cost a container's start under Docker: N runs (15) each of
+# docker run --gpus all with runc, with cudaload-runtime opted out (the
+# wrapper alone) and with it (wrapper and hook), interleaved, and medians.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../lib/lib.sh"
@@ -228,7 +231,12 @@ for a; do case \${p:-} in --bundle|-b) b=\$a ;; esac; p=\$a; done
 exec runc "\$@"
 SPY
 chmod 755 "$W/spy-runc"
-echo "runtime = $W/spy-runc" >"$W/conf/engine.conf"
+cost=${2:-}
+if [ "$cost" = cost ]; then
+	echo "runtime = $(command -v runc)" >"$W/conf/engine.conf"
+else
+	echo "runtime = $W/spy-runc" >"$W/conf/engine.conf"
+fi
 ENGINE_ENV="CUDALOAD_ROOT=$W/host CUDALOAD_CONFIG=$W/conf/engine.conf PATH=$W/nvbin:$PATH"
 printf '{"log-level": "warn", "runtimes": {"cudaload": {"path": "%s"}}, "default-runtime": "cudaload"}\n' "$RT" >"$W/d/daemon.json"
 # shellcheck disable=SC2086
@@ -249,6 +257,22 @@ image_env=NVIDIA_VISIBLE_DEVICES=all
 image nvenv-580 580.95.05 13000 "$pkg128" "$vllm"
 probe='/usr/bin/cudaprobe | grep "^libcuda="; cat /run/cudaload/oci-hook 2>/dev/null; exit 0'
 dk() { docker run --rm "$@" 2>&1; }
+
+if [ "$cost" = cost ]; then
+	n=${3:-15} i=0
+	: >"$W/runc.ms" && : >"$W/wrapper.ms" && : >"$W/hook.ms"
+	ms() { s=$(date +%s%N); "$@" >/dev/null 2>&1; echo $((($(date +%s%N) - s) / 1000000)); }
+	while [ $i -lt "$n" ]; do
+		ms docker run --rm --gpus all --runtime runc "$tag-vllm-580" /usr/bin/cudaprobe >>"$W/runc.ms"
+		ms docker run --rm --gpus all -e CUDALOAD_COMPAT=false "$tag-vllm-580" /usr/bin/cudaprobe >>"$W/wrapper.ms"
+		ms docker run --rm --gpus all "$tag-vllm-580" /usr/bin/cudaprobe >>"$W/hook.ms"
+		i=$((i + 1))
+	done
+	median() { sort -n "$1" | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+	echo "docker run --gpus all, $n each, median: runc $(median "$W/runc.ms") ms," \
+		"cudaload-runtime opted out $(median "$W/wrapper.ms") ms, cudaload-runtime and the hook $(median "$W/hook.ms") ms"
+	exit 0
+fi
 
 out=$(dk --gpus all "$tag-vllm-580" /bin/sh -c "$probe")
 contains "docker run --gpus all, vLLM-style image, H100 on 580: the system driver" "$out" \

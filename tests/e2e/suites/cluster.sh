@@ -155,11 +155,15 @@ before=$(listing "$H")
 # What has landed: configure (cudaload-runtime's engines) and --nfd-dir
 # (cudaload --status); rows that need one that has not are skipped, said so.
 mkdir -p "$W/probe"
-: >"$W/probe/config.toml"
+cp "$H/etc/containerd/config.toml" "$W/probe/config.toml"
+engine=none
 if "$B/cudaload-runtime" configure --runtime=containerd --config="$W/probe/config.toml" >"$W/probe.log" 2>&1; then
 	engine=auto
+elif grep -q 'not built yet' "$W/probe.log"; then
+	engine_why="cudaload-runtime configure is not in this build: $(head -n 1 "$W/probe.log")"
 else
-	engine=none engine_why="cudaload-runtime configure does not work in this build: $(head -n 1 "$W/probe.log")"
+	engine_why="cudaload-runtime configure fails on containerd's default config"
+	bad "$engine_why" "$(cat "$W/probe.log")"
 fi
 CUDALOAD_ROOT=$H "$B/cudaload" --status --nfd >/dev/null 2>&1
 [ $? -ne 100 ] && nfd=yes || nfd_why="cudaload --status --nfd is not in this build (usage error)"

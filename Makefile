@@ -229,7 +229,8 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 
 UNIT_TOOL := $(ELFPATCH_SRC) tools/patch/closure.c tools/patch/pysite.c tools/patch/replace.c \
 	loader/commands/ocihook/bundle.c loader/commands/ocihook/word.c tools/runtime/spec.c \
-	tools/verify/ptx.c loader/start/firstuse.c
+	tools/verify/ptx.c loader/start/firstuse.c \
+	tools/runtime/tomledit.c tools/runtime/daemonjson.c tools/runtime/containerd.c
 UNIT_DEPS := $(UNIT_SRC) $(COMMON_SRC) $(UNIT_TOOL) $(TOOL_HDR) $(wildcard tests/unit/*.h)
 UNIT_CFLAGS := $(HOST_CFLAGS) -Wno-missing-prototypes -Wno-write-strings
 
@@ -261,10 +262,10 @@ asan: $(BUILD)/asan/test_units
 E2E_ARCHES := $(sort $(ARCH) aarch64)
 each_arch = $(foreach a,$(E2E_ARCHES),$(1).$(a))
 each_mode = $(foreach a,$(E2E_ARCHES),$(foreach m,exec chain,$(1).$(a).$(m)))
-E2E_SUITES := distro $(call each_arch,verify) patch faults repro $(call each_arch,walk) strip status \
+E2E_SUITES := distro $(call each_arch,verify) patch faults repro $(call each_arch,walk) strip status nfd \
 	$(call each_mode,run) image container runtime cluster patchrace $(call each_mode,reach) nix cudart visible \
 	$(call each_mode,prepared) $(call each_mode,hold) $(call each_arch,firstuse) docs glibc231 \
-	valgrind record real-driver
+	valgrind record real-driver configure
 E2E_ALONE := secure deb
 E2E_JOBS ?= 4
 # What the suites share, made once before they start, E2E_JOBS builds at a
@@ -376,7 +377,7 @@ INSTALL_RUNTIME  ?= $(BUILD)/cudaload-runtime
 INSTALL_A64      ?= $(if $(HAVE_AARCH64),$(if $(filter aarch64,$(ARCH)),,$(BUILD)/aarch64/cudaload))
 # APT_HOOK=1 also installs the apt hook that re-patches upgraded programs.
 APT_HOOK         ?=
-MAN1 := man/cudaload.1 man/cudaload-patch.1
+MAN1 := man/cudaload.1 man/cudaload-patch.1 man/cudaload-runtime.1
 MAN5 := man/cudaload.conf.5
 # The README and the pages it links to, in the tree's own layout (DOCDIR/docs/).
 DOCS := $(wildcard docs/*.md)

@@ -43,7 +43,8 @@ static const char usage[] =
 	"usage: cudaload [--policy auto|compat|system] [--] PROGRAM [ARGS...]\n"
 	"       cudaload --explain [--json] [--policy P] [--root DIR] [PROGRAM]\n"
 	"       cudaload --verify [--json] [--timeout SECONDS] [PROGRAM...]\n"
-	"       cudaload --status [--json | --prometheus] [--textfile DIR] [--root DIR]\n"
+	"       cudaload --status [--json | --prometheus | --nfd] [--textfile DIR]\n"
+	"                [--nfd-dir DIR] [--root DIR]\n"
 	"       cudaload --oci-hook   (an OCI createContainer hook: the state on stdin)\n"
 	"       cudaload --version | --help\n"
 	"Runs PROGRAM with the newest CUDA forward-compatibility driver valid for\n"
@@ -66,6 +67,8 @@ static const char usage[] =
 	"               (or a verdict is stale), 2 the status cannot be told\n"
 	"  --prometheus with --status: node_exporter's textfile format\n"
 	"  --textfile D with --status: also write D/cudaload.prom, atomically\n"
+	"  --nfd        with --status: the node's labels for Node Feature Discovery\n"
+	"  --nfd-dir D  with --status: also write them to D/cudaload, atomically\n"
 	"  --oci-hook   judge a container's image against this host and make its\n"
 	"               loader agree (docs/containers.md); exits 0 whatever happens\n"
 	"  --root DIR   with --status or --explain: the image under DIR, its\n"
@@ -112,11 +115,15 @@ static void parse_options(int argc, char **argv, struct settings *s, struct opti
 			o->status = true;
 		} else if (strcmp(a, "--prometheus") == 0) {
 			o->so.prometheus = true;
-		} else if (strcmp(a, "--textfile") == 0 || strcmp(a, "--root") == 0) {
+		} else if (strcmp(a, "--nfd") == 0) {
+			o->so.nfd = true;
+		} else if (strcmp(a, "--textfile") == 0 || strcmp(a, "--nfd-dir") == 0 || strcmp(a, "--root") == 0) {
 			if (i + 1 >= argc || !argv[i + 1][0])
 				die(EXIT_USAGE, "%s needs a directory", a);
 			if (strcmp(a, "--root") == 0)
 				o->a->root = argv[++i];
+			else if (strcmp(a, "--nfd-dir") == 0)
+				o->so.nfd_dir = argv[++i];
 			else
 				o->so.textfile_dir = argv[++i];
 		} else if (strcmp(a, "--policy") == 0 || strncmp(a, "--policy=", 9) == 0) {
@@ -143,13 +150,13 @@ static void parse_options(int argc, char **argv, struct settings *s, struct opti
 	if (o->status) {
 		if (o->a->explain || i < argc)
 			die(EXIT_USAGE, "--status takes no program and no --explain");
-		if (o->a->json && o->so.prometheus)
-			die(EXIT_USAGE, "--json or --prometheus, not both");
+		if (o->a->json + o->so.prometheus + o->so.nfd > 1)
+			die(EXIT_USAGE, "one of --json, --prometheus and --nfd");
 		o->so.json = o->a->json;
 		return;
 	}
-	if (o->so.prometheus || o->so.textfile_dir)
-		die(EXIT_USAGE, "--prometheus and --textfile go with --status");
+	if (o->so.prometheus || o->so.textfile_dir || o->so.nfd || o->so.nfd_dir)
+		die(EXIT_USAGE, "--prometheus, --textfile, --nfd and --nfd-dir go with --status");
 	if (o->a->root && !o->a->explain)
 		die(EXIT_USAGE, "--root goes with --status or --explain");
 	if (o->a->root && i < argc && argv[i][0] != '/')

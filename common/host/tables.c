@@ -158,6 +158,11 @@ int tables_branch_newest(void)
 	return branch_cuda[COUNT(branch_cuda) - 1].branch;
 }
 
+int tables_cuda_release(int i)
+{
+	return i >= 0 && (size_t)i < COUNT(branch_cuda) ? branch_cuda[i].cuda : 0;
+}
+
 int tables_branch_cuda(int branch)
 {
 	int cuda = 0;

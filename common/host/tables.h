@@ -29,6 +29,10 @@ int tables_branch_cuda(int branch);
 /* The newest branch the driver table knows (620). */
 int tables_branch_newest(void);
 
+/* The i-th CUDA release of the driver table, oldest first (11.0 for 0);
+ * 0 past its last row.  Every release a compat package can be of. */
+int tables_cuda_release(int i);
+
 /* Does NVIDIA support compat CUDA `cuda` on L4T release `l4t_major`?
  * 1 yes, 0 no, -1 the release is not in the table.  A CUDA newer than
  * tables_edition is for the caller to call unknown. */

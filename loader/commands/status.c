@@ -15,6 +15,7 @@
 
 #include "../../common/packages/compat.h"
 #include "../../common/decision/decide.h"
+#include "../../common/decision/forward.h"
 #include "../../common/elf/elfread.h"
 #include "../../common/base/json.h"
 #include "../../common/decision/judge.h"
@@ -78,6 +79,7 @@ struct host_status {
 	int counts[P_N];
 	bool oom;
 	bool image;			/* --root: every path shown as the image's */
+	int forward;			/* --nfd: forward_newest(), 0 none */
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -718,17 +720,80 @@ static void print_prometheus(FILE *f, const struct host_status *m)
 	}
 }
 
-/* ---- the textfile ------------------------------------------------------- */
+/* ---- Node Feature Discovery's feature file ------------------------------ */
 
-/* DIR/cudaload.prom, whole or not at all: node_exporter may read it at any
- * moment, so it is put in place whole (atomicfile.h: a temporary no one can
- * name in advance, never a FIFO or a link found there, and whose name does
- * not end in .prom, which the exporter skips).  Root writes it into a
- * directory that is often the exporter's user's: every step goes through the
- * directory's descriptor.  A directory anyone may write to without the
- * sticky bit is refused: there anyone could rename over the file.  0, or -1
+/* NAME.major and NAME.minor of CUDA cuda: separate integers, which a
+ * nodeAffinity's Gt and Lt compare (a "13.1" value they cannot). */
+static void nfd_version(FILE *f, const char *name, int cuda)
+{
+	fprintf(f, STATUS_NFD_PREFIX "%s.major=%d\n" STATUS_NFD_PREFIX "%s.minor=%d\n", name, cuda / 1000,
+		name, cuda % 1000 / 10);
+}
+
+/* secs since the epoch as RFC 3339 in UTC ("2026-12-01T08:30:00Z"), by
+ * the days-to-civil-date arithmetic of the proleptic Gregorian calendar:
+ * musl's gmtime_r would bring its time zone state into the loader's one
+ * writable page. */
+static const char *utc_rfc3339(long long secs, char *buf, size_t cap)
+{
+	long long days = secs / 86400, rest = secs % 86400;
+	if (rest < 0) {
+		rest += 86400;
+		days--;
+	}
+	long long z = days + 719468;	/* days since 0000-03-01 */
+	long long era = (z >= 0 ? z : z - 146096) / 146097;
+	long long doe = z - era * 146097;
+	long long yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	long long doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	long long mp = (5 * doy + 2) / 153;
+	long long day = doy - (153 * mp + 2) / 5 + 1, month = mp < 10 ? mp + 3 : mp - 9;
+	long long year = yoe + era * 400 + (month <= 2);
+	snprintf(buf, cap, "%04lld-%02lld-%02lldT%02lld:%02lld:%02lldZ", year, month, day, rest / 3600,
+		 rest / 60 % 60, rest % 60);
+	return buf;
+}
+
+/* The node's labels, one NAME=VALUE a line (NFD's local source; names and
+ * values within Kubernetes' rules: every value an integer, true or false),
+ * after an expiry so that NFD drops them once nothing refreshes the file. */
+static void print_nfd(FILE *f, const struct host_status *m)
+{
+	const struct host *h = &m->j.host;
+	const struct decision *d = &m->j.d;
+	char expiry[32];
+	fputs("# cudaload --status --nfd: this node's CUDA for Node Feature Discovery (cudaload(1))\n", f);
+	fprintf(f, "# +expiry-time=%s\n", utc_rfc3339(m->now + STATUS_NFD_EXPIRY_SECONDS, expiry, sizeof expiry));
+	/* No driver, nothing to be compatible with: a CUDA label would claim
+	 * a CUDA no program here gets. */
+	if (h->platform == PLATFORM_NONE)
+		fputs("# no NVIDIA GPU or driver: no cuda.* label\n", f);
+	else {
+		int runtime = d->use_compat ? m->j.cands.v[d->chosen].cuda : h->cuda;
+		if (h->cuda)
+			nfd_version(f, "cuda.system", h->cuda);
+		if (runtime)
+			nfd_version(f, "cuda.runtime", runtime);
+		if (m->forward)
+			nfd_version(f, "cuda.forward", m->forward);
+	}
+	fprintf(f, STATUS_NFD_PREFIX "compat.usable=%s\n", d->use_compat ? "true" : "false");
+	fprintf(f, STATUS_NFD_PREFIX "holds=%s\n", exit_status(m) == STATUS_HOLDS ? "true" : "false");
+}
+
+/* ---- files for collectors: the textfile, the feature file -------------- */
+
+/* DIR/NAME, whole or not at all: a collector (node_exporter, NFD's worker)
+ * may read it at any moment, so it is put in place whole (atomicfile.h: a
+ * temporary no one can name in advance, never a FIFO or a link found
+ * there, a dot-file whose name does not end in .prom, which both collectors
+ * skip).  Root writes it into a directory that is often a collector's
+ * user's: every step goes through the directory's descriptor.  A directory
+ * anyone may write to without the sticky bit is refused: there anyone could
+ * rename over the file.  option names the file in an error.  0, or -1
  * said. */
-static int write_textfile(const struct host_status *m, const char *dir)
+static int write_into(const struct host_status *m, const char *dir, const char *name, const char *option,
+		      void (*print)(FILE *, const struct host_status *))
 {
 	const char *why = NULL;
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -738,22 +803,22 @@ static int write_textfile(const struct host_status *m, const char *dir)
 		why = strerror(errno);
 	} else if ((st.st_mode & S_IWOTH) && !(st.st_mode & S_ISVTX)) {
 		why = "anyone may write there and it is not sticky: not written (chmod +t, or a "
-		      "directory only the exporter's user writes)";
-	} else if (atomic_begin(&a, dfd, STATUS_TEXTFILE, true) < 0) {
+		      "directory only the collector's user writes)";
+	} else if (atomic_begin(&a, dfd, name, true) < 0) {
 		why = strerror(errno);
 	} else {
 		FILE *f = atomic_stream(&a);
 		if (f)
-			print_prometheus(f, m);
+			print(f, m);
 		if (!f || fclose(f) != 0) {
 			why = strerror(errno);
 			atomic_abort(&a);
-		} else if (atomic_commit(&a, STATUS_TEXTFILE, 0644) < 0) {
+		} else if (atomic_commit(&a, name, 0644) < 0) {
 			why = strerror(errno);
 		}
 	}
 	if (why)
-		fprintf(stderr, "cudaload: --textfile: %s/%s: %s\n", dir, STATUS_TEXTFILE, why);
+		fprintf(stderr, "cudaload: %s: %s/%s: %s\n", option, dir, name, why);
 	if (dfd >= 0)
 		close(dfd);
 	return why ? -1 : 0;
@@ -783,13 +848,21 @@ int status_run(struct settings *s, const char *self, const struct status_options
 		fputs("cudaload: --status: out of memory\n", stderr);
 		return STATUS_UNREADABLE;
 	}
+	if ((o->nfd || o->nfd_dir) && (m->forward = forward_newest(&m->j.host, m->cls, m->elf_machine)) < 0) {
+		fputs("cudaload: --status: out of memory\n", stderr);
+		return STATUS_UNREADABLE;
+	}
 	int st = exit_status(m);
-	if (o->textfile_dir && write_textfile(m, o->textfile_dir) < 0)
+	if (o->textfile_dir && write_into(m, o->textfile_dir, STATUS_TEXTFILE, "--textfile", print_prometheus) < 0)
+		st = STATUS_UNREADABLE;
+	if (o->nfd_dir && write_into(m, o->nfd_dir, STATUS_NFD_FILE, "--nfd-dir", print_nfd) < 0)
 		st = STATUS_UNREADABLE;
 	if (o->json)
 		print_json(stdout, m);
 	else if (o->prometheus)
 		print_prometheus(stdout, m);
+	else if (o->nfd)
+		print_nfd(stdout, m);
 	else
 		print_text(stdout, m);
 	if (fflush(stdout) != 0)

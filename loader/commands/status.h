@@ -19,6 +19,11 @@
  * missing (the file is gone), or broken (it cannot start: its interpreter or
  * its real loader is missing, or it is not a program).
  *
+ * --nfd gives the node's labels for Node Feature Discovery's local source
+ * (docs/fleet.md): the system driver's CUDA, what a program run through
+ * cudaload gets, the newest CUDA a package NVIDIA supports here would give
+ * (forward.h), whether a package is taken, and whether the status holds.
+ *
  * Exit status (cudaload(1)): 0 every program holds and no verdict is stale,
  * 1 something does not hold or a verdict is stale, 2 the status could not be
  * read (the record unreadable, out of memory, a write failed).
@@ -39,9 +44,23 @@
  * collector reads *.prom there). */
 #define STATUS_TEXTFILE "cudaload.prom"
 
+/* The file --nfd-dir writes in its directory: Node Feature Discovery's
+ * local source reads every file of features.d but dot-files (the
+ * temporary's) and files over 64 KiB; GPU Feature Discovery's is "gfd". */
+#define STATUS_NFD_FILE "cudaload"
+/* The labels' names begin with it (Kubernetes: a DNS subdomain, then '/'). */
+#define STATUS_NFD_PREFIX "cudaload.dev/"
+/* How long after it is written NFD keeps the file's labels (its
+ * "# +expiry-time=" directive): 2 hours, two dozen runs of
+ * cudaload-status.timer (every 5 minutes) or of a DaemonSet's loop, so
+ * that labels go away from a node where nothing refreshes them any more
+ * and one missed run changes nothing. */
+#define STATUS_NFD_EXPIRY_SECONDS (2 * 60 * 60)
+
 struct status_options {
-	bool json, prometheus;
+	bool json, prometheus, nfd;
 	const char *textfile_dir;	/* --textfile DIR, or NULL */
+	const char *nfd_dir;		/* --nfd-dir DIR, or NULL */
 	bool image;			/* --root: paths shown as the image's */
 };
 

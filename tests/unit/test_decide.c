@@ -2,6 +2,7 @@
 #include "helpers.h"
 
 #include "../../common/decision/decide.h"
+#include "../../common/decision/forward.h"
 #include "../../common/host/tables.h"
 
 #define V(a, b) ((a) * 1000 + (b) * 10)
@@ -821,4 +822,66 @@ Test(decide_arch, unknown_architecture_needs_the_drivers_word)
 	run(&h, v, 1, POLICY_AUTO);
 	cr_assert(strstr(v[0].reason, "needs the driver's word: NVIDIA Future GPU: architecture unknown (device 0x3fff is not in cudaload's table)") == v[0].reason,
 		  "%s", v[0].reason);
+}
+
+/* forward.h: the newest CUDA a package NVIDIA publishes would be taken
+ * with, by the tables alone.  The rows: the forward-compatibility table
+ * (13.4 edition: 535, 570, 580, 590, 595, 610, 615 take up to 13.4), the
+ * driver deprecation schedule (Volta ends at R580: CUDA 13.0), the brands,
+ * the CUDA for Tegra application note (r35: to 12.2, r36: to 12.9, r38:
+ * none, r39: 13.3 and 13.4). */
+static int forward(const struct host *h)
+{
+	return forward_newest(h, ELFCLASS64, EM_AARCH64);
+}
+
+Test(decide_forward, data_center_hosts)
+{
+	struct host h = dgpu_full(535, 261, 3);
+	add_gpu(&h, "NVIDIA H100 80GB HBM3", GPU_ARCH_HOPPER);
+	cr_assert_eq(forward(&h), V(13, 4));
+	add_gpu(&h, "Tesla V100-SXM2-16GB", GPU_ARCH_VOLTA);
+	cr_assert_eq(forward(&h), V(13, 0), "the V100 beside it sets the node's limit");
+
+	struct host v580 = dgpu_full(580, 95, 5);
+	add_gpu(&v580, "Tesla V100-SXM2-16GB", GPU_ARCH_VOLTA);
+	cr_assert_eq(forward(&v580), 0, "13.0 is not newer than a 580 host's own");
+
+	struct host h615 = dgpu(615), h620 = dgpu(620), h550 = dgpu(550);
+	cr_assert_eq(forward(&h615), 0, "nothing the tables know is newer than 13.4");
+	cr_assert_eq(forward(&h620), 0, "R620 is not a target of the 13.4 edition's table");
+	cr_assert_eq(forward(&h550), 0, "end of life: not a supported target");
+
+	struct host k80 = dgpu(470);
+	add_gpu(&k80, "Tesla K80", GPU_ARCH_KEPLER);
+	cr_assert_eq(forward(&k80), 0);
+
+	struct host geforce = dgpu(570);
+	add_gpu(&geforce, "NVIDIA GeForce RTX 4090", GPU_ARCH_ADA);
+	geforce.unsupported_gpu = 1;
+	cr_assert_eq(forward(&geforce), 0, "GeForce: 804");
+
+	struct host workstation = dgpu(535);
+	add_gpu(&workstation, "NVIDIA RTX A6000", GPU_ARCH_AMPERE);
+	workstation.ask_gpu = 1;
+	cr_assert_eq(forward(&workstation), 0, "only the driver can say");
+
+	struct host none;
+	memset(&none, 0, sizeof none);
+	cr_assert_eq(forward(&none), 0);
+}
+
+Test(decide_forward, jetson_hosts)
+{
+	struct host jp5 = jetson(35, 4, V(11, 4), "tegra234"), jp6 = jetson(36, 4, V(12, 6), "tegra234");
+	struct host xavier = jetson(35, 4, V(11, 4), "tegra194"), nano = jetson(32, 7, V(10, 2), "tegra210");
+	struct host orin_r39 = jetson(39, 2, V(13, 2), "tegra234");
+	cr_assert_eq(forward(&jp5), V(12, 2));
+	cr_assert_eq(forward(&jp6), V(12, 9));
+	cr_assert_eq(forward(&xavier), V(12, 2));
+	cr_assert_eq(forward(&nano), 0);
+	cr_assert_eq(forward(&orin_r39), V(13, 4), "compat_orin");
+	struct host r38 = thor(38, V(13, 0), 580, 0, -1), r39 = thor(39, V(13, 2), 595, 78, 0);
+	cr_assert_eq(forward(&r38), 0);
+	cr_assert_eq(forward(&r39), V(13, 4), "the data-center package of R615");
 }

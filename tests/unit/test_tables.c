@@ -39,6 +39,22 @@ Test(tables_happy, branch_cuda)
 	cr_assert_eq(tables_branch_newest(), 620);
 }
 
+/* the releases a package can be of, oldest first, each the CUDA of a
+ * branch row: every one forward.h puts to the decision */
+Test(tables_happy, cuda_releases)
+{
+	int n = 0, last = 0;
+	for (int cuda; (cuda = tables_cuda_release(n)); n++) {
+		cr_assert_gt(cuda, last, "release %d: %d after %d", n, cuda, last);
+		cr_assert_eq(tables_branch_cuda(tables_cuda_branch(cuda)), cuda, "%d", cuda);
+		last = cuda;
+	}
+	cr_assert_eq(tables_cuda_release(0), 11000);
+	cr_assert_eq(last, tables_branch_cuda(tables_branch_newest()));
+	cr_assert_eq(tables_cuda_release(-1), 0);
+	cr_assert_gt(n, 20);
+}
+
 Test(tables_sad, branch_newer_than_the_table)
 {
 	cr_assert_eq(tables_branch_cuda(625), 0, "unknown, never the last row");

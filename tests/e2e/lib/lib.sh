@@ -78,6 +78,30 @@ status() {
 	if [ "$2" = "$3" ]; then ok "$1"; else bad "$1: got $3, want $2" "${4:-}"; fi
 }
 
+# written_atomically NAME DIR FILE CMD...: CMD, traced, puts DIR/FILE in place
+# as common/base/atomicfile.h says: a temporary .FILE.cudaload-XXXXXX (a
+# dot-file, which the collectors skip) created new by name, exclusively and
+# never through a link, then renamed over FILE, nothing else left in DIR.
+# DIR/FILE is removed first; DIR.strace keeps the trace.  Skipped where
+# strace is missing or cannot trace.
+written_atomically() {
+	wa_name=$1 wa_dir=$2 wa_file=$3
+	shift 3
+	if ! command -v strace >/dev/null 2>&1 || ! strace -f -qq -o /dev/null true 2>/dev/null; then
+		skip "$wa_name" "no strace, or it cannot trace here"
+		return
+	fi
+	rm -f "$wa_dir/$wa_file"
+	strace -f -qq -o "$wa_dir.strace" -e trace=openat,renameat,renameat2 "$@" >/dev/null 2>&1
+	status "$wa_name: exit" 0 "$?"
+	wa_re=$(printf '%s' "$wa_file" | sed 's/[].[*^$\\]/\\&/g')
+	status "$wa_name: created by name, exclusively" 1 "$(grep -c \
+		"openat([0-9]*, \"\\.$wa_re\\.cudaload-[0-9A-Za-z]\\{6\\}\", O_RDWR|O_CREAT|O_EXCL|.*O_NOFOLLOW" "$wa_dir.strace")"
+	status "$wa_name: renamed into place" 1 \
+		"$(grep -c "rename.*\"\\.$wa_re\\.cudaload-[0-9A-Za-z]\\{6\\}\", [0-9]*, \"$wa_re\"" "$wa_dir.strace")"
+	status "$wa_name: no temporary left" "$wa_file" "$(ls -A "$wa_dir")"
+}
+
 # man_words PAGE: the rendered man page, one word a line, for lookups
 man_words() { mandoc -T utf8 "$1" 2>/dev/null | col -b | tr -s ' \t,.;:()[]|' '\n\n\n\n\n\n\n\n\n'; }
 

@@ -50,10 +50,19 @@ for v in $vars; do printf '%s\n' "$words" | grep -qx "$v" || missing="$missing $
 	bad "cudaload.1 lacks${missing:- (no variables found in the source)}"
 
 words=$(man_words man/cudaload-patch.1)
-vars=$(grep -ho '"CUDALOAD_[A-Z_]*' tools/*/*.c tools/patch/elfpatch/*.c | sed 's/^"//' | sort -u)
+vars=$(grep -ho '"CUDALOAD_[A-Z_]*' tools/patch/*.c tools/verify/*.c tools/patch/elfpatch/*.c | sed 's/^"//' | sort -u)
 missing=
 for v in $vars; do printf '%s\n' "$words" | grep -qx "$v" || missing="$missing $v"; done
 [ -z "$missing" ] && ok "cudaload-patch.1 documents every variable: $(echo $vars)" || bad "cudaload-patch.1 lacks$missing"
+
+# cudaload-runtime's: the ones it reads in a container's environment (the
+# bare prefix is how it passes its own CUDALOAD_* on to the hook)
+words=$(man_words man/cudaload-runtime.1)
+vars=$(grep -ho '"CUDALOAD_[A-Z_]*[A-Z]' tools/runtime/*.c | sed 's/^"//' | sort -u)
+missing=
+for v in $vars; do printf '%s\n' "$words" | grep -qx "$v" || missing="$missing $v"; done
+[ -n "$vars" ] && [ -z "$missing" ] && ok "cudaload-runtime.1 documents every variable: $(echo $vars)" ||
+	bad "cudaload-runtime.1 lacks${missing:- (no variables found in the source)}"
 
 # Config keys the parser takes.
 words=$(man_words man/cudaload.conf.5)

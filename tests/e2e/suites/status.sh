@@ -195,7 +195,7 @@ rm -rf "$W/unit" && mkdir -p "$W/unit"
 out=$(env -i CUDALOAD_ROOT="$W/empty" CUDALOAD_CONFIG="$W/empty.conf" sh -c "$run" 2>&1)
 status "timer's unit: no directory, exit 0" 0 "$?" "$out"
 has "timer's unit: no directory, says so" "$out" \
-	"cudaload: no CUDALOAD_TEXTFILE_DIR (systemctl edit cudaload-status.service): no metrics written"
+	"cudaload: no CUDALOAD_TEXTFILE_DIR or CUDALOAD_NFD_DIR (systemctl edit cudaload-status.service): nothing written"
 status "timer's unit: no directory, no file" "" "$(ls -A "$W/unit")"
 env -i CUDALOAD_ROOT="$W/empty" CUDALOAD_CONFIG="$W/empty.conf" CUDALOAD_TEXTFILE_DIR="$W/unit" sh -c "$run"
 status "timer's unit: exit" 0 "$?"
@@ -270,20 +270,9 @@ contains "textfile: not a directory: says so" "$out" "$W/secret/cudaload.prom: N
 status "textfile: not a directory: the file untouched" "secret 600" "$(cat "$W/secret") $(stat -c %a "$W/secret")"
 # the temporary is new, created exclusively under a random name, and
 # renamed into place, as strace shows (common/base/atomicfile.h)
-if command -v strace >/dev/null 2>&1 && strace -f -qq -o /dev/null true 2>/dev/null; then
-	rm -f "$W/tf/cudaload.prom"
-	# shellcheck disable=SC2086
-	strace -f -qq -o "$W/tf.strace" -e trace=openat,renameat,renameat2 $E --status --textfile "$W/tf" >/dev/null 2>&1
-	status "textfile, traced: exit" 0 "$?"
-	status "textfile, traced: created by name, exclusively" 1 \
-		"$(grep -c 'openat([0-9]*, "\.cudaload\.prom\.cudaload-[0-9A-Za-z]\{6\}", O_RDWR|O_CREAT|O_EXCL|.*O_NOFOLLOW' "$W/tf.strace")"
-	status "textfile, traced: renamed into place" 1 \
-		"$(grep -c 'rename.*"\.cudaload\.prom\.cudaload-[0-9A-Za-z]\{6\}", [0-9]*, "cudaload\.prom"' "$W/tf.strace")"
-	contains "textfile, traced: written" "$(cat "$W/tf/cudaload.prom" 2>&1)" "cudaload_holds 1"
-	status "textfile, traced: no temporary left" "cudaload.prom" "$(ls -A "$W/tf")"
-else
-	skip "textfile, traced" "no strace, or it cannot trace here"
-fi
+# shellcheck disable=SC2086
+written_atomically "textfile, traced" "$W/tf" cudaload.prom $E --status --textfile "$W/tf"
+contains "textfile, traced: written" "$(cat "$W/tf/cudaload.prom" 2>&1)" "cudaload_holds 1"
 
 # ---- names that are not UTF-8 or hold control characters ----
 # Program paths from the record and a package directory with bytes \xff\xfe,

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/* configure's pure edits (tools/runtime/): the TOML line editor, Docker's
+ * daemon.json, containerd's imports line. */
+#include "helpers.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../tools/runtime/containerd.h"
+#include "../../tools/runtime/daemonjson.h"
+#include "../../tools/runtime/tomledit.h"
+
+static char why[256];
+
+Test(tomledit, canonical_paths_multiline_values_and_lookups)
+{
+	const char *t = "version = 3 # the newest\n"
+			"imports = [\n  \"/a.toml\", # one\n  '/b/*.toml',\n]\n"
+			"[plugins.'io.containerd.cri.v1.runtime'.containerd]\n"
+			"  default_runtime_name = \"runc\"\n"
+			"  s = \"\"\"x\ny\"\"\"\n";
+	struct toml_doc d;
+	char s[64];
+	long v = 0;
+	cr_assert_eq(toml_parse(&d, t, strlen(t), why, sizeof why), 0, "%s", why);
+	const struct toml_item *it = toml_find(&d, "version", TOML_ENTRY);
+	cr_assert(it && toml_integer(&d, it, &v) && v == 3);
+	it = toml_find(&d, "plugins.\"io.containerd.cri.v1.runtime\".containerd.default_runtime_name", TOML_ENTRY);
+	cr_assert(it && toml_string(&d, it, s, sizeof s));
+	cr_assert_str_eq(s, "runc");
+	cr_assert(toml_find(&d, "plugins.\"io.containerd.cri.v1.runtime\".containerd", TOML_TABLE));
+	cr_assert(toml_under("plugins.x.y", "plugins.x") && !toml_under("plugins.xy", "plugins.x"));
+	toml_free(&d);
+}
+
+Test(tomledit, refuses_what_is_malformed_or_too_long)
+{
+	static const char *const bad[] = {
+		"[a\n", "a = \n", "a = \"open\n", "a = [1, 2\n", "a = 1 junk\n", "= 1\n", "a = '''x\n",
+		"[[a]\n",
+	};
+	struct toml_doc d;
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		cr_expect_eq(toml_parse(&d, bad[i], strlen(bad[i]), why, sizeof why), -1, "%s", bad[i]);
+	char *long_line = malloc(TOML_LINE_MAX + 16);
+	memset(long_line, 'a', TOML_LINE_MAX + 8);
+	memcpy(long_line + TOML_LINE_MAX + 8, " = 1\n", 6);
+	cr_expect_eq(toml_parse(&d, long_line, strlen(long_line), why, sizeof why), -1);
+	cr_expect(strstr(why, "longer than"), "%s", why);
+	free(long_line);
+	cr_expect_eq(toml_parse(&d, "a = 1\0b", 7, why, sizeof why), -1);
+}
+
+Test(daemonjson, configure_keeps_the_rest_and_unconfigure_gives_it_back)
+{
+	const char *t = "{\n  \"log-driver\": \"journald\",\n  \"runtimes\": {\n    \"nvidia\": {\"path\": \"x\"}\n  }\n}\n";
+	char *out, *back;
+	size_t n, m;
+	cr_assert_eq(daemonjson_configure(t, strlen(t), "/usr/bin/cudaload-runtime", true, &out, &n, why, sizeof why), 0,
+		     "%s", why);
+	cr_expect(strstr(out, "    \"nvidia\": {\"path\": \"x\"},\n    \"cudaload\": {\n"
+			      "      \"path\": \"/usr/bin/cudaload-runtime\"\n    }\n"), "%s", out);
+	cr_expect(strstr(out, ",\n  \"default-runtime\": \"cudaload\"\n}\n"), "%s", out);
+	cr_assert_eq(daemonjson_unconfigure(out, n, &back, &m, why, sizeof why), 0, "%s", why);
+	cr_expect(m == strlen(t) && memcmp(back, t, m) == 0, "%s", back);
+	free(out);
+	free(back);
+}
+
+Test(daemonjson, compact_and_empty_files_and_refusals)
+{
+	char *out;
+	size_t n;
+	const char *compact = "{\"a\":1}";
+	cr_assert_eq(daemonjson_configure(compact, strlen(compact), "/r", false, &out, &n, why, sizeof why), 0);
+	cr_expect_str_eq(out, "{\"a\":1, \"runtimes\": {\"cudaload\": {\"path\": \"/r\"}}}");
+	free(out);
+	cr_assert_eq(daemonjson_configure(NULL, 0, "/r", false, &out, &n, why, sizeof why), 0);
+	cr_expect_str_eq(out, "{\n    \"runtimes\": {\n        \"cudaload\": {\n            \"path\": \"/r\"\n"
+			      "        }\n    }\n}\n");
+	free(out);
+	static const char *const bad[] = { "", "{", "[]", "{\"runtimes\": 1}", "{\"a\":1,}", "{} x",
+					   "{\"default-runtime\": \"a\", \"default-runtime\": \"b\"}" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		cr_expect_eq(daemonjson_configure(bad[i], strlen(bad[i]), "/r", true, &out, &n, why, sizeof why), -1,
+			     "%s", bad[i]);
+}
+
+Test(containerd, imports_added_once_and_taken_out)
+{
+	const char *t = "version = 2\nimports = [\"/etc/containerd/x.toml\"]\n";
+	char *out, *back;
+	size_t n, m;
+	cr_assert_eq(containerd_imports_add(t, strlen(t), "/etc/containerd", "/etc/containerd/conf.d/cudaload.toml",
+					    &out, &n, why, sizeof why), 0, "%s", why);
+	cr_expect_str_eq(out, "version = 2\nimports = [\"/etc/containerd/x.toml\", "
+			      "\"/etc/containerd/conf.d/cudaload.toml\"]\n");
+	cr_assert_eq(containerd_imports_remove(out, n, "/etc/containerd/conf.d/cudaload.toml", &back, &m, why,
+					       sizeof why), 0);
+	cr_expect_str_eq(back, t);
+	free(out);
+	free(back);
+	/* a pattern that covers it: nothing added */
+	const char *glob = "version = 2\nimports = [\"conf.d/*.toml\"]\n";
+	cr_assert_eq(containerd_imports_add(glob, strlen(glob), "/etc/containerd", "/etc/containerd/conf.d/cudaload.toml",
+					    &out, &n, why, sizeof why), 0);
+	cr_expect_str_eq(out, glob);
+	free(out);
+	long v;
+	cr_expect_eq(containerd_version("[plugins.cri]\n", 14, &v, why, sizeof why), -1);
+}

@@ -145,6 +145,25 @@ $(BUILD)/cudaload-runtime: $(patsubst %.c,$(BUILD)/musl/%.o,$(RUNTIME_SRC) $(RUN
 $(BUILD)/aarch64/cudaload-runtime: $(patsubst %.c,$(BUILD)/aarch64/musl/%.o,$(RUNTIME_SRC) $(RUNTIME_USES))
 	$(QUIET) $(call runtime_link,$(AARCH64_CC),$(AARCH64_MUSL_LIB),$^) -o $@
 
+# ---- the cluster image (deploy/kubernetes/, docs/fleet.md) ----
+# An OCI archive made from the static binaries and a static busybox, with
+# no base image and no daemon: `podman load -i build/cudaload-image-x86_64.tar`.
+# The aarch64 one where the aarch64 binaries are built and BUSYBOX_AARCH64
+# names a static aarch64 busybox (Debian's busybox-static:arm64 /bin/busybox).
+IMAGE_REF       ?= localhost/cudaload:$(VERSION)
+BUSYBOX         ?= /bin/busybox
+BUSYBOX_AARCH64 ?= $(if $(filter aarch64,$(ARCH)),$(BUSYBOX))
+IMAGE_INPUTS    := scripts/mkimage.sh scripts/mkpin.sh deploy/image/cudaload-node etc/cudaload.conf \
+	etc/cudaload-cdi.json etc/cudaload-oci-hook.json
+$(BUILD)/cudaload-image-$(ARCH).tar: $(BUILD)/cudaload $(BUILD)/cudaload-runtime $(IMAGE_INPUTS)
+	sh scripts/mkimage.sh $@ $(ARCH) $(IMAGE_REF) $(BUILD)/cudaload $(BUILD)/cudaload-runtime $(BUSYBOX)
+ifneq ($(ARCH),aarch64)
+$(BUILD)/cudaload-image-aarch64.tar: $(BUILD)/aarch64/cudaload $(BUILD)/aarch64/cudaload-runtime $(IMAGE_INPUTS)
+	sh scripts/mkimage.sh $@ aarch64 $(IMAGE_REF) $(BUILD)/aarch64/cudaload $(BUILD)/aarch64/cudaload-runtime $(BUSYBOX_AARCH64)
+endif
+image: $(BUILD)/cudaload-image-$(ARCH).tar \
+	$(if $(and $(filter-out aarch64,$(ARCH)),$(HAVE_AARCH64),$(BUSYBOX_AARCH64)),$(BUILD)/cudaload-image-aarch64.tar)
+
 # ---- cudaload-patch: a host tool on elfutils' libelf ----
 ELFPATCH_SRC := $(wildcard tools/patch/elfpatch/*.c)
 TOOL_SRC := $(wildcard tools/patch/*.c) $(ELFPATCH_SRC) common/stores/patchlist.c common/base/inroot.c common/base/array.c common/base/atomicfile.c common/base/why.c common/elf/elfread.c common/base/sys.c
@@ -244,7 +263,7 @@ E2E_ARCHES := $(sort $(ARCH) aarch64)
 each_arch = $(foreach a,$(E2E_ARCHES),$(1).$(a))
 each_mode = $(foreach a,$(E2E_ARCHES),$(foreach m,exec chain,$(1).$(a).$(m)))
 E2E_SUITES := distro $(call each_arch,verify) patch faults repro $(call each_arch,walk) strip status nfd \
-	$(call each_mode,run) image container runtime patchrace $(call each_mode,reach) nix cudart visible \
+	$(call each_mode,run) image container runtime cluster patchrace $(call each_mode,reach) nix cudart visible \
 	$(call each_mode,prepared) $(call each_mode,hold) $(call each_arch,firstuse) docs glibc231 \
 	valgrind record real-driver configure
 E2E_ALONE := secure deb
@@ -448,4 +467,4 @@ man-lint:
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: device-check all aarch64-missing bench bench-smoke fuzz fuzz-replay unit asan e2e e2e-ready e2e-alone test check demo install uninstall deb man-lint clean
+.PHONY: image device-check all aarch64-missing bench bench-smoke fuzz fuzz-replay unit asan e2e e2e-ready e2e-alone test check demo install uninstall deb man-lint clean

@@ -230,7 +230,7 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 UNIT_TOOL := $(ELFPATCH_SRC) tools/patch/closure.c tools/patch/pysite.c tools/patch/replace.c \
 	loader/commands/ocihook/bundle.c loader/commands/ocihook/word.c tools/runtime/spec.c \
 	tools/verify/ptx.c loader/start/firstuse.c \
-	tools/runtime/tomledit.c tools/runtime/daemonjson.c tools/runtime/containerd.c
+	tools/runtime/tomledit.c tools/runtime/daemonjson.c tools/runtime/containerd.c tools/runtime/splice.c
 UNIT_DEPS := $(UNIT_SRC) $(COMMON_SRC) $(UNIT_TOOL) $(TOOL_HDR) $(wildcard tests/unit/*.h)
 UNIT_CFLAGS := $(HOST_CFLAGS) -Wno-missing-prototypes -Wno-write-strings
 
@@ -313,7 +313,7 @@ bench-smoke: all
 # ---- fuzzing: libFuzzer targets (clang) for every parser of outside data ----
 FUZZ_TARGETS := release versions notejson config elf patch verdict patchlist utf8 ldcache inroot prepared visible ocihook spec
 FUZZ_LIBSRC := $(COMMON_SRC) $(ELFPATCH_SRC) loader/commands/ocihook/bundle.c loader/commands/ocihook/word.c \
-	tools/runtime/spec.c
+	tools/runtime/spec.c tools/runtime/splice.c
 FUZZ_SECONDS ?= 60
 
 $(BUILD)/fuzz/%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIBSRC) $(TOOL_HDR)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../../common/base/why.h"
+#include "splice.h"
 
 #define NAME "cudaload"
 #define CRI_V2 "plugins.\"io.containerd.grpc.v1.cri\""
@@ -245,20 +246,6 @@ static bool element(const char *s, size_t start, size_t end, void *ctx)
 	e->start[e->n] = start;
 	e->end[e->n++] = end;
 	return true;
-}
-
-static char *splice(const char *t, size_t len, size_t at, size_t del, const char *add, size_t *out_len)
-{
-	size_t n = strlen(add);
-	char *out = malloc(len - del + n + 1);
-	if (!out)
-		return NULL;
-	memcpy(out, t, at);
-	memcpy(out + at, add, n);
-	memcpy(out + at + n, t + at + del, len - at - del);
-	*out_len = len - del + n;
-	out[*out_len] = '\0';
-	return out;
 }
 
 /* dropin as a TOML string into out (static, for the splices below). */

@@ -7,6 +7,7 @@
 
 #include "../../common/base/jsonread.h"
 #include "../../common/base/why.h"
+#include "splice.h"
 
 #define NAME "cudaload"
 #define MEMBERS_MAX 4096
@@ -171,21 +172,6 @@ static bool pretty(const char *t, const struct object *o)
 		if (t[p] == '\n')
 			return true;
 	return false;
-}
-
-/* One change: del bytes at `at` replaced by add. */
-static char *splice(const char *t, size_t len, size_t at, size_t del, const char *add, size_t *out_len)
-{
-	size_t n = strlen(add);
-	char *out = malloc(len - del + n + 1);
-	if (!out)
-		return NULL;
-	memcpy(out, t, at);
-	memcpy(out + at, add, n);
-	memcpy(out + at + n, t + at + del, len - at - del);
-	*out_len = len - del + n;
-	out[*out_len] = '\0';
-	return out;
 }
 
 /* The text to put "key": value into object o: its place, what it replaces. */

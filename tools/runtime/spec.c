@@ -9,6 +9,7 @@
 #include "../../common/base/sys.h"
 #include "../../common/base/why.h"
 #include "../../loader/commands/ocihook/bundle.h"
+#include "splice.h"
 
 struct scan {
 	struct spec_scan *s;
@@ -276,14 +277,7 @@ char *spec_add_hook(const char *text, size_t len, const struct spec_scan *s, con
 					    : asprintf(&insert, "%s\"hooks\":{\"createContainer\":[%s]}", comma, entry);
 	if (n < 0)
 		return NULL;
-	char *out = malloc(len + (size_t)n + 1);
-	if (out) {
-		memcpy(out, text, s->close_at);
-		memcpy(out + s->close_at, insert, (size_t)n);
-		memcpy(out + s->close_at + n, text + s->close_at, len - s->close_at);
-		out[len + (size_t)n] = '\0';
-		*out_len = len + (size_t)n;
-	}
+	char *out = splice(text, len, s->close_at, 0, insert, out_len);
 	free(insert);
 	return out;
 }

@@ -51,7 +51,7 @@ struct file {
 
 enum act_kind { ACT_MKDIR, ACT_WRITE, ACT_REMOVE, ACT_RMDIR };
 
-/* What a run will do, planned whole before anything is done, so that bad
+/* What a run will do, all worked out before anything is done, so that bad
  * input changes nothing. */
 struct action {
 	enum act_kind kind;
@@ -63,8 +63,8 @@ struct action {
 };
 
 #define ACTIONS_MAX 8
-static struct action plan[ACTIONS_MAX];
-static size_t planned;
+static struct action steps[ACTIONS_MAX];
+static size_t n_steps;
 static char why[1024];
 
 /* One line on stderr; -1. */
@@ -81,18 +81,18 @@ __attribute__((format(printf, 1, 2))) static int fail(const char *fmt, ...)
 
 static struct action *act(enum act_kind kind, const char *path)
 {
-	if (planned == ACTIONS_MAX) {
-		fail("%s: more changes than planned for (a bug)", path);
+	if (n_steps == ACTIONS_MAX) {
+		fail("%s: more changes than there is room for (a bug)", path);
 		exit(2);
 	}
-	struct action *a = &plan[planned++];
+	struct action *a = &steps[n_steps++];
 	memset(a, 0, sizeof *a);
 	a->kind = kind;
 	snprintf(a->path, sizeof a->path, "%s", path);
 	return a;
 }
 
-static void plan_write(const char *path, const char *text, size_t len, mode_t mode, const char *say)
+static void step_write(const char *path, const char *text, size_t len, mode_t mode, const char *say)
 {
 	struct action *a = act(ACT_WRITE, path);
 	a->text = text;
@@ -101,9 +101,9 @@ static void plan_write(const char *path, const char *text, size_t len, mode_t mo
 	snprintf(a->say, sizeof a->say, "%s", say);
 }
 
-static void plan_other(enum act_kind kind, const char *path, const char *say)
+static void step_other(enum act_kind kind, const char *path, const char *say)
 {
-	snprintf(act(kind, path)->say, sizeof plan[0].say, "%s", say);
+	snprintf(act(kind, path)->say, sizeof steps[0].say, "%s", say);
 }
 
 /* path read whole (at most FILE_MAX bytes, a plain file, never through a
@@ -186,12 +186,12 @@ static int write_file(const struct action *a)
 	return rc;
 }
 
-/* The plan carried out, each step said.  The exit status. */
+/* The steps carried out, each one said.  The exit status. */
 static int apply(const struct engine_info *e)
 {
 	size_t done = 0;
-	for (size_t i = 0; i < planned; i++) {
-		const struct action *a = &plan[i];
+	for (size_t i = 0; i < n_steps; i++) {
+		const struct action *a = &steps[i];
 		int rc = 0;
 		switch (a->kind) {
 		case ACT_MKDIR: rc = mkdir(a->path, 0755); break;
@@ -323,7 +323,7 @@ static int main_edit(const struct run *r, const char *text, size_t len, bool set
 	return rc < 0 ? fail("%s: %s", r->config, why) : 0;
 }
 
-static int plan_main_configure(const struct run *r, const struct file *main)
+static int steps_main_configure(const struct run *r, const struct file *main)
 {
 	static struct file backup;
 	char *text;
@@ -336,9 +336,9 @@ static int plan_main_configure(const struct run *r, const struct file *main)
 		if (load(&backup, r->backup) < 0)
 			return -1;
 		if (!backup.exists)
-			plan_write(r->backup, main->text, main->len, main->mode, "kept the file as it was in");
+			step_write(r->backup, main->text, main->len, main->mode, "kept the file as it was in");
 	}
-	plan_write(r->config, text, len, main->exists ? main->mode : 0644, main->exists ? "changed" : "made");
+	step_write(r->config, text, len, main->exists ? main->mode : 0644, main->exists ? "changed" : "made");
 	return 0;
 }
 
@@ -357,7 +357,7 @@ static int made_from(const struct run *r, const char *base, size_t base_len, con
 	return 0;
 }
 
-static int plan_main_unconfigure(const struct run *r, const struct file *main)
+static int steps_main_unconfigure(const struct run *r, const struct file *main)
 {
 	static struct file backup;
 	bool ours;
@@ -368,12 +368,12 @@ static int plan_main_unconfigure(const struct run *r, const struct file *main)
 	if (made_from(r, backup.exists ? backup.text : NULL, backup.len, main, &ours) < 0)
 		return -1;
 	if (ours && backup.exists) {
-		plan_write(r->config, backup.text, backup.len, backup.mode, "gave back, byte for byte,");
-		plan_other(ACT_REMOVE, r->backup, "removed");
+		step_write(r->config, backup.text, backup.len, backup.mode, "gave back, byte for byte,");
+		step_other(ACT_REMOVE, r->backup, "removed");
 		return 0;
 	}
 	if (ours) {
-		plan_other(ACT_REMOVE, r->config, "removed (configure had made it)");
+		step_other(ACT_REMOVE, r->config, "removed (configure had made it)");
 		return 0;
 	}
 	char *text;
@@ -384,7 +384,7 @@ static int plan_main_unconfigure(const struct run *r, const struct file *main)
 		return 0;
 	printf("%s was changed since configure: only cudaload's entries are taken out%s\n", r->config,
 	       backup.exists ? " (the file before configure: " BACKUP ")" : "");
-	plan_write(r->config, text, len, main->mode, "took cudaload's entries out of");
+	step_write(r->config, text, len, main->mode, "took cudaload's entries out of");
 	return 0;
 }
 
@@ -455,7 +455,7 @@ static void say_next(const struct containerd_note *note)
 	       note->nvidia_binary, resolved ? named : note->nvidia_binary);
 }
 
-static int plan_dropin_configure(const struct run *r, const struct file *main)
+static int steps_dropin_configure(const struct run *r, const struct file *main)
 {
 	static struct file old;
 	static struct containerd_note note;
@@ -468,9 +468,9 @@ static int plan_dropin_configure(const struct run *r, const struct file *main)
 	if (dropin_text(r, main, r->set_default, made_dir, &text, &len, &note) < 0)
 		return -1;
 	if (!dir_there)
-		plan_other(ACT_MKDIR, r->dropin_dir, "made the directory");
+		step_other(ACT_MKDIR, r->dropin_dir, "made the directory");
 	if (!old.exists || !same(text, len, old.text, old.len))
-		plan_write(r->dropin, text, len, 0644, old.exists ? "rewrote" : "wrote");
+		step_write(r->dropin, text, len, 0644, old.exists ? "rewrote" : "wrote");
 	if (note.handler[0])
 		printf("the handler " NAME " takes the settings of the handler %s\n", note.handler);
 	say_next(&note);
@@ -533,7 +533,7 @@ static int strip_dropin(const struct file *f, char **out, size_t *out_len, bool 
 	return 0;
 }
 
-static int plan_dropin_unconfigure(const struct run *r, const struct file *main)
+static int steps_dropin_unconfigure(const struct run *r, const struct file *main)
 {
 	static struct file old;
 	static struct containerd_note note;
@@ -558,14 +558,14 @@ static int plan_dropin_unconfigure(const struct run *r, const struct file *main)
 			return -1;
 		if (any_left) {
 			printf("%s was changed since configure: only cudaload's entries are taken out\n", r->dropin);
-			plan_write(r->dropin, text, len, old.mode, "took cudaload's entries out of");
+			step_write(r->dropin, text, len, old.mode, "took cudaload's entries out of");
 			return 0;
 		}
 		free(text);
 	}
-	plan_other(ACT_REMOVE, r->dropin, "removed");
+	step_other(ACT_REMOVE, r->dropin, "removed");
 	if (made_dir)
-		plan_other(ACT_RMDIR, r->dropin_dir, "removed the directory");
+		step_other(ACT_RMDIR, r->dropin_dir, "removed the directory");
 	return 0;
 }
 
@@ -649,14 +649,14 @@ int engines_main(int argc, char **argv, const char *self)
 	bool edits_main = r.which == DOCKER || r.which == CONTAINERD;
 	if (r.configure) {
 		if (e->dropin)
-			rc = plan_dropin_configure(&r, &main_file);
+			rc = steps_dropin_configure(&r, &main_file);
 		if (rc == 0 && edits_main)
-			rc = plan_main_configure(&r, &main_file);
+			rc = steps_main_configure(&r, &main_file);
 	} else {
 		if (e->dropin)
-			rc = plan_dropin_unconfigure(&r, &main_file);
+			rc = steps_dropin_unconfigure(&r, &main_file);
 		if (rc == 0 && edits_main)
-			rc = plan_main_unconfigure(&r, &main_file);
+			rc = steps_main_unconfigure(&r, &main_file);
 	}
 	if (rc < 0)
 		return 1;

@@ -51,7 +51,7 @@ sed "s|@BINDIR@|$P/bin|" "$top/etc/cudaload-oci-hook.json" >"$R$P/share/cudaload
 install -m 755 "$top/deploy/image/cudaload-node" "$R/usr/bin/cudaload-node"
 install -m 755 "$busybox" "$R/bin/busybox"
 # the applets cudaload-node runs, and a few to look around with kubectl exec
-for a in sh cat chmod chroot cmp cp date find grep head ls mkdir mv readlink rm rmdir sed \
+for a in sh cat chmod chroot cmp cp cut date dirname find grep head ls mkdir mv readlink rm rmdir sed \
 	sha256sum sleep sort stat tr wc; do
 	ln -s busybox "$R/bin/$a"
 done

@@ -243,9 +243,21 @@ status "the second run changes nothing (a listing with sizes and checksums)" "$f
 contains "and says so" "$run_log" "cudaload-node: /opt/cudaload is up to date"
 lacks "nothing installed again" "$run_log" "installed"
 
-# uninstall, as docs/fleet.md has it done: the node as it was, byte for byte
+# uninstall, as docs/fleet.md has it done: the node as it was, byte for
+# byte.  Told not to restart the engine, the first one keeps the binaries
+# that the running engine still names; the one after the restart ends it.
 out=$($RUN --rm "$ref" uninstall 2>&1)
 status "uninstall" 0 $? "$out"
+if [ "$engine" = auto ]; then
+	status "... the engine's files as they were" "$(printf '%s\n' "$before" | grep ' ./etc/containerd')" \
+		"$(listing "$H" | grep ' ./etc/containerd')"
+	contains "... the engine not restarted: the binaries it names kept, said so" "$out" \
+		"kept /opt/cudaload/bin: the running engine still names cudaload-runtime until it restarts"
+	[ -x "$H/opt/cudaload/bin/cudaload-runtime" ] && [ -x "$H/opt/cudaload/bin/cudaload" ] &&
+		ok "... /opt/cudaload/bin/cudaload-runtime and cudaload still there" || bad "... the engine's runtime is gone" "$out"
+	out=$($RUN --rm "$ref" uninstall 2>&1)
+	status "uninstall after the engine's restart" 0 $? "$out"
+fi
 status "after uninstall the node is as it was (a listing with sizes and checksums)" "$before" "$(listing "$H")"
 contains "it says what it removed" "$out" "cudaload-node: removed /opt/cudaload"
 out=$($RUN --rm "$ref" uninstall 2>&1)

@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,7 @@
 
 #include "../../common/base/atomicfile.h"
 #include "../../common/base/sys.h"
+#include "../../common/base/utf8.h"
 #include "../../common/base/why.h"
 #include "../../common/settings/settings.h"
 #include "engines.h"
@@ -96,6 +98,17 @@ static void put_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* JSON holds text: a value that is not UTF-8 would reach the runtime
+ * changed (Go's decoder makes each bad byte U+FFFD). */
+static bool is_utf8(const char *s)
+{
+	size_t n = strlen(s), k;
+	for (const unsigned char *p = (const unsigned char *)s; n; p += k, n -= k)
+		if (!(k = utf8_seq(p, n)))
+			return false;
+	return true;
+}
+
 /* The hook entry: the cudaload beside self, its environment PATH and our
  * own CUDALOAD_* settings.  NULL with why. */
 static char *hook_entry(const char *self, char **envp, char *why, size_t cap)
@@ -117,16 +130,21 @@ static char *hook_entry(const char *self, char **envp, char *why, size_t cap)
 	}
 	const char *path = NULL;
 	for (char **e = envp; *e; e++)
-		if (strncmp(*e, "PATH=", 5) == 0)
+		if (strncmp(*e, "PATH=", 5) == 0 && is_utf8(*e))
 			path = *e;
 	fputs("{\"path\":", f);
 	put_string(f, cudaload);
 	fputs(",\"args\":[\"cudaload\",\"--oci-hook\"],\"env\":[", f);
 	put_string(f, path ? path : "PATH=/usr/sbin:/usr/bin:/sbin:/bin");
 	for (char **e = envp; *e; e++)
-		if (strncmp(*e, "CUDALOAD_", 9) == 0) {
+		if (strncmp(*e, "CUDALOAD_", 9) != 0) {
+			continue;
+		} else if (is_utf8(*e)) {
 			fputc(',', f);
 			put_string(f, *e);
+		} else {
+			fprintf(stderr, "cudaload-runtime: %.*s: not UTF-8, left out of the hook's environment\n",
+				(int)strcspn(*e, "="), *e);
 		}
 	fputs("]}", f);
 	if (fclose(f) != 0) {

@@ -96,6 +96,12 @@ contains "... the hook's env: the wrapper's CUDALOAD_DEBUG" "$hook_env" "CUDALOA
 lacks "... the hook's env: nothing of the container's" "$hook_env" "/from-the-image"
 status "... config.json keeps its mode" 640 "$(stat -c %a "$W/nvvis/config.json")"
 lacks "... nothing said" "$err" "cudaload-runtime"
+# a setting that is not UTF-8 cannot pass through JSON unchanged: left out
+cp "$W/nvvis/config.orig" "$W/nvvis/config.json"
+err=$(env "$(printf 'CUDALOAD_BAD=\377')" CUDALOAD_CONFIG=$W/conf/spy.conf "$RT" create --bundle "$W/nvvis" c1 2>&1)
+contains "a CUDALOAD_ setting that is not UTF-8: left out, said so" "$err" "CUDALOAD_BAD: not UTF-8, left out"
+python3 -c 'import json,sys; json.load(open(sys.argv[1], encoding="utf-8"))' "$W/nvvis/config.json" 2>/dev/null &&
+	ok "... config.json still UTF-8 JSON" || bad "... config.json no longer UTF-8 JSON"
 cp "$W/nvvis/config.json" "$W/nvvis.once"
 wrap create --bundle "$W/nvvis" c1 >/dev/null 2>&1
 cmp -s "$W/nvvis.once" "$W/nvvis/config.json" && ok "a second create: hooked already, unchanged" ||

@@ -225,6 +225,7 @@ int main(int argc, char **argv, char **envp)
 		fprintf(stderr, "cudaload-runtime: %s; the container starts without the cudaload hook\n", why);
 	argv[0] = next;
 	execv(next, argv);
-	fprintf(stderr, "cudaload-runtime: %s: %s\n", next, strerror(errno));
-	return errno == ENOENT ? 127 : 126;
+	int err = errno;
+	fprintf(stderr, "cudaload-runtime: %s: %s\n", next, strerror(err));
+	return err == ENOENT ? 127 : 126;
 }

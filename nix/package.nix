@@ -46,7 +46,7 @@ stdenv.mkDerivation {
     mkdir -p $out/etc/cdi $out/share/containers/oci/hooks.d
     sed "s|@BINDIR@|$out/bin|" etc/cudaload-cdi.json >$out/etc/cdi/cudaload.json
     sed "s|@BINDIR@|$out/bin|" etc/cudaload-oci-hook.json >$out/share/containers/oci/hooks.d/cudaload.json
-    install -Dm644 -t $out/share/man/man1 man/cudaload.1 man/cudaload-patch.1
+    install -Dm644 -t $out/share/man/man1 man/cudaload.1 man/cudaload-patch.1 man/cudaload-runtime.1
     install -Dm644 -t $out/share/man/man5 man/cudaload.conf.5
     # the README and the pages it links to, as make install lays them out
     install -Dm644 -t $out/share/doc/cudaload README.md

@@ -90,7 +90,8 @@ for a in $arches; do
 	list=$(dpkg-deb -c "$deb" | awk '{print $1, $6}' | sed 's|^\(.\)[^ ]* \./|\1 /|')
 	for want in "- /usr/bin/cudaload" "- /usr/bin/cudaload-patch" "- /usr/bin/cudaload-runtime" "- /etc/cudaload.conf" \
 		"- /etc/apt/apt.conf.d/80cudaload" "- /usr/share/man/man1/cudaload.1.gz" \
-		"- /usr/share/man/man1/cudaload-patch.1.gz" "- /usr/share/man/man5/cudaload.conf.5.gz" \
+		"- /usr/share/man/man1/cudaload-patch.1.gz" "- /usr/share/man/man1/cudaload-runtime.1.gz" \
+		"- /usr/share/man/man5/cudaload.conf.5.gz" \
 		"- /usr/share/bash-completion/completions/cudaload" "l /usr/share/bash-completion/completions/cudaload-patch" \
 		"- /usr/share/doc/cudaload/copyright" "- /usr/share/doc/cudaload/changelog.gz" \
 		"- /usr/share/cudaload/patch-image.sh" "d /var/lib/cudaload/" \

@@ -653,10 +653,14 @@ int engines_main(int argc, char **argv, const char *self)
 		if (rc == 0 && edits_main)
 			rc = steps_main_configure(&r, &main_file);
 	} else {
-		if (e->dropin)
-			rc = steps_dropin_unconfigure(&r, &main_file);
-		if (rc == 0 && edits_main)
+		/* the main file first: an import of a drop-in that is gone keeps
+		 * containerd from starting, so the import goes before the file
+		 * (where the rewrite fails, or the run dies between the two, the
+		 * drop-in is still there for the import) */
+		if (edits_main)
 			rc = steps_main_unconfigure(&r, &main_file);
+		if (rc == 0 && e->dropin)
+			rc = steps_dropin_unconfigure(&r, &main_file);
 	}
 	if (rc < 0)
 		return 1;

@@ -49,6 +49,13 @@ refused() {
 	else bad "$1: exit $rc" "$out $err"; fi
 }
 
+# refused_after NAME: non-zero, the failure on stderr as cudaload-runtime's lines
+refused_after() {
+	if [ "$rc" -ne 0 ]; then
+		case $err in "cudaload-runtime: "*) ok "$1" ;; *) bad "$1: stderr" "$err" ;; esac
+	else bad "$1: exit $rc" "$out $err"; fi
+}
+
 # ---- Docker ----
 D=$W/docker
 mkdir -p "$D"
@@ -167,8 +174,22 @@ if command -v containerd >/dev/null 2>&1; then
 	run configure --runtime=containerd --config="$C/config.toml" --set-as-default
 	has "containerd: --set-as-default: the default handler" "$(dump "$C/config.toml")" \
 		'      default_runtime_name = "cudaload"'
+	# a main file that cannot be rewritten: the drop-in it imports stays,
+	# so that containerd still starts (it fails on a missing import)
+	if chattr +i "$C/config.toml" 2>/dev/null; then
+		run unconfigure --runtime=containerd --config="$C/config.toml"
+		chattr -i "$C/config.toml"
+		refused_after "containerd: unconfigure with an immutable config.toml fails"
+		if [ -e "$C/conf.d/cudaload.toml" ] && dump "$C/config.toml" >/dev/null; then
+			ok "containerd: ... and leaves the drop-in it imports; containerd still reads it"
+		else bad "containerd: ... the import of a missing drop-in is left" "$(dump "$C/config.toml")"; fi
+	else
+		skip "containerd: immutable config.toml" "no chattr +i here"
+	fi
 	run unconfigure --runtime=containerd --config="$C/config.toml"
 	status "containerd: unconfigure" 0 "$rc" "$out$err"
+	case $out in *"config.toml"*"cudaload.toml"*) ok "containerd: unconfigure changes config.toml before it removes the drop-in" ;;
+	*) bad "containerd: unconfigure removes the drop-in before the import" "$out" ;; esac
 	same "containerd: unconfigure gives config.toml back byte for byte" "$C/config.toml" "$C/orig"
 	gone "containerd: and removes conf.d, which it made" "$C/conf.d"
 	gone "containerd: and the backup" "$C/config.toml.cudaload-backup"

@@ -136,8 +136,7 @@ int containerd_dropin(const struct containerd_source *src, size_t n, long versio
 		why_fail(why, cap, "out of memory");
 		goto out;
 	}
-	fputs("# Written by `cudaload-runtime configure --runtime=containerd`, removed by\n"
-	      "# `cudaload-runtime unconfigure --runtime=containerd` (cudaload-runtime(1)).\n", f);
+	fputs(CONTAINERD_HEADER "# `cudaload-runtime unconfigure --runtime=containerd` (cudaload-runtime(1)).\n", f);
 	if (with_section >= 0)
 		fprintf(f, "# containerd 1.x takes a plugin's settings whole from the last file that has\n"
 			"# them: this repeats the CRI section of %s and adds the handler " NAME ".\n",

@@ -27,6 +27,10 @@
 
 #include "tomledit.h"
 
+/* The drop-in's first line: a file that starts with it is configure's own,
+ * which unconfigure removes whole. */
+#define CONTAINERD_HEADER "# Written by `cudaload-runtime configure --runtime=containerd`, removed by\n"
+
 struct containerd_source {
 	const char *name;	/* for messages */
 	const char *text;

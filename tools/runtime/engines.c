@@ -66,11 +66,14 @@ struct action {
 static struct action steps[ACTIONS_MAX];
 static size_t n_steps;
 static char why[1024];
+static bool quiet;	/* fail() says nothing: a check whose failure is not the run's */
 
 /* One line on stderr; -1. */
 __attribute__((format(printf, 1, 2))) static int fail(const char *fmt, ...)
 {
 	va_list ap;
+	if (quiet)
+		return -1;
 	va_start(ap, fmt);
 	fprintf(stderr, "cudaload-runtime: ");
 	vfprintf(stderr, fmt, ap);
@@ -382,9 +385,16 @@ static int steps_main_unconfigure(const struct run *r, const struct file *main)
 		return -1;
 	if (same(text, len, main->text, main->len))
 		return 0;
+	/* containerd's: the import is all configure added, and the backup is
+	 * an old copy of a file the admin has changed since */
+	bool drop_backup = r->which == CONTAINERD && backup.exists;
 	printf("%s was changed since configure: only cudaload's entries are taken out%s\n", r->config,
-	       backup.exists ? " (the file before configure: " BACKUP ")" : "");
+	       drop_backup	     ? " (its copy from before configure, " BACKUP ", is removed)"
+	       : backup.exists ? " (the file before configure: " BACKUP ")"
+			       : "");
 	step_write(r->config, text, len, main->mode, "took cudaload's entries out of");
+	if (drop_backup)
+		step_other(ACT_REMOVE, r->backup, "removed");
 	return 0;
 }
 
@@ -542,16 +552,31 @@ static int steps_dropin_unconfigure(const struct run *r, const struct file *main
 	if (!old.exists)
 		return 0;
 	bool made_dir = has_line(&old, MADE_DIR), ours = false;
+	/* containerd's drop-in is configure's own file whole, as its first line
+	 * says: besides the handler it holds a copy of the CRI section, which
+	 * would go on shadowing the admin's settings */
+	bool whole = r->which == CONTAINERD && old.len >= strlen(CONTAINERD_HEADER) &&
+		     memcmp(old.text, CONTAINERD_HEADER, strlen(CONTAINERD_HEADER)) == 0;
+	quiet = whole;
 	for (int d = 0; d < 2 && !ours; d++) {
 		char *text;
 		size_t len;
-		if (dropin_text(r, main, d, made_dir, &text, &len, &note) < 0)
+		if (dropin_text(r, main, d, made_dir, &text, &len, &note) < 0) {
+			if (whole)
+				break;
+			quiet = false;
 			return -1;
+		}
 		ours = same(text, len, old.text, old.len);
 		free(text);
 	}
+	quiet = false;
+	if (whole && !ours)
+		printf("%s is not what configure would write now (a source changed since): removed whole all the "
+		       "same, as its first line says, with the copy of the CRI section it holds\n",
+		       r->dropin);
 	bool any_left = false;
-	if (!ours) {
+	if (!ours && !whole) {
 		char *text;
 		size_t len;
 		if (strip_dropin(&old, &text, &len, &any_left) < 0)

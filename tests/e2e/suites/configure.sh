@@ -194,6 +194,25 @@ if command -v containerd >/dev/null 2>&1; then
 	gone "containerd: and removes conf.d, which it made" "$C/conf.d"
 	gone "containerd: and the backup" "$C/config.toml.cudaload-backup"
 
+	# the admin changes config.toml between the two: the drop-in, with its
+	# copy of the old CRI section, goes whole, and the admin's setting holds
+	run configure --runtime=containerd --config="$C/config.toml" --set-as-default
+	sed 's|registry.example/pause:9|registry.example/pause:10|' "$C/config.toml" >"$C/edited"
+	cat "$C/edited" >"$C/config.toml"
+	run unconfigure --runtime=containerd --config="$C/config.toml"
+	status "containerd: a config.toml changed since: unconfigure" 0 "$rc" "$out$err"
+	contains "containerd: ... says the drop-in goes whole" "$out" "removed whole"
+	gone "containerd: ... the drop-in and conf.d removed" "$C/conf.d"
+	gone "containerd: ... the backup removed" "$C/config.toml.cudaload-backup"
+	d=$(dump "$C/config.toml")
+	has "containerd: ... the admin's sandbox_image is the one containerd takes" "$d" \
+		'    sandbox_image = "registry.example/pause:10"'
+	lacks "containerd: ... no cudaload handler left" "$d" "runtimes.cudaload"
+	# (the imports line goes with its one element: `imports = []` before configure)
+	sed 's|registry.example/pause:10|registry.example/pause:9|' "$C/config.toml" >"$C/edited"
+	grep -v '^imports = \[\]$' "$C/orig" >"$C/orig-noimports"
+	same "containerd: ... config.toml is the admin's, the import out" "$C/edited" "$C/orig-noimports"
+
 	# an nvidia handler (nvidia-ctk's) elsewhere than cudaload-runtime looks, another import
 	N=$W/containerd-nvidia
 	mkdir -p "$N/conf.d"

@@ -95,17 +95,63 @@ Test(containerd, imports_added_once_and_taken_out)
 					    &out, &n, why, sizeof why), 0, "%s", why);
 	cr_expect_str_eq(out, "version = 2\nimports = [\"/etc/containerd/x.toml\", "
 			      "\"/etc/containerd/conf.d/cudaload.toml\"]\n");
-	cr_assert_eq(containerd_imports_remove(out, n, "/etc/containerd/conf.d/cudaload.toml", &back, &m, why,
+	cr_assert_eq(containerd_imports_remove(out, n, "/etc/containerd", "/etc/containerd/conf.d/cudaload.toml", &back, &m, why,
 					       sizeof why), 0);
 	cr_expect_str_eq(back, t);
 	free(out);
 	free(back);
-	/* a pattern that covers it: nothing added */
-	const char *glob = "version = 2\nimports = [\"conf.d/*.toml\"]\n";
-	cr_assert_eq(containerd_imports_add(glob, strlen(glob), "/etc/containerd", "/etc/containerd/conf.d/cudaload.toml",
+	/* an absolute pattern that covers it, however it is spelled: nothing added */
+	static const char *const covering[] = {
+		"version = 2\nimports = [\"/etc/containerd/conf.d/*.toml\"]\n",
+		"version = 2\nimports = [\"/etc/containerd/conf.d//*.toml\"]\n",
+		"version = 2\nimports = [\"/etc/containerd/../containerd/./conf.d/*.toml\"]\n",
+		"version = 2\nimports = [\"//etc/containerd/conf.d/cudaload.toml\"]\n",
+		"version = 2\nimports = [\"./conf.d/cudaload.toml\"]\n",
+		"version = 2\nimports = [\"conf.d/../conf.d/cudaload.toml\"]\n",
+	};
+	for (size_t i = 0; i < sizeof covering / sizeof covering[0]; i++) {
+		const char *c = covering[i];
+		cr_assert_eq(containerd_imports_add(c, strlen(c), "/etc/containerd",
+						    "/etc/containerd/conf.d/cudaload.toml", &out, &n, why, sizeof why), 0);
+		cr_expect_str_eq(out, c);
+		free(out);
+	}
+	/* a relative pattern: containerd 1.6 globs it against its working
+	 * directory, so the drop-in is named too, once */
+	const char *rel = "version = 2\nimports = [\"./conf.d/*.toml\"]\n";
+	cr_assert_eq(containerd_imports_add(rel, strlen(rel), "/etc/containerd", "/etc/containerd/conf.d/cudaload.toml",
 					    &out, &n, why, sizeof why), 0);
-	cr_expect_str_eq(out, glob);
+	cr_expect_str_eq(out, "version = 2\nimports = [\"./conf.d/*.toml\", \"/etc/containerd/conf.d/cudaload.toml\"]\n");
+	cr_assert_eq(containerd_imports_add(out, n, "/etc/containerd", "/etc/containerd/conf.d/cudaload.toml", &back,
+					    &m, why, sizeof why), 0);
+	cr_expect_str_eq(back, out);
+	free(out);
+	free(back);
+	/* each element that names it goes, however it is spelled */
+	const char *two = "version = 2\nimports = [\"a.toml\", \"./conf.d/cudaload.toml\", "
+			  "\"/etc/containerd/conf.d//cudaload.toml\"]\n";
+	cr_assert_eq(containerd_imports_remove(two, strlen(two), "/etc/containerd", "/etc/containerd/conf.d/cudaload.toml",
+					       &out, &n, why, sizeof why), 0, "%s", why);
+	cr_expect_str_eq(out, "version = 2\nimports = [\"a.toml\"]\n");
 	free(out);
 	long v;
 	cr_expect_eq(containerd_version("[plugins.cri]\n", 14, &v, why, sizeof why), -1);
+}
+
+Test(containerd, paths_cleaned_as_go_does)
+{
+	static const char *const cases[][2] = {
+		{ "", "." },		{ "/", "/" },		  { "//a//b/", "/a/b" },   { "a/./b/.", "a/b" },
+		{ "/../a", "/a" },	{ "../../a", "../../a" }, { "a/../../b", "../b" }, { "a/b/../..", "." },
+		{ "/a/b/../c/./d", "/a/c/d" }, { "/etc/containerd/../containerd/conf.d/*.toml", "/etc/containerd/conf.d/*.toml" },
+		{ "./conf.d/*.toml", "conf.d/*.toml" }, { "..", ".." }, { "/a/..", "/" }, { "a/..", "." },
+	};
+	char out[256];
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		cr_assert(containerd_clean(cases[i][0], out, sizeof out));
+		cr_expect_str_eq(out, cases[i][1], "%s", cases[i][0]);
+	}
+	cr_assert(containerd_resolve("/etc/containerd", "./conf.d//x.toml", out, sizeof out));
+	cr_expect_str_eq(out, "/etc/containerd/conf.d/x.toml");
+	cr_expect(!containerd_clean("/a/very/long/path", out, 8));
 }

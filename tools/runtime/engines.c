@@ -271,18 +271,27 @@ struct sources {
 
 static bool add_import(const char *pattern, size_t start, size_t end, void *ctx)
 {
-	static char full[PATH_MAX];
+	static char full[PATH_MAX], clean[PATH_MAX];
 	struct sources *s = ctx;
 	glob_t g;
 	(void)start;
 	(void)end;
-	if (snprintf(full, sizeof full, "%s%s%s", pattern[0] == '/' ? "" : s->main_dir,
-		     pattern[0] == '/' ? "" : "/", pattern) >= (int)sizeof full)
+	/* as containerd resolves it (cleaned, relative to the main file's
+	 * directory), so that the drop-in is known however it is named */
+	if (!containerd_resolve(s->main_dir, pattern, full, sizeof full))
 		return true;
-	if (glob(full, 0, NULL, &g) != 0)
+	if (!strchr(pattern, '*')) {
+		/* a path, not a pattern, for containerd, whatever it holds */
+		memset(&g, 0, sizeof g);
+		static char *one[2];
+		one[0] = full;
+		g.gl_pathc = 1;
+		g.gl_pathv = one;
+	} else if (glob(full, 0, NULL, &g) != 0) {
 		return true;	/* nothing there: containerd skips it too */
+	}
 	for (size_t i = 0; i < g.gl_pathc && !s->failed; i++) {
-		if (strcmp(g.gl_pathv[i], s->dropin) == 0)
+		if (containerd_clean(g.gl_pathv[i], clean, sizeof clean) && strcmp(clean, s->dropin) == 0)
 			continue;
 		if (s->n == sizeof s->src / sizeof s->src[0]) {
 			fail("%s: imports more than %zu files", s->main_dir, sizeof s->src / sizeof s->src[0]);
@@ -298,7 +307,8 @@ static bool add_import(const char *pattern, size_t start, size_t end, void *ctx)
 			continue;
 		s->src[s->n++] = (struct containerd_source){ f->path, f->text, f->len };
 	}
-	globfree(&g);
+	if (strchr(pattern, '*'))
+		globfree(&g);
 	return !s->failed;
 }
 
@@ -321,7 +331,7 @@ static int main_edit(const struct run *r, const char *text, size_t len, bool set
 		rc = strip ? daemonjson_unconfigure(text, len, out, out_len, why, sizeof why)
 			   : daemonjson_configure(text, len, r->self, set_default, out, out_len, why, sizeof why);
 	else
-		rc = strip ? containerd_imports_remove(text, len, r->dropin, out, out_len, why, sizeof why)
+		rc = strip ? containerd_imports_remove(text, len, r->dir, r->dropin, out, out_len, why, sizeof why)
 			   : containerd_imports_add(text, len, r->dir, r->dropin, out, out_len, why, sizeof why);
 	return rc < 0 ? fail("%s: %s", r->config, why) : 0;
 }
@@ -647,8 +657,23 @@ int engines_main(int argc, char **argv, const char *self)
 		config = e->config;
 	if (!*config || snprintf(r.config, sizeof r.config, "%s", config) >= (int)sizeof r.config - 64)
 		return usage("--config: an empty or too long path: ", config);
-	static char name[NAME_MAX + 1];
-	split(r.config, r.dir, name);
+	static char name[NAME_MAX + 1], raw[PATH_MAX], cwd[PATH_MAX];
+	split(r.config, raw, name);
+	/* the directory absolute and clean, as containerd names the files it
+	 * resolves: the drop-in's path and the imports are compared so */
+	if (raw[0] != '/' && (!getcwd(cwd, sizeof cwd) || strlen(cwd) + strlen(raw) + 2 > sizeof raw)) {
+		fail("%s: cannot make it absolute: %s", raw, strerror(errno ? errno : ENAMETOOLONG));
+		return 1;
+	}
+	if (raw[0] != '/') {
+		memmove(raw + strlen(cwd) + 1, raw, strlen(raw) + 1);
+		memcpy(raw, cwd, strlen(cwd));
+		raw[strlen(cwd)] = '/';
+	}
+	if (!containerd_clean(raw, r.dir, sizeof r.dir)) {
+		fail("%s: the path is too long", raw);
+		return 1;
+	}
 	snprintf(r.backup, sizeof r.backup, "%s" BACKUP, r.config);
 	if (!is_dir(r.dir)) {
 		fail("%s: no such directory (is %s installed?)", r.dir, e->name);

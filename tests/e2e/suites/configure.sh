@@ -256,6 +256,33 @@ EOF
 	if [ "$(ls "$N/conf.d")" = other.toml ]; then ok "containerd+nvidia: conf.d kept with the other import"
 	else bad "containerd+nvidia: conf.d holds $(ls "$N/conf.d")"; fi
 
+	# imports as containerd cleans them (Go's filepath.Clean): the drop-in is
+	# known however a pattern names it, and configure stays idempotent
+	G=$W/containerd-glob
+	for imp in './conf.d/*.toml' 'conf.d//*.toml' "$G/../containerd-glob/conf.d/*.toml" "$G//conf.d/*.toml"; do
+		rm -rf "$G" && mkdir -p "$G"
+		containerd config default | sed "s|^imports = \\[\\]|imports = [\"$imp\"]|" >"$G/config.toml"
+		cp -p "$G/config.toml" "$G/orig"
+		run configure --runtime=containerd --config="$G/config.toml"
+		b1=$(stamp "$G/config.toml") b2=$(stamp "$G/conf.d/cudaload.toml")
+		run configure --runtime=containerd --config="$G/config.toml"
+		status "containerd: imports [$imp]: a second configure changes nothing" "$b1 $b2 nothing to change" \
+			"$(stamp "$G/config.toml") $(stamp "$G/conf.d/cudaload.toml") ${out##*: }"
+		lacks "containerd: imports [$imp]: the drop-in does not copy itself" \
+			"$(grep 'CRI section of' "$G/conf.d/cudaload.toml")" "cudaload.toml"
+		case $imp in
+		/*) has "containerd: imports [$imp]: the pattern covers it, nothing added" "$(cat "$G/config.toml")" \
+			"imports = [\"$imp\"]" ;;
+		*) has "containerd: imports [$imp]: a relative pattern (1.6 globs it from its working directory): the drop-in named once" \
+			"$(cat "$G/config.toml")" "imports = [\"$imp\", \"$G/conf.d/cudaload.toml\"]" ;;
+		esac
+		has "containerd: imports [$imp]: containerd takes the handler" "$(dump "$G/config.toml")" \
+			'        [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.cudaload]'
+		run unconfigure --runtime=containerd --config="$G/config.toml"
+		same "containerd: imports [$imp]: unconfigure gives config.toml back" "$G/config.toml" "$G/orig"
+		gone "containerd: imports [$imp]: and removes conf.d" "$G/conf.d"
+	done
+
 	# no config.toml: made with version 2
 	M=$W/containerd-missing
 	mkdir -p "$M"

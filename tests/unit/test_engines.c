@@ -56,12 +56,12 @@ Test(daemonjson, configure_keeps_the_rest_and_unconfigure_gives_it_back)
 	const char *t = "{\n  \"log-driver\": \"journald\",\n  \"runtimes\": {\n    \"nvidia\": {\"path\": \"x\"}\n  }\n}\n";
 	char *out, *back;
 	size_t n, m;
-	cr_assert_eq(daemonjson_configure(t, strlen(t), "/usr/bin/cudaload-runtime", true, &out, &n, why, sizeof why), 0,
+	cr_assert_eq(daemonjson_configure(t, strlen(t), NULL, 0, "/usr/bin/cudaload-runtime", true, &out, &n, why, sizeof why), 0,
 		     "%s", why);
 	cr_expect(strstr(out, "    \"nvidia\": {\"path\": \"x\"},\n    \"cudaload\": {\n"
 			      "      \"path\": \"/usr/bin/cudaload-runtime\"\n    }\n"), "%s", out);
 	cr_expect(strstr(out, ",\n  \"default-runtime\": \"cudaload\"\n}\n"), "%s", out);
-	cr_assert_eq(daemonjson_unconfigure(out, n, &back, &m, why, sizeof why), 0, "%s", why);
+	cr_assert_eq(daemonjson_unconfigure(out, n, NULL, 0, &back, &m, why, sizeof why), 0, "%s", why);
 	cr_expect(m == strlen(t) && memcmp(back, t, m) == 0, "%s", back);
 	free(out);
 	free(back);
@@ -72,18 +72,49 @@ Test(daemonjson, compact_and_empty_files_and_refusals)
 	char *out;
 	size_t n;
 	const char *compact = "{\"a\":1}";
-	cr_assert_eq(daemonjson_configure(compact, strlen(compact), "/r", false, &out, &n, why, sizeof why), 0);
+	cr_assert_eq(daemonjson_configure(compact, strlen(compact), NULL, 0, "/r", false, &out, &n, why, sizeof why), 0);
 	cr_expect_str_eq(out, "{\"a\":1, \"runtimes\": {\"cudaload\": {\"path\": \"/r\"}}}");
 	free(out);
-	cr_assert_eq(daemonjson_configure(NULL, 0, "/r", false, &out, &n, why, sizeof why), 0);
+	cr_assert_eq(daemonjson_configure(NULL, 0, NULL, 0, "/r", false, &out, &n, why, sizeof why), 0);
 	cr_expect_str_eq(out, "{\n    \"runtimes\": {\n        \"cudaload\": {\n            \"path\": \"/r\"\n"
 			      "        }\n    }\n}\n");
 	free(out);
 	static const char *const bad[] = { "", "{", "[]", "{\"runtimes\": 1}", "{\"a\":1,}", "{} x",
 					   "{\"default-runtime\": \"a\", \"default-runtime\": \"b\"}" };
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-		cr_expect_eq(daemonjson_configure(bad[i], strlen(bad[i]), "/r", true, &out, &n, why, sizeof why), -1,
+		cr_expect_eq(daemonjson_configure(bad[i], strlen(bad[i]), NULL, 0, "/r", true, &out, &n, why, sizeof why), -1,
 			     "%s", bad[i]);
+}
+
+Test(daemonjson, the_default_follows_the_last_run)
+{
+	const char *before = "{\"default-runtime\": \"nvidia\", \"runtimes\": {\"nvidia\": {\"path\": \"n\"}}}";
+	const char *none = "{\"runtimes\": {\"nvidia\": {\"path\": \"n\"}}}";
+	char *with, *without, *back;
+	size_t n, m, k;
+	cr_assert_eq(daemonjson_configure(before, strlen(before), before, strlen(before), "/r", true, &with, &n, why,
+					  sizeof why), 0, "%s", why);
+	cr_expect(strstr(with, "\"default-runtime\": \"cudaload\""), "%s", with);
+	/* without --set-as-default: the backup's default again */
+	cr_assert_eq(daemonjson_configure(with, n, before, strlen(before), "/r", false, &without, &m, why, sizeof why), 0);
+	cr_expect(strstr(without, "\"default-runtime\": \"nvidia\""), "%s", without);
+	cr_expect(strstr(without, "\"cudaload\": {\"path\": \"/r\"}"), "%s", without);
+	free(without);
+	/* the admin changed the file since: unconfigure gives the backup's default back */
+	cr_assert_eq(daemonjson_unconfigure(with, n, before, strlen(before), &back, &k, why, sizeof why), 0);
+	cr_expect_str_eq(back, before);
+	free(back);
+	/* a backup without one: default-runtime taken out */
+	free(with);
+	cr_assert_eq(daemonjson_configure(none, strlen(none), none, strlen(none), "/r", true, &with, &n, why,
+					  sizeof why), 0);
+	cr_assert_eq(daemonjson_configure(with, n, none, strlen(none), "/r", false, &without, &m, why, sizeof why), 0);
+	cr_expect(!strstr(without, "default-runtime"), "%s", without);
+	free(without);
+	cr_assert_eq(daemonjson_unconfigure(with, n, NULL, 0, &back, &k, why, sizeof why), 0);
+	cr_expect_str_eq(back, none);
+	free(back);
+	free(with);
 }
 
 Test(containerd, imports_added_once_and_taken_out)

@@ -226,10 +226,36 @@ static bool quote(const char *s, char *out, size_t cap)
 	return true;
 }
 
+/* The default-runtime of the file before configure, as its JSON text, into
+ * out: "" where it has none, or names cudaload (or cannot be read). */
+static void backup_default(const char *backup, size_t len, char *out, size_t cap)
+{
+	static struct shape sh;
+	static char why[64];
+	out[0] = '\0';
+	if (!backup || scan(&sh, backup, len, why, sizeof why) < 0 || sh.at_default < 0 || sh.default_is_ours)
+		return;
+	const struct member *m = &sh.top.m[sh.at_default];
+	snprintf(out, cap, "%.*s", (int)(m->value_end - m->value_start), backup + m->value_start);
+}
+
+/* default-runtime "cudaload" put back to the backup's value, or taken out
+ * where the backup had none. */
+static char *default_back(const char *t, size_t len, const struct shape *sh, const char *backup, size_t backup_len,
+			  size_t *out_len)
+{
+	static char value[1024];
+	backup_default(backup, backup_len, value, sizeof value);
+	const struct member *m = &sh->top.m[sh->at_default];
+	if (value[0])
+		return splice(t, len, m->value_start, m->value_end - m->value_start, value, out_len);
+	return remove_member(t, len, &sh->top, (size_t)sh->at_default, out_len);
+}
+
 /* One step toward the configured text: the next change made (*out set), or
  * none left (*out NULL).  -1 with why. */
-static int configure_step(const char *t, size_t len, const char *self, bool set_default, char **out,
-			  size_t *out_len, char *why, size_t cap)
+static int configure_step(const char *t, size_t len, const char *backup, size_t backup_len, const char *self,
+			  bool set_default, char **out, size_t *out_len, char *why, size_t cap)
 {
 	static struct shape sh;
 	static char value[6144], member[6400], path[4200];
@@ -285,19 +311,24 @@ static int configure_step(const char *t, size_t len, const char *self, bool set_
 		}
 		goto done;
 	}
+	if (!set_default && sh.default_is_ours) {
+		*out = default_back(t, len, &sh, backup, backup_len, out_len);
+		goto done;
+	}
 	return 0;
 done:
 	return *out ? 0 : why_fail(why, cap, "out of memory");
 }
 
-static int unconfigure_step(const char *t, size_t len, char **out, size_t *out_len, char *why, size_t cap)
+static int unconfigure_step(const char *t, size_t len, const char *backup, size_t backup_len, char **out,
+			    size_t *out_len, char *why, size_t cap)
 {
 	static struct shape sh;
 	*out = NULL;
 	if (scan(&sh, t, len, why, cap) < 0)
 		return -1;
 	if (sh.at_default >= 0 && sh.default_is_ours)
-		*out = remove_member(t, len, &sh.top, (size_t)sh.at_default, out_len);
+		*out = default_back(t, len, &sh, backup, backup_len, out_len);
 	else if (sh.at_cudaload >= 0 && sh.runtimes.n == 1)
 		*out = remove_member(t, len, &sh.top, (size_t)sh.at_runtimes, out_len);
 	else if (sh.at_cudaload >= 0)
@@ -308,8 +339,8 @@ static int unconfigure_step(const char *t, size_t len, char **out, size_t *out_l
 }
 
 /* step applied until it changes nothing (a handful of times at most). */
-static int repeat(const char *text, size_t len, const char *self, bool set_default, bool configure, char **out,
-		  size_t *out_len, char *why, size_t cap)
+static int repeat(const char *text, size_t len, const char *backup, size_t backup_len, const char *self,
+		  bool set_default, bool configure, char **out, size_t *out_len, char *why, size_t cap)
 {
 	char *cur = malloc(len + 1);
 	size_t cur_len = len;
@@ -320,8 +351,9 @@ static int repeat(const char *text, size_t len, const char *self, bool set_defau
 	for (int step = 0; step < 8; step++) {
 		char *next = NULL;
 		size_t next_len = 0;
-		int rc = configure ? configure_step(cur, cur_len, self, set_default, &next, &next_len, why, cap)
-				   : unconfigure_step(cur, cur_len, &next, &next_len, why, cap);
+		int rc = configure ? configure_step(cur, cur_len, backup, backup_len, self, set_default, &next,
+						    &next_len, why, cap)
+				   : unconfigure_step(cur, cur_len, backup, backup_len, &next, &next_len, why, cap);
 		if (rc < 0) {
 			free(cur);
 			return -1;
@@ -339,17 +371,18 @@ static int repeat(const char *text, size_t len, const char *self, bool set_defau
 	return why_fail(why, cap, "the edit does not settle (a bug)");
 }
 
-int daemonjson_configure(const char *text, size_t len, const char *self, bool set_default, char **out,
-			 size_t *out_len, char *why, size_t cap)
+int daemonjson_configure(const char *text, size_t len, const char *backup, size_t backup_len, const char *self,
+			 bool set_default, char **out, size_t *out_len, char *why, size_t cap)
 {
 	if (!text) {
 		text = "{}\n";
 		len = 3;
 	}
-	return repeat(text, len, self, set_default, true, out, out_len, why, cap);
+	return repeat(text, len, backup, backup_len, self, set_default, true, out, out_len, why, cap);
 }
 
-int daemonjson_unconfigure(const char *text, size_t len, char **out, size_t *out_len, char *why, size_t cap)
+int daemonjson_unconfigure(const char *text, size_t len, const char *backup, size_t backup_len, char **out,
+			   size_t *out_len, char *why, size_t cap)
 {
-	return repeat(text, len, NULL, false, false, out, out_len, why, cap);
+	return repeat(text, len, backup, backup_len, NULL, false, false, out, out_len, why, cap);
 }

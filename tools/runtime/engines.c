@@ -323,34 +323,44 @@ struct run {
 
 /* The main file's new text for configure (edit) or the one with our entries
  * taken out (strip), for the engines that edit it (docker, containerd). */
-static int main_edit(const struct run *r, const char *text, size_t len, bool set_default, bool strip, char **out,
-		     size_t *out_len)
+static int main_edit(const struct run *r, const char *text, size_t len, const struct file *backup, bool set_default,
+		     bool strip, char **out, size_t *out_len)
 {
 	int rc;
+	const char *b = backup && backup->exists ? backup->text : NULL;
+	size_t b_len = b ? backup->len : 0;
 	if (r->which == DOCKER)
-		rc = strip ? daemonjson_unconfigure(text, len, out, out_len, why, sizeof why)
-			   : daemonjson_configure(text, len, r->self, set_default, out, out_len, why, sizeof why);
+		rc = strip ? daemonjson_unconfigure(text, len, b, b_len, out, out_len, why, sizeof why)
+			   : daemonjson_configure(text, len, b, b_len, r->self, set_default, out, out_len, why,
+						  sizeof why);
 	else
 		rc = strip ? containerd_imports_remove(text, len, r->dir, r->dropin, out, out_len, why, sizeof why)
 			   : containerd_imports_add(text, len, r->dir, r->dropin, out, out_len, why, sizeof why);
 	return rc < 0 ? fail("%s: %s", r->config, why) : 0;
 }
 
+static int made_from(const struct run *r, const char *base, size_t base_len, const struct file *now, bool *yes);
+
 static int steps_main_configure(const struct run *r, const struct file *main)
 {
 	static struct file backup;
 	char *text;
 	size_t len;
-	if (main_edit(r, main->exists ? main->text : NULL, main->len, r->set_default, false, &text, &len) < 0)
+	if (main->exists && load(&backup, r->backup) < 0)
+		return -1;
+	/* the file before configure: the backup, else the file as it is now
+	 * (which becomes the backup) */
+	if (main_edit(r, main->exists ? main->text : NULL, main->len, backup.exists ? &backup : main, r->set_default,
+		      false, &text, &len) < 0)
 		return -1;
 	if (main->exists && same(text, len, main->text, main->len))
 		return 0;
-	if (main->exists) {
-		if (load(&backup, r->backup) < 0)
-			return -1;
-		if (!backup.exists)
-			step_write(r->backup, main->text, main->len, main->mode, "kept the file as it was in");
-	}
+	/* no backup of a file configure made (it has none to give back) */
+	bool made = false;
+	if (main->exists && !backup.exists && made_from(r, NULL, 0, main, &made) < 0)
+		return -1;
+	if (main->exists && !backup.exists && !made)
+		step_write(r->backup, main->text, main->len, main->mode, "kept the file as it was in");
 	step_write(r->config, text, len, main->exists ? main->mode : 0644, main->exists ? "changed" : "made");
 	return 0;
 }
@@ -362,7 +372,7 @@ static int made_from(const struct run *r, const char *base, size_t base_len, con
 	for (int d = 0; d < 2 && !*yes; d++) {
 		char *text;
 		size_t len;
-		if (main_edit(r, base, base_len, d, false, &text, &len) < 0)
+		if (main_edit(r, base, base_len, NULL, d, false, &text, &len) < 0)
 			return -1;
 		*yes = same(text, len, now->text, now->len);
 		free(text);
@@ -391,7 +401,7 @@ static int steps_main_unconfigure(const struct run *r, const struct file *main)
 	}
 	char *text;
 	size_t len;
-	if (main_edit(r, main->text, main->len, false, true, &text, &len) < 0)
+	if (main_edit(r, main->text, main->len, &backup, false, true, &text, &len) < 0)
 		return -1;
 	if (same(text, len, main->text, main->len))
 		return 0;

@@ -91,6 +91,11 @@ run configure --runtime=docker --config="$D/daemon.json" --set-as-default
 py_json "docker: --set-as-default: default-runtime cudaload" \
 	"d['default-runtime'] == 'cudaload' and 'nvidia' in d['runtimes']" "$D/daemon.json"
 same "docker: the backup is made once" "$D/daemon.json.cudaload-backup" "$D/orig"
+# the default follows the last run, as with the other engines' drop-ins
+run configure --runtime=docker --config="$D/daemon.json"
+py_json "docker: configure without --set-as-default after it: the default before configure again" \
+	"d['default-runtime'] == 'nvidia' and 'cudaload' in d['runtimes']" "$D/daemon.json"
+run configure --runtime=docker --config="$D/daemon.json" --set-as-default
 run unconfigure --runtime=docker --config="$D/daemon.json"
 status "docker: unconfigure" 0 "$rc" "$out$err"
 same "docker: unconfigure gives the file back byte for byte" "$D/daemon.json" "$D/orig"
@@ -101,8 +106,8 @@ run configure --runtime=docker --config="$D/daemon.json" --set-as-default
 sed 's/"json-file"/"journald"/' "$D/daemon.json" >"$D/edited" && cat "$D/edited" >"$D/daemon.json"
 run unconfigure --runtime=docker --config="$D/daemon.json"
 contains "docker: a file changed since: says so" "$out" "changed since configure"
-py_json "docker: a file changed since: only cudaload's entries taken out" \
-	"'cudaload' not in d['runtimes'] and 'default-runtime' not in d and d['log-driver'] == 'journald' \
+py_json "docker: a file changed since: only cudaload's entries taken out, the default before configure back" \
+	"'cudaload' not in d['runtimes'] and d['default-runtime'] == 'nvidia' and d['log-driver'] == 'journald' \
 	and 'nvidia' in d['runtimes']" "$D/daemon.json"
 rm -f "$D/daemon.json.cudaload-backup"
 
@@ -112,6 +117,9 @@ mkdir -p "$E"
 run configure --runtime=docker --config="$E/daemon.json" --set-as-default
 py_json "docker: a missing daemon.json is made" \
 	"d == {'runtimes': {'cudaload': {'path': '$RT'}}, 'default-runtime': 'cudaload'}" "$E/daemon.json"
+run configure --runtime=docker --config="$E/daemon.json"
+py_json "docker: ... configure without --set-as-default: no default-runtime (the file had none)" \
+	"d == {'runtimes': {'cudaload': {'path': '$RT'}}}" "$E/daemon.json"
 run unconfigure --runtime=docker --config="$E/daemon.json"
 if [ -z "$(ls -A "$E")" ]; then ok "docker: unconfigure removes the daemon.json it made"; else bad "docker: left $(ls -A "$E")"; fi
 

@@ -697,6 +697,33 @@ int engines_main(int argc, char **argv, const char *self)
 	 * is bad input, even where only its directory is used */
 	if (load(&main_file, r.config) < 0)
 		return 1;
+	if (r.which == CONTAINERD) {
+		/* k3s's config.toml.tmpl replaces the config k3s generates: one
+		 * made here would drop all of it, and one that is a template
+		 * ({{ template "base" . }}) is not TOML */
+		size_t n = strlen(name);
+		bool tmpl = n > 5 && strcmp(name + n - 5, ".tmpl") == 0;
+		bool go = main_file.exists && memmem(main_file.text, main_file.len, "{{", 2);
+		if (go && !tmpl) {
+			struct toml_doc d;
+			go = toml_parse(&d, main_file.text, main_file.len, why, sizeof why) < 0;
+			if (!go)
+				toml_free(&d);
+		}
+		if (tmpl && !main_file.exists) {
+			fail("%s: not there, and a k3s template made anew would replace k3s's whole containerd config: "
+			     "it must start with {{ template \"base\" . }}, which cudaload-runtime cannot edit; "
+			     "write it by hand with the handler's tables after that line (cudaload-runtime(1), K3S)",
+			     r.config);
+			return 1;
+		}
+		if (go) {
+			fail("%s: a Go template (k3s's), which cudaload-runtime cannot edit; add the handler's tables "
+			     "after its {{ template \"base\" . }} line by hand (cudaload-runtime(1), K3S)",
+			     r.config);
+			return 1;
+		}
+	}
 	if ((r.which == CRIO || r.which == PODMAN) && main_file.exists) {
 		struct toml_doc d;
 		if (toml_parse(&d, main_file.text, main_file.len, why, sizeof why) < 0) {

@@ -343,6 +343,23 @@ run configure --runtime=containerd --config="$V/v1.toml"
 refused "containerd: config version 1 refused"
 contains "containerd: ... with the way out" "$err" "containerd config migrate"
 
+# k3s: a config.toml.tmpl replaces k3s's whole generated config; never made,
+# and one that is a Go template is not edited
+K=$W/k3s
+mkdir -p "$K"
+run configure --runtime=containerd --config="$K/config.toml.tmpl"
+refused "containerd: a k3s template that is not there is not made"
+contains "containerd: ... it says why and what to do" "$err" '{{ template "base" . }}'
+gone "containerd: ... nothing written" "$K/config.toml.tmpl"
+gone "containerd: ... no drop-in" "$K/conf.d"
+printf '{{ template "base" . }}\n\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.x]\n  runtime_type = "y"\n' \
+	>"$K/config.toml.tmpl"
+before=$(stamp "$K/config.toml.tmpl")
+run configure --runtime=containerd --config="$K/config.toml.tmpl"
+refused "containerd: a k3s template refused"
+contains "containerd: ... as a template it cannot edit" "$err" "a Go template (k3s's), which cudaload-runtime cannot edit"
+status "containerd: ... unchanged" "$before" "$(stamp "$K/config.toml.tmpl")"
+
 # ---- CRI-O ----
 R=$W/crio
 mkdir -p "$R/crio.conf.d"

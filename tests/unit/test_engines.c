@@ -186,3 +186,17 @@ Test(containerd, paths_cleaned_as_go_does)
 	cr_expect_str_eq(out, "/etc/containerd/conf.d/x.toml");
 	cr_expect(!containerd_clean("/a/very/long/path", out, 8));
 }
+
+Test(containerd, more_imports_than_the_bound_refused)
+{
+	char *t = malloc(300 * 16 + 64), *out = NULL;
+	size_t n = (size_t)sprintf(t, "version = 2\nimports = [");
+	for (int i = 0; i < 300; i++)
+		n += (size_t)sprintf(t + n, "%s\"/x/%d.toml\"", i ? ", " : "", i);
+	n += (size_t)sprintf(t + n, "]\n");
+	cr_expect_eq(containerd_imports_add(t, n, "/etc/containerd", "/etc/containerd/conf.d/cudaload.toml", &out, &n,
+					    why, sizeof why), -1);
+	cr_expect(strstr(why, "more than 256"), "%s", why);
+	free(out);
+	free(t);
+}

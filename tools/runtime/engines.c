@@ -439,10 +439,11 @@ static int dropin_text(const struct run *r, const struct file *main, bool set_de
 			if (containerd_version(main->text, main->len, &version, why, sizeof why) < 0)
 				return fail("%s: %s", r->config, why);
 			s.src[s.n++] = (struct containerd_source){ main->path, main->text, main->len };
-			if (containerd_imports(main->text, main->len, add_import, &s, why, sizeof why) < 0)
-				return fail("%s: %s", r->config, why);
+			int rc = containerd_imports(main->text, main->len, add_import, &s, why, sizeof why);
 			if (s.failed)
-				return -1;
+				return -1;	/* said */
+			if (rc < 0)
+				return fail("%s: %s", r->config, why);
 		}
 		if (containerd_dropin(s.src, s.n, version, r->self, set_default, &text, &len, note, why,
 				      sizeof why) < 0)

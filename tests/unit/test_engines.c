@@ -200,3 +200,30 @@ Test(containerd, more_imports_than_the_bound_refused)
 	free(out);
 	free(t);
 }
+
+Test(containerd, the_handler_copies_quoted_keys_and_inline_options)
+{
+	static const char *const mains[] = {
+		"version = 2\n[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n"
+		"  runtime_type = \"io.containerd.runc.v2\"\n"
+		"[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc.options]\n"
+		"  \"SystemdCgroup\" = true\n",
+		"version = 2\n[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n"
+		"  runtime_type = \"io.containerd.runc.v2\"\n"
+		"  options = {SystemdCgroup = true, BinaryName = \"/usr/bin/runc\", \"Root\" = \"/r,x}\"}\n",
+	};
+	for (size_t i = 0; i < sizeof mains / sizeof mains[0]; i++) {
+		struct containerd_source src = { "config.toml", mains[i], strlen(mains[i]) };
+		static struct containerd_note note;
+		char *out;
+		size_t n;
+		cr_assert_eq(containerd_dropin(&src, 1, 2, "/r", false, &out, &n, &note, why, sizeof why), 0, "%s", why);
+		const char *ours = strstr(out, "runtimes.cudaload.options]\n");
+		cr_assert(ours, "%s", out);
+		cr_expect(strstr(ours, "\n  SystemdCgroup = true\n"), "%zu: %s", i, out);
+		cr_expect(!strstr(ours, "/usr/bin/runc"), "%zu: %s", i, out);
+		if (i == 1)
+			cr_expect(strstr(ours, "\n  \"Root\" = \"/r,x}\"\n"), "%s", out);
+		free(out);
+	}
+}

@@ -60,6 +60,58 @@ static void copy_keys(FILE *f, const struct toml_doc *d, const char *prefix, con
 	}
 }
 
+/* The members of an inline table ({a = 1, "b" = "x"}) but skip, as
+ * "  key = value" lines, their text as it is. */
+static void copy_inline(FILE *f, const char *t, size_t start, size_t end, const char *skip)
+{
+	if (start >= end || t[start] != '{')
+		return;
+	size_t from = start + 1;
+	int depth = 0;
+	char quote = 0;
+	for (size_t p = start + 1; p < end; p++) {
+		char c = t[p];
+		if (quote) {
+			if (c == '\\' && quote == '"')
+				p++;
+			else if (c == quote)
+				quote = 0;
+			continue;
+		}
+		if (c == '"' || c == '\'') {
+			quote = c;
+		} else if (c == '[' || c == '{') {
+			depth++;
+		} else if ((c == ']' || c == '}') && depth > 0) {
+			depth--;
+		} else if ((c == ',' || c == '}') && depth == 0) {
+			size_t a = from, b = p;
+			while (a < b && strchr(" \t\r\n", t[a]))
+				a++;
+			while (b > a && strchr(" \t\r\n", t[b - 1]))
+				b--;
+			/* the key, its quotes aside */
+			size_t k = a, kend;
+			if (k < b && (t[k] == '"' || t[k] == '\'')) {
+				kend = k + 1;
+				while (kend < b && t[kend] != t[k])
+					kend++;
+				k++;
+			} else {
+				kend = k;
+				while (kend < b && !strchr(" \t=", t[kend]))
+					kend++;
+			}
+			bool skipped = kend - k == strlen(skip) && memcmp(t + k, skip, kend - k) == 0;
+			if (b > a && !skipped)
+				fprintf(f, "  %.*s\n", (int)(b - a), t + a);
+			from = p + 1;
+			if (c == '}')
+				return;
+		}
+	}
+}
+
 /* The indentation of an item's first line plus two spaces. */
 static int deeper(const struct toml_doc *d, const struct toml_item *it)
 {
@@ -179,8 +231,13 @@ int containerd_dropin(const struct containerd_source *src, size_t n, long versio
 	fprintf(f, "\n[%s.options]\n  BinaryName = ", ours);
 	toml_put_string(f, self);
 	fputc('\n', f);
-	if (d)
+	if (d) {
 		copy_keys(f, d, options, "BinaryName", "BinaryName");
+		/* options = {SystemdCgroup = true} in the handler's table */
+		const struct toml_item *inline_options = toml_find(d, options, TOML_ENTRY);
+		if (inline_options)
+			copy_inline(f, d->text, inline_options->value_start, inline_options->value_end, "BinaryName");
+	}
 	if (fclose(f) != 0) {
 		free(text);
 		why_fail(why, cap, "out of memory");

@@ -291,6 +291,17 @@ EOF
 		gone "containerd: imports [$imp]: and removes conf.d" "$G/conf.d"
 	done
 
+	# runc's options as an inline table: the handler copies SystemdCgroup all the same
+	I=$W/containerd-inline
+	mkdir -p "$I"
+	printf 'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n  runtime_type = "io.containerd.runc.v2"\n  options = {SystemdCgroup = true}\n' \
+		>"$I/config.toml"
+	run configure --runtime=containerd --config="$I/config.toml"
+	py_toml "containerd: runc's inline options: the handler copies SystemdCgroup" \
+		"d['plugins']['io.containerd.grpc.v1.cri']['containerd']['runtimes']['cudaload']['options'] == {'BinaryName': '$RT', 'SystemdCgroup': True}" \
+		"$I/conf.d/cudaload.toml"
+	has "containerd: ... as containerd reads it" "$(dump "$I/config.toml")" '            SystemdCgroup = true'
+
 	# no config.toml: made with version 2
 	M=$W/containerd-missing
 	mkdir -p "$M"

@@ -227,3 +227,25 @@ Test(containerd, the_handler_copies_quoted_keys_and_inline_options)
 		free(out);
 	}
 }
+
+Test(daemonjson, runtime_args_of_the_admin_kept)
+{
+	static const char *const in[][2] = {
+		{ "{\"runtimes\": {\"cudaload\": {\"path\": \"/old\", \"runtimeArgs\": [\"--debug\"]}}}",
+		  "{\"runtimes\": {\"cudaload\": {\"path\": \"/r\", \"runtimeArgs\": [\"--debug\"]}}}" },
+		{ "{\n  \"runtimes\": {\n    \"cudaload\": {\n      \"runtimeArgs\": []\n    }\n  }\n}\n",
+		  "{\n  \"runtimes\": {\n    \"cudaload\": {\n      \"runtimeArgs\": [],\n      \"path\": \"/r\"\n    }\n  }\n}\n" },
+		{ "{\"runtimes\": {\"cudaload\": \"x\"}}", "{\"runtimes\": {\"cudaload\": {\"path\": \"/r\"}}}" },
+	};
+	for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
+		char *out, *again;
+		size_t n, m;
+		cr_assert_eq(daemonjson_configure(in[i][0], strlen(in[i][0]), NULL, 0, "/r", false, &out, &n, why,
+						  sizeof why), 0, "%s", why);
+		cr_expect_str_eq(out, in[i][1]);
+		cr_assert_eq(daemonjson_configure(out, n, NULL, 0, "/r", false, &again, &m, why, sizeof why), 0);
+		cr_expect_str_eq(again, out);
+		free(out);
+		free(again);
+	}
+}

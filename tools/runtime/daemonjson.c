@@ -24,8 +24,10 @@ struct object {
 
 struct shape {
 	const char *text;
-	struct object top, runtimes;
+	struct object top, runtimes, cudaload;		/* cudaload: where runtimes.cudaload is an object */
 	long at_runtimes, at_default, at_cudaload;	/* member indexes, or -1 */
+	long at_path;					/* runtimes.cudaload.path's, or -1 */
+	bool cudaload_object;
 	bool default_is_ours;				/* default-runtime is "cudaload" */
 	const char *twice;				/* a key named twice */
 };
@@ -70,6 +72,40 @@ static bool read_default(struct jsonread *r, struct shape *sh)
 	return true;
 }
 
+static bool cudaload_member(struct jsonread *r, const char *key, void *ctx)
+{
+	struct shape *sh = ctx;
+	if (strcmp(key, "path") == 0) {
+		if (sh->at_path >= 0)
+			sh->twice = "runtimes.cudaload.path";
+		sh->at_path = (long)sh->cudaload.n;
+	}
+	return note_member(r, sh, &sh->cudaload, skip_value);
+}
+
+/* An object's close: the last '}' before r->p. */
+static size_t close_of(const struct jsonread *r, const struct shape *sh)
+{
+	size_t end = (size_t)(r->p - sh->text);
+	while (end > 0 && sh->text[end - 1] != '}')
+		end--;
+	return end - 1;
+}
+
+/* runtimes.cudaload: its members noted where it is an object (the admin's
+ * runtimeArgs kept beside our path). */
+static bool read_cudaload(struct jsonread *r, struct shape *sh)
+{
+	if (!jsonread_peek(r, '{'))
+		return jsonread_skip(r);
+	sh->cudaload_object = true;
+	sh->cudaload.open = (size_t)(r->p - sh->text);
+	if (!jsonread_object(r, cudaload_member, sh, false, NULL))
+		return false;
+	sh->cudaload.close = close_of(r, sh);
+	return true;
+}
+
 static bool runtime_member(struct jsonread *r, const char *key, void *ctx)
 {
 	struct shape *sh = ctx;
@@ -77,6 +113,7 @@ static bool runtime_member(struct jsonread *r, const char *key, void *ctx)
 		if (sh->at_cudaload >= 0)
 			sh->twice = "runtimes.cudaload";
 		sh->at_cudaload = (long)sh->runtimes.n;
+		return note_member(r, sh, &sh->runtimes, read_cudaload);
 	}
 	return note_member(r, sh, &sh->runtimes, skip_value);
 }
@@ -130,7 +167,7 @@ static int scan(struct shape *sh, const char *text, size_t len, char *why, size_
 	struct jsonread r;
 	memset(sh, 0, sizeof *sh);
 	sh->text = text;
-	sh->at_runtimes = sh->at_default = sh->at_cudaload = -1;
+	sh->at_runtimes = sh->at_default = sh->at_cudaload = sh->at_path = -1;
 	if (len > DAEMONJSON_MAX)
 		return why_fail(why, cap, "larger than %d KiB", DAEMONJSON_MAX >> 10);
 	jsonread_init(&r, text, len);
@@ -148,6 +185,7 @@ static int scan(struct shape *sh, const char *text, size_t len, char *why, size_
 	sh->top.close = end - 1;
 	key_starts(text, &sh->top);
 	key_starts(text, &sh->runtimes);
+	key_starts(text, &sh->cudaload);
 	return 0;
 }
 
@@ -298,7 +336,21 @@ static int configure_step(const char *t, size_t len, const char *backup, size_t 
 		goto done;
 	}
 	const struct member *m = &sh.runtimes.m[sh.at_cudaload];
-	if (m->value_end - m->value_start != strlen(value) || memcmp(t + m->value_start, value, strlen(value)) != 0) {
+	if (sh.cudaload_object && sh.at_path >= 0) {
+		/* only the path is ours: runtimeArgs and the rest stay */
+		const struct member *p = &sh.cudaload.m[sh.at_path];
+		if (p->value_end - p->value_start != strlen(path) || memcmp(t + p->value_start, path, strlen(path)) != 0) {
+			*out = splice(t, len, p->value_start, p->value_end - p->value_start, path, out_len);
+			goto done;
+		}
+	} else if (sh.cudaload_object && sh.cudaload.n > 0) {
+		char inner[256];
+		indent_of(t, sh.runtimes.m[sh.at_cudaload].key_start, inner, sizeof inner);
+		snprintf(member, sizeof member, "\"path\": %s", path);
+		*out = add_member(t, len, &sh.cudaload, inner, unit, member, out_len);
+		goto done;
+	} else if (m->value_end - m->value_start != strlen(value) ||
+		   memcmp(t + m->value_start, value, strlen(value)) != 0) {
 		*out = splice(t, len, m->value_start, m->value_end - m->value_start, value, out_len);
 		goto done;
 	}

@@ -5,7 +5,9 @@
  * in the file's own indentation (4 spaces where it has none, as dockerd's
  * and nvidia-ctk's), every other byte is the original's.
  *
- * configure: runtimes.cudaload = {"path": SELF}; with set_default also
+ * configure: runtimes.cudaload = {"path": SELF} (where it is an object
+ * already, only its path is set: the admin's runtimeArgs stay); with
+ * set_default also
  * "default-runtime": "cudaload", without it a default-runtime that names
  * cudaload (an earlier run's) put back to the backup's (the file before
  * configure), or taken out where that had none: the default follows the

@@ -60,6 +60,58 @@ static void copy_keys(FILE *f, const struct toml_doc *d, const char *prefix, con
 	}
 }
 
+/* The members of an inline table ({a = 1, "b" = "x"}) but skip, as
+ * "  key = value" lines, their text as it is. */
+static void copy_inline(FILE *f, const char *t, size_t start, size_t end, const char *skip)
+{
+	if (start >= end || t[start] != '{')
+		return;
+	size_t from = start + 1;
+	int depth = 0;
+	char quote = 0;
+	for (size_t p = start + 1; p < end; p++) {
+		char c = t[p];
+		if (quote) {
+			if (c == '\\' && quote == '"')
+				p++;
+			else if (c == quote)
+				quote = 0;
+			continue;
+		}
+		if (c == '"' || c == '\'') {
+			quote = c;
+		} else if (c == '[' || c == '{') {
+			depth++;
+		} else if ((c == ']' || c == '}') && depth > 0) {
+			depth--;
+		} else if ((c == ',' || c == '}') && depth == 0) {
+			size_t a = from, b = p;
+			while (a < b && strchr(" \t\r\n", t[a]))
+				a++;
+			while (b > a && strchr(" \t\r\n", t[b - 1]))
+				b--;
+			/* the key, its quotes aside */
+			size_t k = a, kend;
+			if (k < b && (t[k] == '"' || t[k] == '\'')) {
+				kend = k + 1;
+				while (kend < b && t[kend] != t[k])
+					kend++;
+				k++;
+			} else {
+				kend = k;
+				while (kend < b && !strchr(" \t=", t[kend]))
+					kend++;
+			}
+			bool skipped = kend - k == strlen(skip) && memcmp(t + k, skip, kend - k) == 0;
+			if (b > a && !skipped)
+				fprintf(f, "  %.*s\n", (int)(b - a), t + a);
+			from = p + 1;
+			if (c == '}')
+				return;
+		}
+	}
+}
+
 /* The indentation of an item's first line plus two spaces. */
 static int deeper(const struct toml_doc *d, const struct toml_item *it)
 {
@@ -136,8 +188,7 @@ int containerd_dropin(const struct containerd_source *src, size_t n, long versio
 		why_fail(why, cap, "out of memory");
 		goto out;
 	}
-	fputs("# Written by `cudaload-runtime configure --runtime=containerd`, removed by\n"
-	      "# `cudaload-runtime unconfigure --runtime=containerd` (cudaload-runtime(1)).\n", f);
+	fputs(CONTAINERD_HEADER "# `cudaload-runtime unconfigure --runtime=containerd` (cudaload-runtime(1)).\n", f);
 	if (with_section >= 0)
 		fprintf(f, "# containerd 1.x takes a plugin's settings whole from the last file that has\n"
 			"# them: this repeats the CRI section of %s and adds the handler " NAME ".\n",
@@ -180,8 +231,13 @@ int containerd_dropin(const struct containerd_source *src, size_t n, long versio
 	fprintf(f, "\n[%s.options]\n  BinaryName = ", ours);
 	toml_put_string(f, self);
 	fputc('\n', f);
-	if (d)
+	if (d) {
 		copy_keys(f, d, options, "BinaryName", "BinaryName");
+		/* options = {SystemdCgroup = true} in the handler's table */
+		const struct toml_item *inline_options = toml_find(d, options, TOML_ENTRY);
+		if (inline_options)
+			copy_inline(f, d->text, inline_options->value_start, inline_options->value_end, "BinaryName");
+	}
 	if (fclose(f) != 0) {
 		free(text);
 		why_fail(why, cap, "out of memory");
@@ -194,6 +250,65 @@ out:
 	for (size_t i = 0; i < parsed; i++)
 		toml_free(&docs[i]);
 	return rc;
+}
+
+bool containerd_clean(const char *path, char *out, size_t cap)
+{
+	bool rooted = path[0] == '/';
+	size_t n = 0, dots = 0;	/* out's length; how much of it is leading ".." segments */
+	if (cap < 2)
+		return false;
+	if (rooted)
+		out[n++] = '/';
+	dots = n;
+	for (const char *p = path; *p;) {
+		const char *end = strchr(p, '/');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (len == 0 || (len == 1 && p[0] == '.')) {
+			/* an empty or "." segment: nothing */
+		} else if (len == 2 && p[0] == '.' && p[1] == '.') {
+			if (n > dots) {	/* back over the last segment */
+				while (n > dots && out[n - 1] != '/')
+					n--;
+				if (n > dots)
+					n--;	/* its separator */
+				else if (rooted && n == 0)
+					n = 1;
+			} else if (!rooted) {
+				if (n + 3 >= cap)
+					return false;
+				if (n)
+					out[n++] = '/';
+				out[n++] = '.';
+				out[n++] = '.';
+				dots = n;
+			}
+		} else {
+			if (n + len + 2 >= cap)
+				return false;
+			if (n > 0 && out[n - 1] != '/')
+				out[n++] = '/';
+			memcpy(out + n, p, len);
+			n += len;
+		}
+		p += len;
+		while (*p == '/')
+			p++;
+	}
+	if (n == 0)
+		out[n++] = '.';
+	out[n] = '\0';
+	return true;
+}
+
+bool containerd_resolve(const char *dir, const char *import, char *out, size_t cap)
+{
+	static char joined[8192];
+	if (import[0] == '/')
+		return containerd_clean(import, out, cap);
+	if (snprintf(joined, sizeof joined, "%s/%s", dir, import) >= (int)sizeof joined)
+		return false;
+	return containerd_clean(joined, out, cap);
 }
 
 /* The top-level imports entry, or NULL. */
@@ -224,24 +339,29 @@ struct elements {
 	const char *dir, *dropin;
 	size_t n, start[256], end[256];
 	long ours;		/* the index of the element that is ours, or -1 */
-	bool covered;		/* an element names or matches ours */
+	bool covered;		/* an element is a pattern that matches ours */
+	bool overflow;		/* more elements than there is room for */
 };
 
 static bool element(const char *s, size_t start, size_t end, void *ctx)
 {
 	static char full[8192];
 	struct elements *e = ctx;
-	if (e->n == sizeof e->start / sizeof e->start[0])
+	if (e->n == sizeof e->start / sizeof e->start[0]) {
+		e->overflow = true;
 		return false;
-	if (strcmp(s, e->dropin) == 0 && e->ours < 0)
-		e->ours = (long)e->n;
-	if (e->dir) {
-		if (s[0] == '/')
-			snprintf(full, sizeof full, "%s", s);
-		else
-			snprintf(full, sizeof full, "%s/%s", e->dir, s);
-		if (fnmatch(full, e->dropin, FNM_PATHNAME) == 0)
-			e->covered = true;
+	}
+	/* as containerd resolves it: cleaned, a relative path against the main
+	 * file's directory; a pattern (one with a '*') is globbed */
+	bool resolved = containerd_resolve(e->dir, s, full, sizeof full);
+	if (!strchr(s, '*')) {
+		if (resolved && strcmp(full, e->dropin) == 0 && e->ours < 0)
+			e->ours = (long)e->n;
+	} else if (s[0] == '/' && resolved && fnmatch(full, e->dropin, FNM_PATHNAME) == 0) {
+		/* only an absolute pattern: containerd 1.6 globs a relative
+		 * one against its working directory, 1.7 and later against
+		 * the main file's, so the drop-in is named as well */
+		e->covered = true;
 	}
 	e->start[e->n] = start;
 	e->end[e->n++] = end;
@@ -281,8 +401,10 @@ static int scan_elements(struct toml_doc *d, const char *main, size_t len, const
 	*it = imports_of(d);
 	if (*it && !toml_each_string(d, *it, element, e)) {
 		toml_free(d);
-		return why_fail(why, cap, "imports is not an array of strings (at most %zu)",
-				sizeof e->start / sizeof e->start[0]);
+		if (e->overflow)
+			return why_fail(why, cap, "imports has more than %zu entries",
+					sizeof e->start / sizeof e->start[0]);
+		return why_fail(why, cap, "imports is not an array of strings");
 	}
 	return 0;
 }
@@ -331,15 +453,18 @@ int containerd_imports_add(const char *main, size_t len, const char *dir, const 
 	return *out ? 0 : why_fail(why, cap, "out of memory");
 }
 
-int containerd_imports_remove(const char *main, size_t len, const char *dropin, char **out, size_t *out_len,
-			      char *why, size_t cap)
+/* main with the first element that names dropin taken out, into *out; *none
+ * where there is none. */
+static int remove_one(const char *main, size_t len, const char *dir, const char *dropin, char **out,
+		      size_t *out_len, bool *none, char *why, size_t cap)
 {
 	static struct elements e;
 	struct toml_doc d;
 	const struct toml_item *it;
 	size_t at = 0, del = 0;
-	if (scan_elements(&d, main, len, NULL, dropin, &e, &it, why, cap) < 0)
+	if (scan_elements(&d, main, len, dir, dropin, &e, &it, why, cap) < 0)
 		return -1;
+	*none = e.ours < 0;
 	if (e.ours < 0) {
 		at = del = 0;
 	} else if (e.n == 1) {
@@ -355,4 +480,26 @@ int containerd_imports_remove(const char *main, size_t len, const char *dropin, 
 	toml_free(&d);
 	*out = splice(main, len, at, del, "", out_len);
 	return *out ? 0 : why_fail(why, cap, "out of memory");
+}
+
+int containerd_imports_remove(const char *main, size_t len, const char *dir, const char *dropin, char **out,
+			      size_t *out_len, char *why, size_t cap)
+{
+	bool none = false;
+	if (remove_one(main, len, dir, dropin, out, out_len, &none, why, cap) < 0)
+		return -1;
+	/* every element that names it: one left would name a file that is gone */
+	while (!none) {
+		char *next;
+		size_t next_len;
+		int rc = remove_one(*out, *out_len, dir, dropin, &next, &next_len, &none, why, cap);
+		if (rc < 0) {
+			free(*out);
+			return -1;
+		}
+		free(*out);
+		*out = next;
+		*out_len = next_len;
+	}
+	return 0;
 }

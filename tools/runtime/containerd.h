@@ -27,6 +27,10 @@
 
 #include "tomledit.h"
 
+/* The drop-in's first line: a file that starts with it is configure's own,
+ * which unconfigure removes whole. */
+#define CONTAINERD_HEADER "# Written by `cudaload-runtime configure --runtime=containerd`, removed by\n"
+
 struct containerd_source {
 	const char *name;	/* for messages */
 	const char *text;
@@ -51,15 +55,28 @@ int containerd_dropin(const struct containerd_source *src, size_t n, long versio
  * with why (an imports that is not an array of strings). */
 int containerd_imports(const char *main, size_t len, toml_string_fn *fn, void *ctx, char *why, size_t cap);
 
-/* main (NULL: made anew as version 2) with dropin among its imports, into
- * *out; dir is main's directory, against which containerd resolves a
- * relative import, and an import that is a pattern matching dropin counts. */
+/* main (NULL: made anew as version 2) with dropin (absolute, clean) among
+ * its imports, into *out; dir is main's directory, against which containerd
+ * resolves a relative import.  An import that names dropin once cleaned
+ * counts, and so does an absolute pattern that matches it; a relative
+ * pattern does not (containerd 1.6 globs it against its working
+ * directory). */
 int containerd_imports_add(const char *main, size_t len, const char *dir, const char *dropin, char **out,
 			   size_t *out_len, char *why, size_t cap);
 
-/* main without dropin in its imports (the line gone where it was the only
+/* main without dropin in its imports (each element that names it, as
+ * containerd resolves it against dir; the line gone where it was the only
  * one), into *out. */
-int containerd_imports_remove(const char *main, size_t len, const char *dropin, char **out, size_t *out_len,
-			      char *why, size_t cap);
+int containerd_imports_remove(const char *main, size_t len, const char *dir, const char *dropin, char **out,
+			      size_t *out_len, char *why, size_t cap);
+
+/* path cleaned as Go's filepath.Clean does, as containerd cleans an import:
+ * "//" and "." segments out, ".." taken back lexically.  false where out
+ * (cap bytes) is too small. */
+bool containerd_clean(const char *path, char *out, size_t cap);
+
+/* An import as containerd resolves it: cleaned, a relative one joined to dir
+ * (the main file's directory) first. */
+bool containerd_resolve(const char *dir, const char *import, char *out, size_t cap);
 
 #endif

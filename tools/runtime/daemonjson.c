@@ -24,8 +24,10 @@ struct object {
 
 struct shape {
 	const char *text;
-	struct object top, runtimes;
+	struct object top, runtimes, cudaload;		/* cudaload: where runtimes.cudaload is an object */
 	long at_runtimes, at_default, at_cudaload;	/* member indexes, or -1 */
+	long at_path;					/* runtimes.cudaload.path's, or -1 */
+	bool cudaload_object;
 	bool default_is_ours;				/* default-runtime is "cudaload" */
 	const char *twice;				/* a key named twice */
 };
@@ -70,6 +72,40 @@ static bool read_default(struct jsonread *r, struct shape *sh)
 	return true;
 }
 
+static bool cudaload_member(struct jsonread *r, const char *key, void *ctx)
+{
+	struct shape *sh = ctx;
+	if (strcmp(key, "path") == 0) {
+		if (sh->at_path >= 0)
+			sh->twice = "runtimes.cudaload.path";
+		sh->at_path = (long)sh->cudaload.n;
+	}
+	return note_member(r, sh, &sh->cudaload, skip_value);
+}
+
+/* An object's close: the last '}' before r->p. */
+static size_t close_of(const struct jsonread *r, const struct shape *sh)
+{
+	size_t end = (size_t)(r->p - sh->text);
+	while (end > 0 && sh->text[end - 1] != '}')
+		end--;
+	return end - 1;
+}
+
+/* runtimes.cudaload: its members noted where it is an object (the admin's
+ * runtimeArgs kept beside our path). */
+static bool read_cudaload(struct jsonread *r, struct shape *sh)
+{
+	if (!jsonread_peek(r, '{'))
+		return jsonread_skip(r);
+	sh->cudaload_object = true;
+	sh->cudaload.open = (size_t)(r->p - sh->text);
+	if (!jsonread_object(r, cudaload_member, sh, false, NULL))
+		return false;
+	sh->cudaload.close = close_of(r, sh);
+	return true;
+}
+
 static bool runtime_member(struct jsonread *r, const char *key, void *ctx)
 {
 	struct shape *sh = ctx;
@@ -77,6 +113,7 @@ static bool runtime_member(struct jsonread *r, const char *key, void *ctx)
 		if (sh->at_cudaload >= 0)
 			sh->twice = "runtimes.cudaload";
 		sh->at_cudaload = (long)sh->runtimes.n;
+		return note_member(r, sh, &sh->runtimes, read_cudaload);
 	}
 	return note_member(r, sh, &sh->runtimes, skip_value);
 }
@@ -130,7 +167,7 @@ static int scan(struct shape *sh, const char *text, size_t len, char *why, size_
 	struct jsonread r;
 	memset(sh, 0, sizeof *sh);
 	sh->text = text;
-	sh->at_runtimes = sh->at_default = sh->at_cudaload = -1;
+	sh->at_runtimes = sh->at_default = sh->at_cudaload = sh->at_path = -1;
 	if (len > DAEMONJSON_MAX)
 		return why_fail(why, cap, "larger than %d KiB", DAEMONJSON_MAX >> 10);
 	jsonread_init(&r, text, len);
@@ -148,6 +185,7 @@ static int scan(struct shape *sh, const char *text, size_t len, char *why, size_
 	sh->top.close = end - 1;
 	key_starts(text, &sh->top);
 	key_starts(text, &sh->runtimes);
+	key_starts(text, &sh->cudaload);
 	return 0;
 }
 
@@ -226,10 +264,36 @@ static bool quote(const char *s, char *out, size_t cap)
 	return true;
 }
 
+/* The default-runtime of the file before configure, as its JSON text, into
+ * out: "" where it has none, or names cudaload (or cannot be read). */
+static void backup_default(const char *backup, size_t len, char *out, size_t cap)
+{
+	static struct shape sh;
+	static char why[64];
+	out[0] = '\0';
+	if (!backup || scan(&sh, backup, len, why, sizeof why) < 0 || sh.at_default < 0 || sh.default_is_ours)
+		return;
+	const struct member *m = &sh.top.m[sh.at_default];
+	snprintf(out, cap, "%.*s", (int)(m->value_end - m->value_start), backup + m->value_start);
+}
+
+/* default-runtime "cudaload" put back to the backup's value, or taken out
+ * where the backup had none. */
+static char *default_back(const char *t, size_t len, const struct shape *sh, const char *backup, size_t backup_len,
+			  size_t *out_len)
+{
+	static char value[1024];
+	backup_default(backup, backup_len, value, sizeof value);
+	const struct member *m = &sh->top.m[sh->at_default];
+	if (value[0])
+		return splice(t, len, m->value_start, m->value_end - m->value_start, value, out_len);
+	return remove_member(t, len, &sh->top, (size_t)sh->at_default, out_len);
+}
+
 /* One step toward the configured text: the next change made (*out set), or
  * none left (*out NULL).  -1 with why. */
-static int configure_step(const char *t, size_t len, const char *self, bool set_default, char **out,
-			  size_t *out_len, char *why, size_t cap)
+static int configure_step(const char *t, size_t len, const char *backup, size_t backup_len, const char *self,
+			  bool set_default, char **out, size_t *out_len, char *why, size_t cap)
 {
 	static struct shape sh;
 	static char value[6144], member[6400], path[4200];
@@ -272,7 +336,21 @@ static int configure_step(const char *t, size_t len, const char *self, bool set_
 		goto done;
 	}
 	const struct member *m = &sh.runtimes.m[sh.at_cudaload];
-	if (m->value_end - m->value_start != strlen(value) || memcmp(t + m->value_start, value, strlen(value)) != 0) {
+	if (sh.cudaload_object && sh.at_path >= 0) {
+		/* only the path is ours: runtimeArgs and the rest stay */
+		const struct member *p = &sh.cudaload.m[sh.at_path];
+		if (p->value_end - p->value_start != strlen(path) || memcmp(t + p->value_start, path, strlen(path)) != 0) {
+			*out = splice(t, len, p->value_start, p->value_end - p->value_start, path, out_len);
+			goto done;
+		}
+	} else if (sh.cudaload_object && sh.cudaload.n > 0) {
+		char inner[256];
+		indent_of(t, sh.runtimes.m[sh.at_cudaload].key_start, inner, sizeof inner);
+		snprintf(member, sizeof member, "\"path\": %s", path);
+		*out = add_member(t, len, &sh.cudaload, inner, unit, member, out_len);
+		goto done;
+	} else if (m->value_end - m->value_start != strlen(value) ||
+		   memcmp(t + m->value_start, value, strlen(value)) != 0) {
 		*out = splice(t, len, m->value_start, m->value_end - m->value_start, value, out_len);
 		goto done;
 	}
@@ -285,19 +363,24 @@ static int configure_step(const char *t, size_t len, const char *self, bool set_
 		}
 		goto done;
 	}
+	if (!set_default && sh.default_is_ours) {
+		*out = default_back(t, len, &sh, backup, backup_len, out_len);
+		goto done;
+	}
 	return 0;
 done:
 	return *out ? 0 : why_fail(why, cap, "out of memory");
 }
 
-static int unconfigure_step(const char *t, size_t len, char **out, size_t *out_len, char *why, size_t cap)
+static int unconfigure_step(const char *t, size_t len, const char *backup, size_t backup_len, char **out,
+			    size_t *out_len, char *why, size_t cap)
 {
 	static struct shape sh;
 	*out = NULL;
 	if (scan(&sh, t, len, why, cap) < 0)
 		return -1;
 	if (sh.at_default >= 0 && sh.default_is_ours)
-		*out = remove_member(t, len, &sh.top, (size_t)sh.at_default, out_len);
+		*out = default_back(t, len, &sh, backup, backup_len, out_len);
 	else if (sh.at_cudaload >= 0 && sh.runtimes.n == 1)
 		*out = remove_member(t, len, &sh.top, (size_t)sh.at_runtimes, out_len);
 	else if (sh.at_cudaload >= 0)
@@ -308,8 +391,8 @@ static int unconfigure_step(const char *t, size_t len, char **out, size_t *out_l
 }
 
 /* step applied until it changes nothing (a handful of times at most). */
-static int repeat(const char *text, size_t len, const char *self, bool set_default, bool configure, char **out,
-		  size_t *out_len, char *why, size_t cap)
+static int repeat(const char *text, size_t len, const char *backup, size_t backup_len, const char *self,
+		  bool set_default, bool configure, char **out, size_t *out_len, char *why, size_t cap)
 {
 	char *cur = malloc(len + 1);
 	size_t cur_len = len;
@@ -320,8 +403,9 @@ static int repeat(const char *text, size_t len, const char *self, bool set_defau
 	for (int step = 0; step < 8; step++) {
 		char *next = NULL;
 		size_t next_len = 0;
-		int rc = configure ? configure_step(cur, cur_len, self, set_default, &next, &next_len, why, cap)
-				   : unconfigure_step(cur, cur_len, &next, &next_len, why, cap);
+		int rc = configure ? configure_step(cur, cur_len, backup, backup_len, self, set_default, &next,
+						    &next_len, why, cap)
+				   : unconfigure_step(cur, cur_len, backup, backup_len, &next, &next_len, why, cap);
 		if (rc < 0) {
 			free(cur);
 			return -1;
@@ -339,17 +423,18 @@ static int repeat(const char *text, size_t len, const char *self, bool set_defau
 	return why_fail(why, cap, "the edit does not settle (a bug)");
 }
 
-int daemonjson_configure(const char *text, size_t len, const char *self, bool set_default, char **out,
-			 size_t *out_len, char *why, size_t cap)
+int daemonjson_configure(const char *text, size_t len, const char *backup, size_t backup_len, const char *self,
+			 bool set_default, char **out, size_t *out_len, char *why, size_t cap)
 {
 	if (!text) {
 		text = "{}\n";
 		len = 3;
 	}
-	return repeat(text, len, self, set_default, true, out, out_len, why, cap);
+	return repeat(text, len, backup, backup_len, self, set_default, true, out, out_len, why, cap);
 }
 
-int daemonjson_unconfigure(const char *text, size_t len, char **out, size_t *out_len, char *why, size_t cap)
+int daemonjson_unconfigure(const char *text, size_t len, const char *backup, size_t backup_len, char **out,
+			   size_t *out_len, char *why, size_t cap)
 {
-	return repeat(text, len, NULL, false, false, out, out_len, why, cap);
+	return repeat(text, len, backup, backup_len, NULL, false, false, out, out_len, why, cap);
 }

@@ -66,11 +66,14 @@ struct action {
 static struct action steps[ACTIONS_MAX];
 static size_t n_steps;
 static char why[1024];
+static bool quiet;	/* fail() says nothing: a check whose failure is not the run's */
 
 /* One line on stderr; -1. */
 __attribute__((format(printf, 1, 2))) static int fail(const char *fmt, ...)
 {
 	va_list ap;
+	if (quiet)
+		return -1;
 	va_start(ap, fmt);
 	fprintf(stderr, "cudaload-runtime: ");
 	vfprintf(stderr, fmt, ap);
@@ -268,18 +271,27 @@ struct sources {
 
 static bool add_import(const char *pattern, size_t start, size_t end, void *ctx)
 {
-	static char full[PATH_MAX];
+	static char full[PATH_MAX], clean[PATH_MAX];
 	struct sources *s = ctx;
 	glob_t g;
 	(void)start;
 	(void)end;
-	if (snprintf(full, sizeof full, "%s%s%s", pattern[0] == '/' ? "" : s->main_dir,
-		     pattern[0] == '/' ? "" : "/", pattern) >= (int)sizeof full)
+	/* as containerd resolves it (cleaned, relative to the main file's
+	 * directory), so that the drop-in is known however it is named */
+	if (!containerd_resolve(s->main_dir, pattern, full, sizeof full))
 		return true;
-	if (glob(full, 0, NULL, &g) != 0)
+	if (!strchr(pattern, '*')) {
+		/* a path, not a pattern, for containerd, whatever it holds */
+		memset(&g, 0, sizeof g);
+		static char *one[2];
+		one[0] = full;
+		g.gl_pathc = 1;
+		g.gl_pathv = one;
+	} else if (glob(full, 0, NULL, &g) != 0) {
 		return true;	/* nothing there: containerd skips it too */
+	}
 	for (size_t i = 0; i < g.gl_pathc && !s->failed; i++) {
-		if (strcmp(g.gl_pathv[i], s->dropin) == 0)
+		if (containerd_clean(g.gl_pathv[i], clean, sizeof clean) && strcmp(clean, s->dropin) == 0)
 			continue;
 		if (s->n == sizeof s->src / sizeof s->src[0]) {
 			fail("%s: imports more than %zu files", s->main_dir, sizeof s->src / sizeof s->src[0]);
@@ -295,7 +307,8 @@ static bool add_import(const char *pattern, size_t start, size_t end, void *ctx)
 			continue;
 		s->src[s->n++] = (struct containerd_source){ f->path, f->text, f->len };
 	}
-	globfree(&g);
+	if (strchr(pattern, '*'))
+		globfree(&g);
 	return !s->failed;
 }
 
@@ -310,34 +323,44 @@ struct run {
 
 /* The main file's new text for configure (edit) or the one with our entries
  * taken out (strip), for the engines that edit it (docker, containerd). */
-static int main_edit(const struct run *r, const char *text, size_t len, bool set_default, bool strip, char **out,
-		     size_t *out_len)
+static int main_edit(const struct run *r, const char *text, size_t len, const struct file *backup, bool set_default,
+		     bool strip, char **out, size_t *out_len)
 {
 	int rc;
+	const char *b = backup && backup->exists ? backup->text : NULL;
+	size_t b_len = b ? backup->len : 0;
 	if (r->which == DOCKER)
-		rc = strip ? daemonjson_unconfigure(text, len, out, out_len, why, sizeof why)
-			   : daemonjson_configure(text, len, r->self, set_default, out, out_len, why, sizeof why);
+		rc = strip ? daemonjson_unconfigure(text, len, b, b_len, out, out_len, why, sizeof why)
+			   : daemonjson_configure(text, len, b, b_len, r->self, set_default, out, out_len, why,
+						  sizeof why);
 	else
-		rc = strip ? containerd_imports_remove(text, len, r->dropin, out, out_len, why, sizeof why)
+		rc = strip ? containerd_imports_remove(text, len, r->dir, r->dropin, out, out_len, why, sizeof why)
 			   : containerd_imports_add(text, len, r->dir, r->dropin, out, out_len, why, sizeof why);
 	return rc < 0 ? fail("%s: %s", r->config, why) : 0;
 }
+
+static int made_from(const struct run *r, const char *base, size_t base_len, const struct file *now, bool *yes);
 
 static int steps_main_configure(const struct run *r, const struct file *main)
 {
 	static struct file backup;
 	char *text;
 	size_t len;
-	if (main_edit(r, main->exists ? main->text : NULL, main->len, r->set_default, false, &text, &len) < 0)
+	if (main->exists && load(&backup, r->backup) < 0)
+		return -1;
+	/* the file before configure: the backup, else the file as it is now
+	 * (which becomes the backup) */
+	if (main_edit(r, main->exists ? main->text : NULL, main->len, backup.exists ? &backup : main, r->set_default,
+		      false, &text, &len) < 0)
 		return -1;
 	if (main->exists && same(text, len, main->text, main->len))
 		return 0;
-	if (main->exists) {
-		if (load(&backup, r->backup) < 0)
-			return -1;
-		if (!backup.exists)
-			step_write(r->backup, main->text, main->len, main->mode, "kept the file as it was in");
-	}
+	/* no backup of a file configure made (it has none to give back) */
+	bool made = false;
+	if (main->exists && !backup.exists && made_from(r, NULL, 0, main, &made) < 0)
+		return -1;
+	if (main->exists && !backup.exists && !made)
+		step_write(r->backup, main->text, main->len, main->mode, "kept the file as it was in");
 	step_write(r->config, text, len, main->exists ? main->mode : 0644, main->exists ? "changed" : "made");
 	return 0;
 }
@@ -349,7 +372,7 @@ static int made_from(const struct run *r, const char *base, size_t base_len, con
 	for (int d = 0; d < 2 && !*yes; d++) {
 		char *text;
 		size_t len;
-		if (main_edit(r, base, base_len, d, false, &text, &len) < 0)
+		if (main_edit(r, base, base_len, NULL, d, false, &text, &len) < 0)
 			return -1;
 		*yes = same(text, len, now->text, now->len);
 		free(text);
@@ -378,13 +401,20 @@ static int steps_main_unconfigure(const struct run *r, const struct file *main)
 	}
 	char *text;
 	size_t len;
-	if (main_edit(r, main->text, main->len, false, true, &text, &len) < 0)
+	if (main_edit(r, main->text, main->len, &backup, false, true, &text, &len) < 0)
 		return -1;
 	if (same(text, len, main->text, main->len))
 		return 0;
+	/* containerd's: the import is all configure added, and the backup is
+	 * an old copy of a file the admin has changed since */
+	bool drop_backup = r->which == CONTAINERD && backup.exists;
 	printf("%s was changed since configure: only cudaload's entries are taken out%s\n", r->config,
-	       backup.exists ? " (the file before configure: " BACKUP ")" : "");
+	       drop_backup	     ? " (its copy from before configure, " BACKUP ", is removed)"
+	       : backup.exists ? " (the file before configure: " BACKUP ")"
+			       : "");
 	step_write(r->config, text, len, main->mode, "took cudaload's entries out of");
+	if (drop_backup)
+		step_other(ACT_REMOVE, r->backup, "removed");
 	return 0;
 }
 
@@ -409,10 +439,11 @@ static int dropin_text(const struct run *r, const struct file *main, bool set_de
 			if (containerd_version(main->text, main->len, &version, why, sizeof why) < 0)
 				return fail("%s: %s", r->config, why);
 			s.src[s.n++] = (struct containerd_source){ main->path, main->text, main->len };
-			if (containerd_imports(main->text, main->len, add_import, &s, why, sizeof why) < 0)
-				return fail("%s: %s", r->config, why);
+			int rc = containerd_imports(main->text, main->len, add_import, &s, why, sizeof why);
 			if (s.failed)
-				return -1;
+				return -1;	/* said */
+			if (rc < 0)
+				return fail("%s: %s", r->config, why);
 		}
 		if (containerd_dropin(s.src, s.n, version, r->self, set_default, &text, &len, note, why,
 				      sizeof why) < 0)
@@ -542,16 +573,31 @@ static int steps_dropin_unconfigure(const struct run *r, const struct file *main
 	if (!old.exists)
 		return 0;
 	bool made_dir = has_line(&old, MADE_DIR), ours = false;
+	/* containerd's drop-in is configure's own file whole, as its first line
+	 * says: besides the handler it holds a copy of the CRI section, which
+	 * would go on shadowing the admin's settings */
+	bool whole = r->which == CONTAINERD && old.len >= strlen(CONTAINERD_HEADER) &&
+		     memcmp(old.text, CONTAINERD_HEADER, strlen(CONTAINERD_HEADER)) == 0;
+	quiet = whole;
 	for (int d = 0; d < 2 && !ours; d++) {
 		char *text;
 		size_t len;
-		if (dropin_text(r, main, d, made_dir, &text, &len, &note) < 0)
+		if (dropin_text(r, main, d, made_dir, &text, &len, &note) < 0) {
+			if (whole)
+				break;
+			quiet = false;
 			return -1;
+		}
 		ours = same(text, len, old.text, old.len);
 		free(text);
 	}
+	quiet = false;
+	if (whole && !ours)
+		printf("%s is not what configure would write now (a source changed since): removed whole all the "
+		       "same, as its first line says, with the copy of the CRI section it holds\n",
+		       r->dropin);
 	bool any_left = false;
-	if (!ours) {
+	if (!ours && !whole) {
 		char *text;
 		size_t len;
 		if (strip_dropin(&old, &text, &len, &any_left) < 0)
@@ -622,8 +668,23 @@ int engines_main(int argc, char **argv, const char *self)
 		config = e->config;
 	if (!*config || snprintf(r.config, sizeof r.config, "%s", config) >= (int)sizeof r.config - 64)
 		return usage("--config: an empty or too long path: ", config);
-	static char name[NAME_MAX + 1];
-	split(r.config, r.dir, name);
+	static char name[NAME_MAX + 1], raw[PATH_MAX], cwd[PATH_MAX];
+	split(r.config, raw, name);
+	/* the directory absolute and clean, as containerd names the files it
+	 * resolves: the drop-in's path and the imports are compared so */
+	if (raw[0] != '/' && (!getcwd(cwd, sizeof cwd) || strlen(cwd) + strlen(raw) + 2 > sizeof raw)) {
+		fail("%s: cannot make it absolute: %s", raw, strerror(errno ? errno : ENAMETOOLONG));
+		return 1;
+	}
+	if (raw[0] != '/') {
+		memmove(raw + strlen(cwd) + 1, raw, strlen(raw) + 1);
+		memcpy(raw, cwd, strlen(cwd));
+		raw[strlen(cwd)] = '/';
+	}
+	if (!containerd_clean(raw, r.dir, sizeof r.dir)) {
+		fail("%s: the path is too long", raw);
+		return 1;
+	}
 	snprintf(r.backup, sizeof r.backup, "%s" BACKUP, r.config);
 	if (!is_dir(r.dir)) {
 		fail("%s: no such directory (is %s installed?)", r.dir, e->name);
@@ -637,6 +698,33 @@ int engines_main(int argc, char **argv, const char *self)
 	 * is bad input, even where only its directory is used */
 	if (load(&main_file, r.config) < 0)
 		return 1;
+	if (r.which == CONTAINERD) {
+		/* k3s's config.toml.tmpl replaces the config k3s generates: one
+		 * made here would drop all of it, and one that is a template
+		 * ({{ template "base" . }}) is not TOML */
+		size_t n = strlen(name);
+		bool tmpl = n > 5 && strcmp(name + n - 5, ".tmpl") == 0;
+		bool go = main_file.exists && memmem(main_file.text, main_file.len, "{{", 2);
+		if (go && !tmpl) {
+			struct toml_doc d;
+			go = toml_parse(&d, main_file.text, main_file.len, why, sizeof why) < 0;
+			if (!go)
+				toml_free(&d);
+		}
+		if (tmpl && !main_file.exists) {
+			fail("%s: not there, and a k3s template made anew would replace k3s's whole containerd config: "
+			     "it must start with {{ template \"base\" . }}, which cudaload-runtime cannot edit; "
+			     "write it by hand with the handler's tables after that line (cudaload-runtime(1), K3S)",
+			     r.config);
+			return 1;
+		}
+		if (go) {
+			fail("%s: a Go template (k3s's), which cudaload-runtime cannot edit; add the handler's tables "
+			     "after its {{ template \"base\" . }} line by hand (cudaload-runtime(1), K3S)",
+			     r.config);
+			return 1;
+		}
+	}
 	if ((r.which == CRIO || r.which == PODMAN) && main_file.exists) {
 		struct toml_doc d;
 		if (toml_parse(&d, main_file.text, main_file.len, why, sizeof why) < 0) {
@@ -653,10 +741,14 @@ int engines_main(int argc, char **argv, const char *self)
 		if (rc == 0 && edits_main)
 			rc = steps_main_configure(&r, &main_file);
 	} else {
-		if (e->dropin)
-			rc = steps_dropin_unconfigure(&r, &main_file);
-		if (rc == 0 && edits_main)
+		/* the main file first: an import of a drop-in that is gone keeps
+		 * containerd from starting, so the import goes before the file
+		 * (where the rewrite fails, or the run dies between the two, the
+		 * drop-in is still there for the import) */
+		if (edits_main)
 			rc = steps_main_unconfigure(&r, &main_file);
+		if (rc == 0 && e->dropin)
+			rc = steps_dropin_unconfigure(&r, &main_file);
 	}
 	if (rc < 0)
 		return 1;

@@ -460,7 +460,7 @@ bool toml_each_string(const struct toml_doc *d, const struct toml_item *it, toml
 		if (!read_string(t, end, &p, s, sizeof s))
 			return false;
 		if (!fn(s, from, p, ctx))
-			return true;
+			return false;
 		array_space(t, end, &p);
 		if (p < end && t[p] == ',')
 			p++;

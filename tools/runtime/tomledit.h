@@ -67,9 +67,9 @@ bool toml_string(const struct toml_doc *d, const struct toml_item *it, char *out
 bool toml_integer(const struct toml_doc *d, const struct toml_item *it, long *out);
 
 /* Each string of an entry's array value: fn(s, start, end, ctx) with the
- * element's extent in the text (its quotes included); false from fn stops.
- * false where the value is not an array of strings (each at most 4095
- * bytes). */
+ * element's extent in the text (its quotes included); false from fn stops,
+ * and is returned.  false where the value is not an array of strings (each
+ * at most 4095 bytes). */
 typedef bool toml_string_fn(const char *s, size_t start, size_t end, void *ctx);
 bool toml_each_string(const struct toml_doc *d, const struct toml_item *it, toml_string_fn *fn, void *ctx);
 

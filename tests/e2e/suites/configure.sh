@@ -49,6 +49,13 @@ refused() {
 	else bad "$1: exit $rc" "$out $err"; fi
 }
 
+# refused_after NAME: non-zero, the failure on stderr as cudaload-runtime's lines
+refused_after() {
+	if [ "$rc" -ne 0 ]; then
+		case $err in "cudaload-runtime: "*) ok "$1" ;; *) bad "$1: stderr" "$err" ;; esac
+	else bad "$1: exit $rc" "$out $err"; fi
+}
+
 # ---- Docker ----
 D=$W/docker
 mkdir -p "$D"
@@ -84,6 +91,11 @@ run configure --runtime=docker --config="$D/daemon.json" --set-as-default
 py_json "docker: --set-as-default: default-runtime cudaload" \
 	"d['default-runtime'] == 'cudaload' and 'nvidia' in d['runtimes']" "$D/daemon.json"
 same "docker: the backup is made once" "$D/daemon.json.cudaload-backup" "$D/orig"
+# the default follows the last run, as with the other engines' drop-ins
+run configure --runtime=docker --config="$D/daemon.json"
+py_json "docker: configure without --set-as-default after it: the default before configure again" \
+	"d['default-runtime'] == 'nvidia' and 'cudaload' in d['runtimes']" "$D/daemon.json"
+run configure --runtime=docker --config="$D/daemon.json" --set-as-default
 run unconfigure --runtime=docker --config="$D/daemon.json"
 status "docker: unconfigure" 0 "$rc" "$out$err"
 same "docker: unconfigure gives the file back byte for byte" "$D/daemon.json" "$D/orig"
@@ -94,8 +106,8 @@ run configure --runtime=docker --config="$D/daemon.json" --set-as-default
 sed 's/"json-file"/"journald"/' "$D/daemon.json" >"$D/edited" && cat "$D/edited" >"$D/daemon.json"
 run unconfigure --runtime=docker --config="$D/daemon.json"
 contains "docker: a file changed since: says so" "$out" "changed since configure"
-py_json "docker: a file changed since: only cudaload's entries taken out" \
-	"'cudaload' not in d['runtimes'] and 'default-runtime' not in d and d['log-driver'] == 'journald' \
+py_json "docker: a file changed since: only cudaload's entries taken out, the default before configure back" \
+	"'cudaload' not in d['runtimes'] and d['default-runtime'] == 'nvidia' and d['log-driver'] == 'journald' \
 	and 'nvidia' in d['runtimes']" "$D/daemon.json"
 rm -f "$D/daemon.json.cudaload-backup"
 
@@ -105,6 +117,9 @@ mkdir -p "$E"
 run configure --runtime=docker --config="$E/daemon.json" --set-as-default
 py_json "docker: a missing daemon.json is made" \
 	"d == {'runtimes': {'cudaload': {'path': '$RT'}}, 'default-runtime': 'cudaload'}" "$E/daemon.json"
+run configure --runtime=docker --config="$E/daemon.json"
+py_json "docker: ... configure without --set-as-default: no default-runtime (the file had none)" \
+	"d == {'runtimes': {'cudaload': {'path': '$RT'}}}" "$E/daemon.json"
 run unconfigure --runtime=docker --config="$E/daemon.json"
 if [ -z "$(ls -A "$E")" ]; then ok "docker: unconfigure removes the daemon.json it made"; else bad "docker: left $(ls -A "$E")"; fi
 
@@ -167,11 +182,44 @@ if command -v containerd >/dev/null 2>&1; then
 	run configure --runtime=containerd --config="$C/config.toml" --set-as-default
 	has "containerd: --set-as-default: the default handler" "$(dump "$C/config.toml")" \
 		'      default_runtime_name = "cudaload"'
+	# a main file that cannot be rewritten: the drop-in it imports stays,
+	# so that containerd still starts (it fails on a missing import)
+	if chattr +i "$C/config.toml" 2>/dev/null; then
+		run unconfigure --runtime=containerd --config="$C/config.toml"
+		chattr -i "$C/config.toml"
+		refused_after "containerd: unconfigure with an immutable config.toml fails"
+		if [ -e "$C/conf.d/cudaload.toml" ] && dump "$C/config.toml" >/dev/null; then
+			ok "containerd: ... and leaves the drop-in it imports; containerd still reads it"
+		else bad "containerd: ... the import of a missing drop-in is left" "$(dump "$C/config.toml")"; fi
+	else
+		skip "containerd: immutable config.toml" "no chattr +i here"
+	fi
 	run unconfigure --runtime=containerd --config="$C/config.toml"
 	status "containerd: unconfigure" 0 "$rc" "$out$err"
+	case $out in *"config.toml"*"cudaload.toml"*) ok "containerd: unconfigure changes config.toml before it removes the drop-in" ;;
+	*) bad "containerd: unconfigure removes the drop-in before the import" "$out" ;; esac
 	same "containerd: unconfigure gives config.toml back byte for byte" "$C/config.toml" "$C/orig"
 	gone "containerd: and removes conf.d, which it made" "$C/conf.d"
 	gone "containerd: and the backup" "$C/config.toml.cudaload-backup"
+
+	# the admin changes config.toml between the two: the drop-in, with its
+	# copy of the old CRI section, goes whole, and the admin's setting holds
+	run configure --runtime=containerd --config="$C/config.toml" --set-as-default
+	sed 's|registry.example/pause:9|registry.example/pause:10|' "$C/config.toml" >"$C/edited"
+	cat "$C/edited" >"$C/config.toml"
+	run unconfigure --runtime=containerd --config="$C/config.toml"
+	status "containerd: a config.toml changed since: unconfigure" 0 "$rc" "$out$err"
+	contains "containerd: ... says the drop-in goes whole" "$out" "removed whole"
+	gone "containerd: ... the drop-in and conf.d removed" "$C/conf.d"
+	gone "containerd: ... the backup removed" "$C/config.toml.cudaload-backup"
+	d=$(dump "$C/config.toml")
+	has "containerd: ... the admin's sandbox_image is the one containerd takes" "$d" \
+		'    sandbox_image = "registry.example/pause:10"'
+	lacks "containerd: ... no cudaload handler left" "$d" "runtimes.cudaload"
+	# (the imports line goes with its one element: `imports = []` before configure)
+	sed 's|registry.example/pause:10|registry.example/pause:9|' "$C/config.toml" >"$C/edited"
+	grep -v '^imports = \[\]$' "$C/orig" >"$C/orig-noimports"
+	same "containerd: ... config.toml is the admin's, the import out" "$C/edited" "$C/orig-noimports"
 
 	# an nvidia handler (nvidia-ctk's) elsewhere than cudaload-runtime looks, another import
 	N=$W/containerd-nvidia
@@ -215,6 +263,44 @@ EOF
 	same "containerd+nvidia: unconfigure gives config.toml back" "$N/config.toml" "$N/orig"
 	if [ "$(ls "$N/conf.d")" = other.toml ]; then ok "containerd+nvidia: conf.d kept with the other import"
 	else bad "containerd+nvidia: conf.d holds $(ls "$N/conf.d")"; fi
+
+	# imports as containerd cleans them (Go's filepath.Clean): the drop-in is
+	# known however a pattern names it, and configure stays idempotent
+	G=$W/containerd-glob
+	for imp in './conf.d/*.toml' 'conf.d//*.toml' "$G/../containerd-glob/conf.d/*.toml" "$G//conf.d/*.toml"; do
+		rm -rf "$G" && mkdir -p "$G"
+		containerd config default | sed "s|^imports = \\[\\]|imports = [\"$imp\"]|" >"$G/config.toml"
+		cp -p "$G/config.toml" "$G/orig"
+		run configure --runtime=containerd --config="$G/config.toml"
+		b1=$(stamp "$G/config.toml") b2=$(stamp "$G/conf.d/cudaload.toml")
+		run configure --runtime=containerd --config="$G/config.toml"
+		status "containerd: imports [$imp]: a second configure changes nothing" "$b1 $b2 nothing to change" \
+			"$(stamp "$G/config.toml") $(stamp "$G/conf.d/cudaload.toml") ${out##*: }"
+		lacks "containerd: imports [$imp]: the drop-in does not copy itself" \
+			"$(grep 'CRI section of' "$G/conf.d/cudaload.toml")" "cudaload.toml"
+		case $imp in
+		/*) has "containerd: imports [$imp]: the pattern covers it, nothing added" "$(cat "$G/config.toml")" \
+			"imports = [\"$imp\"]" ;;
+		*) has "containerd: imports [$imp]: a relative pattern (1.6 globs it from its working directory): the drop-in named once" \
+			"$(cat "$G/config.toml")" "imports = [\"$imp\", \"$G/conf.d/cudaload.toml\"]" ;;
+		esac
+		has "containerd: imports [$imp]: containerd takes the handler" "$(dump "$G/config.toml")" \
+			'        [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.cudaload]'
+		run unconfigure --runtime=containerd --config="$G/config.toml"
+		same "containerd: imports [$imp]: unconfigure gives config.toml back" "$G/config.toml" "$G/orig"
+		gone "containerd: imports [$imp]: and removes conf.d" "$G/conf.d"
+	done
+
+	# runc's options as an inline table: the handler copies SystemdCgroup all the same
+	I=$W/containerd-inline
+	mkdir -p "$I"
+	printf 'version = 2\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]\n  runtime_type = "io.containerd.runc.v2"\n  options = {SystemdCgroup = true}\n' \
+		>"$I/config.toml"
+	run configure --runtime=containerd --config="$I/config.toml"
+	py_toml "containerd: runc's inline options: the handler copies SystemdCgroup" \
+		"d['plugins']['io.containerd.grpc.v1.cri']['containerd']['runtimes']['cudaload']['options'] == {'BinaryName': '$RT', 'SystemdCgroup': True}" \
+		"$I/conf.d/cudaload.toml"
+	has "containerd: ... as containerd reads it" "$(dump "$I/config.toml")" '            SystemdCgroup = true'
 
 	# no config.toml: made with version 2
 	M=$W/containerd-missing
@@ -267,6 +353,23 @@ printf '[plugins.cri]\n  sandbox_image = "x"\n' >"$V/v1.toml"
 run configure --runtime=containerd --config="$V/v1.toml"
 refused "containerd: config version 1 refused"
 contains "containerd: ... with the way out" "$err" "containerd config migrate"
+
+# k3s: a config.toml.tmpl replaces k3s's whole generated config; never made,
+# and one that is a Go template is not edited
+K=$W/k3s
+mkdir -p "$K"
+run configure --runtime=containerd --config="$K/config.toml.tmpl"
+refused "containerd: a k3s template that is not there is not made"
+contains "containerd: ... it says why and what to do" "$err" '{{ template "base" . }}'
+gone "containerd: ... nothing written" "$K/config.toml.tmpl"
+gone "containerd: ... no drop-in" "$K/conf.d"
+printf '{{ template "base" . }}\n\n[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.x]\n  runtime_type = "y"\n' \
+	>"$K/config.toml.tmpl"
+before=$(stamp "$K/config.toml.tmpl")
+run configure --runtime=containerd --config="$K/config.toml.tmpl"
+refused "containerd: a k3s template refused"
+contains "containerd: ... as a template it cannot edit" "$err" "a Go template (k3s's), which cudaload-runtime cannot edit"
+status "containerd: ... unchanged" "$before" "$(stamp "$K/config.toml.tmpl")"
 
 # ---- CRI-O ----
 R=$W/crio

@@ -155,6 +155,16 @@ static char *hook_entry(const char *self, char **envp, char *why, size_t cap)
 	return text;
 }
 
+/* What it made of a bundle, on stderr where CUDALOAD_DEBUG is set: only
+ * then, since runc's stderr is the container's own (the engines' logs).  0. */
+static int said(char **envp, const char *bundle, const char *what, const char *done)
+{
+	for (char **e = envp; *e; e++)
+		if (strncmp(*e, "CUDALOAD_DEBUG=", 15) == 0 && (*e)[15] && strcmp(*e + 15, "0") != 0)
+			fprintf(stderr, "cudaload-runtime: %s: %s: %s\n", bundle, what, done);
+	return 0;
+}
+
 /* The hook added to bundle's config.json where the container gets a GPU
  * and did not opt out.  0 when done or not wanted; -1 with why. */
 static int add_hook(const char *bundle, const char *self, char **envp, char *why, size_t cap)
@@ -176,7 +186,9 @@ static int add_hook(const char *bundle, const char *self, char **envp, char *why
 	else if (spec_scan(text, (size_t)st.st_size, &s, inner, sizeof inner) < 0)
 		why_fail(why, cap, "%s/config.json: %s", bundle, inner);
 	else if (!s.gpu[0] || s.opted_out[0] || s.hooked)
-		rc = 0;	/* no GPU, opted out, or hooked already: as it is */
+		rc = said(envp, bundle, !s.gpu[0] ? "no NVIDIA GPU" : s.opted_out[0] ? s.opted_out : s.gpu,
+			  !s.gpu[0] ? "unchanged" : s.opted_out[0] ? "opted out, unchanged"
+							   : "the cudaload hook is there already, unchanged");
 	else if (!(entry = hook_entry(self, envp, inner, sizeof inner)))
 		why_fail(why, cap, "%s", inner);
 	else if (!(out = spec_add_hook(text, (size_t)st.st_size, &s, entry, &out_len)))
@@ -184,7 +196,7 @@ static int add_hook(const char *bundle, const char *self, char **envp, char *why
 	else if (atomic_replace(dirfd, "config.json", out, out_len, st.st_mode & 07777, false) < 0)
 		why_fail(why, cap, "%s/config.json: cannot write it: %s", bundle, strerror(errno));
 	else
-		rc = 0;
+		rc = said(envp, bundle, s.gpu, "the cudaload hook added");
 	if (fd >= 0)
 		close(fd);
 	if (dirfd >= 0)

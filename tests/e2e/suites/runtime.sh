@@ -95,7 +95,8 @@ contains "... the hook's env: the wrapper's CUDALOAD_ROOT" "$hook_env" "CUDALOAD
 contains "... the hook's env: the wrapper's CUDALOAD_DEBUG" "$hook_env" "CUDALOAD_DEBUG=1"
 lacks "... the hook's env: nothing of the container's" "$hook_env" "/from-the-image"
 status "... config.json keeps its mode" 640 "$(stat -c %a "$W/nvvis/config.json")"
-lacks "... nothing said" "$err" "cudaload-runtime"
+contains "... under CUDALOAD_DEBUG, what it made of the bundle" "$err" \
+	"cudaload-runtime: $W/nvvis: process.env: NVIDIA_VISIBLE_DEVICES=all: the cudaload hook added"
 # a setting that is not UTF-8 cannot pass through JSON unchanged: left out
 cp "$W/nvvis/config.orig" "$W/nvvis/config.json"
 err=$(env "$(printf 'CUDALOAD_BAD=\377')" CUDALOAD_CONFIG=$W/conf/spy.conf "$RT" create --bundle "$W/nvvis" c1 2>&1)
@@ -103,9 +104,12 @@ contains "a CUDALOAD_ setting that is not UTF-8: left out, said so" "$err" "CUDA
 python3 -c 'import json,sys; json.load(open(sys.argv[1], encoding="utf-8"))' "$W/nvvis/config.json" 2>/dev/null &&
 	ok "... config.json still UTF-8 JSON" || bad "... config.json no longer UTF-8 JSON"
 cp "$W/nvvis/config.json" "$W/nvvis.once"
-wrap create --bundle "$W/nvvis" c1 >/dev/null 2>&1
+err=$(wrap create --bundle "$W/nvvis" c1 2>&1 >/dev/null)
 cmp -s "$W/nvvis.once" "$W/nvvis/config.json" && ok "a second create: hooked already, unchanged" ||
 	bad "a second create: changed again" "$(diff "$W/nvvis.once" "$W/nvvis/config.json")"
+status "... nothing said without CUDALOAD_DEBUG (runc's stderr is the container's)" "" "$err"
+err=$(CUDALOAD_DEBUG=1 wrap create --bundle "$W/nvvis" c1 2>&1 >/dev/null)
+contains "... under CUDALOAD_DEBUG, said" "$err" "the cudaload hook is there already, unchanged"
 
 bundle node 'c["linux"]["devices"] = [{"path": "/dev/nvidia0", "type": "c", "major": 195, "minor": 0}]'
 wrap create -b "$W/node" c1 >/dev/null 2>&1

@@ -369,10 +369,30 @@ image_import() { # podman's localhost/$tag-NAME
 }
 image_import vllm-580 || bad "podman import"
 R=$W/images/vllm-580
-out=$(podman run --rm --pull never --runtime "$W/with-host" --ulimit nofile=1024:1024 --ulimit nproc=4096:4096 \
-	-e NVIDIA_VISIBLE_DEVICES=all "localhost/$tag-vllm-580" /bin/sh -c "$probe" 2>&1)
+PODMAN="podman run --rm --pull never --runtime $W/with-host --ulimit nofile=1024:1024 --ulimit nproc=4096:4096"
+out=$($PODMAN -e NVIDIA_VISIBLE_DEVICES=all "localhost/$tag-vllm-580" /bin/sh -c "$probe" 2>&1)
 contains "podman run --runtime cudaload-runtime, H100 on 580: the system driver" "$out" \
 	"libcuda=/usr/lib/$triplet/libcuda.so.1 version=13000"
 contains "... the account" "$out" "decision:     "
+out=$($PODMAN --annotation cudaload.dev/compat=false -e NVIDIA_VISIBLE_DEVICES=all "localhost/$tag-vllm-580" \
+	/bin/sh -c "$probe" 2>&1)
+contains "podman, the annotation cudaload.dev/compat=false: opted out, as the image says" "$out" \
+	"libcuda=/usr/local/cuda/compat/libcuda.so.1 "
+lacks "... no account" "$out" "decision:"
+# the shipped hooks.d file made "always" (every container, as
+# docs/containers.md has it) and the wrapper: the hook once
+mkdir -p "$W/hooks.d"
+sed "s|@BINDIR@|$B|" "$top/etc/cudaload-oci-hook.json" | python3 -c '
+import json, sys
+h = json.load(sys.stdin)
+h["when"] = {"always": True}
+h["hook"]["env"].append("CUDALOAD_ROOT=" + sys.argv[1])
+print(json.dumps(h))' "$W/host" >"$W/hooks.d/cudaload.json"
+out=$(podman --hooks-dir "$W/hooks.d" run --rm --pull never --runtime "$W/with-host" --ulimit nofile=1024:1024 \
+	--ulimit nproc=4096:4096 -e NVIDIA_VISIBLE_DEVICES=all "localhost/$tag-vllm-580" /bin/sh -c "$probe" 2>&1)
+contains "podman, hooks.d's always file and the wrapper: the system driver" "$out" \
+	"libcuda=/usr/lib/$triplet/libcuda.so.1 version=13000"
+status "... the hook in config.json once" 1 \
+	"$(python3 -c 'import json,sys; print(sum("--oci-hook" in h.get("args", []) for h in json.load(open(sys.argv[1]))["hooks"]["createContainer"]))' "$W/engine.config.json")"
 
 finish

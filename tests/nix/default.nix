@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Real nix-builds of plain derivations (no nixpkgs, no stdenv: the host's
 # toolchain through sandbox-paths), run by tests/nix/run.sh:
-#   cudaload      cudaload and cudaload-patch built from this tree, with the
+#   cudaload      cudaload, cudaload-patch and cudaload-runtime built from this tree, with the
 #                 package's install check (nix/install-check.sh)
 #   cuda_compat   a compat package laid out as nixpkgs lays out cuda_compat:
 #                 <hash>-cuda_compat-12.2.<build>/compat/libcuda.so.1.1 and
@@ -40,9 +40,9 @@ let
     ln -s /usr/include/$t ../musl/include
     ln -s /usr/lib/$t ../musl/lib
     make -s -j2 MUSL_INC=$PWD/../musl/include MUSL_LIB=$PWD/../musl/lib \
-      build/cudaload build/cudaload-patch build/cudaload-verify
+      build/cudaload build/cudaload-patch build/cudaload-verify build/cudaload-runtime
     mkdir -p $out/bin $out/etc $out/libexec/cudaload
-    cp build/cudaload build/cudaload-patch $out/bin/
+    cp build/cudaload build/cudaload-patch build/cudaload-runtime $out/bin/
     cp build/cudaload-verify $out/libexec/cudaload/
     cp etc/cudaload.conf $out/etc/
     sh nix/install-check.sh $out

@@ -144,6 +144,7 @@ contains "install check: the built cudaload has no PT_INTERP, no DT_NEEDED" "$ou
 mkdir -p "$W/dynamic/bin"
 cp /usr/bin/env "$W/dynamic/bin/cudaload"
 cp /usr/bin/env "$W/dynamic/bin/cudaload-patch"
+cp /usr/bin/env "$W/dynamic/bin/cudaload-runtime"
 mkdir -p "$W/dynamic/libexec/cudaload"
 cp /usr/bin/env "$W/dynamic/libexec/cudaload/cudaload-verify"
 if out=$(sh "$top/nix/install-check.sh" "$W/dynamic" 2>&1); then

@@ -50,9 +50,9 @@ for prefix in /usr /usr/local; do
 	unit=$([ $prefix = /usr ] && echo /usr/lib/systemd/system || echo /etc/systemd/system)/cudaload-verify.service
 	grep -qx "ExecStart=$prefix/bin/cudaload --verify" "$D$unit" 2>/dev/null &&
 		ok "PREFIX=$prefix: $unit runs $prefix/bin/cudaload --verify" || bad "PREFIX=$prefix: no $unit with ExecStart=$prefix/bin/cudaload"
-	# the timer that refreshes the textfile, beside it
+	# the timer that refreshes the textfile and the node's labels, beside it
 	sunit=${unit%/*}/cudaload-status.service
-	grep -q "exec $prefix/bin/cudaload --status --textfile" "$D$sunit" 2>/dev/null &&
+	grep -qF "exec $prefix/bin/cudaload --status \$\${CUDALOAD_TEXTFILE_DIR:+--textfile" "$D$sunit" 2>/dev/null &&
 		ok "PREFIX=$prefix: $sunit runs $prefix/bin/cudaload --status" || bad "PREFIX=$prefix: no $sunit running $prefix/bin/cudaload"
 	[ -f "$D${unit%/*}/cudaload-status.timer" ] && ok "PREFIX=$prefix: cudaload-status.timer beside it" ||
 		bad "PREFIX=$prefix: no ${unit%/*}/cudaload-status.timer"

@@ -267,8 +267,10 @@ image_import() { # docker's $tag-NAME
 }
 image vllm-580 580.95.05 13000 "$pkg128" "$vllm"
 image plain-535 535.261.03 12020 "$pkg128"
-image_env=NVIDIA_VISIBLE_DEVICES=all
-image nvenv-580 580.95.05 13000 "$pkg128" "$vllm"
+# the vLLM-style root again, its ENV asking for every GPU
+image_env=NVIDIA_VISIBLE_DEVICES=all R=$W/images/vllm-580
+image_import nvenv-580 || bad "import image nvenv-580"
+image_env=
 probe='/usr/bin/cudaprobe | grep "^libcuda="; cat /run/cudaload/oci-hook 2>/dev/null; exit 0'
 dk() { docker run --rm "$@" 2>&1; }
 

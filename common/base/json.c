@@ -16,6 +16,20 @@ void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+void json_str_as_is(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
 void json_strs(FILE *f, char *const *v, int n)
 {
 	fputc('[', f);

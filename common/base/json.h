@@ -21,6 +21,11 @@
 #define JSON_SCHEMA 3
 
 void json_str(FILE *f, const char *s);
+/* s's bytes as they are, quoted (only '"', '\\' and control characters
+ * escaped): for JSON another program reads back as a value, a runtime's
+ * config.json or Docker's daemon.json, where the printable form would
+ * change it.  s must be UTF-8. */
+void json_str_as_is(FILE *f, const char *s);
 void json_strs(FILE *f, char *const *v, int n);	/* an array of strings */
 void json_ints(FILE *f, const int *v, int n);	/* an array of numbers */
 

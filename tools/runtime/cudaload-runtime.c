@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "../../common/base/atomicfile.h"
+#include "../../common/base/json.h"
 #include "../../common/base/sys.h"
 #include "../../common/base/utf8.h"
 #include "../../common/base/why.h"
@@ -82,22 +83,6 @@ static const char *bundle_of(int argc, char **argv, int cmd)
 	return ".";
 }
 
-/* s as a JSON string, byte for byte (json.h's writer gives a printable
- * form, which would change a value with a backslash in it). */
-static void put_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
-}
-
 /* JSON holds text: a value that is not UTF-8 would reach the runtime
  * changed (Go's decoder makes each bad byte U+FFFD). */
 static bool is_utf8(const char *s)
@@ -133,15 +118,15 @@ static char *hook_entry(const char *self, char **envp, char *why, size_t cap)
 		if (strncmp(*e, "PATH=", 5) == 0 && is_utf8(*e))
 			path = *e;
 	fputs("{\"path\":", f);
-	put_string(f, cudaload);
+	json_str_as_is(f, cudaload);
 	fputs(",\"args\":[\"cudaload\",\"--oci-hook\"],\"env\":[", f);
-	put_string(f, path ? path : "PATH=/usr/sbin:/usr/bin:/sbin:/bin");
+	json_str_as_is(f, path ? path : "PATH=/usr/sbin:/usr/bin:/sbin:/bin");
 	for (char **e = envp; *e; e++)
 		if (strncmp(*e, "CUDALOAD_", 9) != 0) {
 			continue;
 		} else if (is_utf8(*e)) {
 			fputc(',', f);
-			put_string(f, *e);
+			json_str_as_is(f, *e);
 		} else {
 			fprintf(stderr, "cudaload-runtime: %.*s: not UTF-8, left out of the hook's environment\n",
 				(int)strcspn(*e, "="), *e);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../common/base/json.h"
 #include "../../common/base/jsonread.h"
 #include "../../common/base/why.h"
 #include "splice.h"
@@ -244,24 +245,21 @@ static char *remove_member(const char *t, size_t len, const struct object *o, si
 	return splice(t, len, o->m[0].key_start, o->m[1].key_start - o->m[0].key_start, "", out_len);
 }
 
-/* s as a JSON string, byte for byte, into out. */
+/* s as a JSON string, byte for byte, into out: false where it does not
+ * fit (or out of memory). */
 static bool quote(const char *s, char *out, size_t cap)
 {
-	size_t n = 0;
-	out[n++] = '"';
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-		if (n + 8 >= cap)
-			return false;
-		if (*c == '"' || *c == '\\')
-			n += (size_t)snprintf(out + n, cap - n, "\\%c", *c);
-		else if (*c < 0x20)
-			n += (size_t)snprintf(out + n, cap - n, "\\u%04x", *c);
-		else
-			out[n++] = (char)*c;
-	}
-	out[n++] = '"';
-	out[n] = '\0';
-	return true;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	if (!f)
+		return false;
+	json_str_as_is(f, s);
+	bool fits = fclose(f) == 0 && len < cap;
+	if (fits)
+		memcpy(out, text, len + 1);
+	free(text);
+	return fits;
 }
 
 /* The default-runtime of the file before configure, as its JSON text, into
